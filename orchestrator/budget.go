@@ -1,0 +1,143 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// Persisted describes a result saved to disk because it was over budget.
+type Persisted struct {
+	// Path is the file holding the full text.
+	Path string
+	// URI names the same file as an MCP resource of the session.
+	URI string
+	// Name is the file's base name.
+	Name string
+	// Size is the full text's size in bytes.
+	Size int64
+}
+
+// ResultURIPrefix starts the URI of every persisted result; the rest is the
+// file's name inside the session's results directory.
+const ResultURIPrefix = "agent-mcp://results/"
+
+// previewChars is how much of a persisted result stays inline.
+const previewChars = 2000
+
+// ResultsDir is where a session's persisted results live.
+func ResultsDir(s *tools.Session) string { return filepath.Join(s.StateDir(), "results") }
+
+// ResultPath maps a result resource URI to its file in the session, or
+// reports false for a URI that is not one of this session's results.
+func ResultPath(s *tools.Session, uri string) (string, bool) {
+	name, ok := strings.CutPrefix(uri, ResultURIPrefix)
+	if !ok || name == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") {
+		return "", false
+	}
+	return filepath.Join(ResultsDir(s), name), true
+}
+
+// applyBudget replaces a result whose text is longer than the tool's
+// maxResultSizeChars with the <persisted-output> preview, saving the full
+// text in the session's results directory. It reports what it saved, or
+// nil when the result was within budget.
+func applyBudget(s *tools.Session, t tools.Tool, callID string, res *tools.Result) (*Persisted, error) {
+	limit := t.MaxResultSizeChars()
+	if limit == tools.Unlimited || limit <= 0 || res.IsError || len(res.Text) <= limit {
+		return nil, nil
+	}
+	if utf8.RuneCountInString(res.Text) <= limit {
+		return nil, nil
+	}
+	dir := ResultsDir(s)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("saving large result: %w", err)
+	}
+	name := safeName(t.Name()) + "-" + safeName(callID)
+	if callID == "" {
+		name = safeName(t.Name()) + "-" + tools.RandomID()[:12]
+	}
+	name += ".txt"
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(res.Text), 0o600); err != nil {
+		return nil, fmt.Errorf("saving large result: %w", err)
+	}
+	p := &Persisted{Path: path, URI: ResultURIPrefix + name, Name: name, Size: int64(len(res.Text))}
+	res.Text = PersistedPreview(res.Text, path)
+	if res.Output != nil {
+		if b, err := json.Marshal(res.Output); err == nil && utf8.RuneCount(b) > limit {
+			res.Output = map[string]any{
+				"persistedOutputPath": path,
+				"persistedOutputUri":  p.URI,
+				"originalSize":        p.Size,
+				"truncated":           true,
+			}
+		}
+	}
+	return p, nil
+}
+
+// PersistedPreview renders the <persisted-output> block that stands in for
+// text saved at path (PARITY §1).
+func PersistedPreview(text, path string) string {
+	preview, more := previewOf(text)
+	var b strings.Builder
+	b.WriteString("<persisted-output>\n")
+	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", tools.FormatSize(int64(len(text))), path)
+	b.WriteString("Preview (first 2KB):\n")
+	b.WriteString(preview)
+	if more {
+		if !strings.HasSuffix(preview, "\n") {
+			b.WriteString("\n")
+		}
+		b.WriteString("...\n")
+	} else if !strings.HasSuffix(preview, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("</persisted-output>")
+	return b.String()
+}
+
+// previewOf takes the first 2000 characters of text, cut back to the last
+// newline when that newline lies past character 1000, and reports whether
+// anything was left out.
+func previewOf(text string) (string, bool) {
+	if utf8.RuneCountInString(text) <= previewChars {
+		return text, false
+	}
+	// Byte offset of the 2000th character.
+	n, end := 0, len(text)
+	for i := range text {
+		if n == previewChars {
+			end = i
+			break
+		}
+		n++
+	}
+	head := text[:end]
+	if nl := strings.LastIndexByte(head, '\n'); nl >= 0 && utf8.RuneCountInString(head[:nl]) > previewChars/2 {
+		head = head[:nl]
+	}
+	return head, true
+}
+
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() > 64 {
+		return b.String()[:64]
+	}
+	return b.String()
+}

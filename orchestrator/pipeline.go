@@ -1,0 +1,274 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// Call is one request to run a tool.
+type Call struct {
+	// ID identifies the call (the model's tool_use id, or the request id).
+	ID string
+	// Name is the name the caller used: a tool's name or one of its aliases.
+	Name  string
+	Input json.RawMessage
+}
+
+// Outcome is what running a Call produced.
+type Outcome struct {
+	Call Call
+	// Tool is nil when no tool answers to Call.Name (Err is then ErrUnknownTool).
+	Tool tools.Tool
+	// Result is the rendered, budgeted result; nil only when Err is set.
+	Result *tools.Result
+	// Persisted is set when the result was over budget and saved.
+	Persisted *Persisted
+	// Decision is the permission decision the call got.
+	Decision permissions.Decision
+	// Err is a protocol-level failure: the call never reached a tool.
+	Err error
+}
+
+// ErrUnknownTool is wrapped by the error of a call to a name no tool has.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Pipeline runs tool calls. Every call, from the MCP server or the chat
+// loop, goes through the same steps in runPipeline.
+type Pipeline struct {
+	Pool *Pool
+	// Permit decides permission; nil means AllowUnlessDenied.
+	Permit Permitter
+	// Hooks runs PreToolUse/PostToolUse hooks; nil means none.
+	Hooks Hooks
+	// MaxParallel bounds concurrency-safe calls running at once per session.
+	MaxParallel int
+	// Logger receives pipeline diagnostics; nil discards them.
+	Logger *slog.Logger
+}
+
+func (p *Pipeline) log() *slog.Logger {
+	if p.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return p.Logger
+}
+
+// Run runs one call and applies its context modifier.
+func (p *Pipeline) Run(ctx context.Context, uc *tools.UseContext, call Call, progress tools.Progress) Outcome {
+	out := p.runPipeline(ctx, uc, call, progress)
+	applyModifier(uc, out)
+	return out
+}
+
+func applyModifier(uc *tools.UseContext, out Outcome) {
+	if out.Result != nil && out.Result.Modify != nil && uc != nil && uc.Session != nil {
+		out.Result.Modify(uc.Session)
+	}
+}
+
+// IsConcurrencySafe reports whether call may run beside others: its tool
+// exists, its arguments are valid, and the tool says so for this input.
+func (p *Pipeline) IsConcurrencySafe(call Call) bool {
+	t, ok := p.Pool.Find(call.Name)
+	if !ok {
+		return false
+	}
+	if err := p.Pool.validators[t.Name()].validate(call.Name, call.Input); err != nil {
+		return false
+	}
+	in, err := t.Decode(call.Input)
+	if err != nil {
+		return false
+	}
+	return t.IsConcurrencySafe(in)
+}
+
+// runPipeline is the one execution path: find → schema validation →
+// ValidateInput → PreToolUse hooks → permission decision → call with
+// progress and cancellation → PostToolUse hooks → rendering → result budget.
+// It does not apply the result's context modifier; callers decide when.
+func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call Call, progress tools.Progress) Outcome {
+	out := Outcome{Call: call}
+	if uc == nil || uc.Session == nil {
+		out.Err = errors.New("tool call without a session")
+		return out
+	}
+	if uc.CallID == "" {
+		c := *uc
+		c.CallID = call.ID
+		uc = &c
+	}
+
+	// Find.
+	t, ok := p.Pool.Find(call.Name)
+	if !ok {
+		out.Err = fmt.Errorf("%w: %q", ErrUnknownTool, call.Name)
+		return out
+	}
+	out.Tool = t
+	fail := func(msg string) Outcome {
+		out.Result = &tools.Result{Text: msg, IsError: true}
+		return out
+	}
+
+	// Schema validation, decoding, semantic validation.
+	raw := call.Input
+	in, err := p.prepare(ctx, t, call.Name, raw, uc)
+	if err != nil {
+		return fail(err.Error())
+	}
+
+	// PreToolUse hooks.
+	var hookDecision permissions.Decision
+	var extraContext []string
+	if p.Hooks != nil {
+		pre, err := p.Hooks.PreToolUse(ctx, HookEvent{Tool: t, Name: t.Name(), Input: raw, UC: uc})
+		if err != nil {
+			p.log().Warn("PreToolUse hook failed", "tool", t.Name(), "err", err)
+		}
+		if pre.Block {
+			out.Decision = permissions.Decision{Behavior: permissions.Deny, Reason: pre.Reason}
+			return fail(fmt.Sprintf("%s was blocked by a PreToolUse hook: %s", call.Name, pre.Reason))
+		}
+		if pre.UpdatedInput != nil {
+			raw = pre.UpdatedInput
+			if in, err = p.prepare(ctx, t, call.Name, raw, uc); err != nil {
+				return fail("input rewritten by a PreToolUse hook is invalid: " + err.Error())
+			}
+		}
+		hookDecision = pre.Decision
+		if pre.AdditionalContext != "" {
+			extraContext = append(extraContext, pre.AdditionalContext)
+		}
+	}
+
+	// Permission decision.
+	permit := p.Permit
+	if permit == nil {
+		permit = AllowUnlessDenied
+	}
+	d := permit.Decide(ctx, PermissionRequest{
+		Tool: t, Input: in, Raw: raw, UC: uc,
+		ToolDecision: t.CheckPermissions(ctx, in, uc),
+		HookDecision: hookDecision,
+	})
+	out.Decision = d
+	if d.Behavior != permissions.Allow {
+		return fail(refusal(call.Name, d))
+	}
+
+	// Call, under the session's concurrency gate.
+	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, t.IsConcurrencySafe(in))
+	if err != nil {
+		return fail(cancelMessage(ctx, call.Name, err))
+	}
+	res, err := callTool(ctx, t, in, uc, progress)
+	release()
+	if err != nil {
+		res = &tools.Result{Text: err.Error(), IsError: true}
+		if ctx.Err() != nil {
+			res.Text = cancelMessage(ctx, call.Name, err)
+		}
+	}
+
+	// PostToolUse hooks.
+	if p.Hooks != nil {
+		post, err := p.Hooks.PostToolUse(ctx, HookEvent{Tool: t, Name: t.Name(), Input: raw, UC: uc, Result: res})
+		if err != nil {
+			p.log().Warn("PostToolUse hook failed", "tool", t.Name(), "err", err)
+		}
+		if post.AdditionalContext != "" {
+			extraContext = append(extraContext, post.AdditionalContext)
+		}
+		if post.Feedback != "" {
+			extraContext = append(extraContext, "PostToolUse hook feedback: "+post.Feedback)
+			res.IsError = true
+		}
+	}
+
+	// Rendering and budget.
+	render(t, res)
+	if len(extraContext) > 0 {
+		res.Extra = append(res.Extra, tools.Content{Kind: tools.TextContent, Text: strings.Join(extraContext, "\n")})
+	}
+	persisted, err := applyBudget(uc.Session, t, call.ID, res)
+	if err != nil {
+		p.log().Error("result budget", "tool", t.Name(), "err", err)
+	}
+	out.Persisted = persisted
+	out.Result = res
+	return out
+}
+
+// prepare validates raw against the tool's schema, decodes it and runs the
+// tool's own validation.
+func (p *Pipeline) prepare(ctx context.Context, t tools.Tool, called string, raw json.RawMessage, uc *tools.UseContext) (tools.Input, error) {
+	if err := p.Pool.validators[t.Name()].validate(called, raw); err != nil {
+		return nil, err
+	}
+	in, err := t.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.ValidateInput(ctx, in, uc); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// callTool runs the tool, turning a panic into an error result so one bad
+// call cannot take the server down.
+func callTool(ctx context.Context, t tools.Tool, in tools.Input, uc *tools.UseContext, progress tools.Progress) (res *tools.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("%s failed unexpectedly: %v", t.Name(), r)
+		}
+	}()
+	res, err = t.Call(ctx, in, uc, progress)
+	if err == nil && res == nil {
+		res = &tools.Result{}
+	}
+	return res, err
+}
+
+func cancelMessage(ctx context.Context, name string, err error) string {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+		return fmt.Sprintf("%s was cancelled: %v", name, cause)
+	}
+	return fmt.Sprintf("%s was cancelled: %v", name, err)
+}
+
+// render fills the empty-result text (PARITY §1).
+func render(t tools.Tool, res *tools.Result) {
+	if res.Text == "" && len(res.Extra) == 0 {
+		res.Text = fmt.Sprintf("(%s completed with no output)", t.Name())
+	}
+}
+
+// refusal words a permission refusal for the model.
+func refusal(name string, d permissions.Decision) string {
+	var b strings.Builder
+	switch d.Behavior {
+	case permissions.Ask:
+		fmt.Fprintf(&b, "Permission to use %s was not granted: the call needs confirmation and none was given.", name)
+	default:
+		fmt.Fprintf(&b, "Permission to use %s was denied.", name)
+	}
+	if d.Reason != "" {
+		b.WriteString(" " + d.Reason)
+	}
+	if d.Rule != "" {
+		fmt.Fprintf(&b, " (rule: %s)", d.Rule)
+	}
+	if d.Suggestion != "" {
+		fmt.Fprintf(&b, " To allow it, add %q to permissions.allow.", d.Suggestion)
+	}
+	return b.String()
+}

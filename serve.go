@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/server"
+	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/tools/builtin"
+)
+
+// workspaceFlags are the flags every command that runs tools shares.
+type workspaceFlags struct {
+	cwd         string
+	addDirs     stringList
+	mode        string
+	maxParallel int
+	stateDir    string
+}
+
+func (w *workspaceFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&w.cwd, "cwd", "", "the session's starting directory (default: the current directory)")
+	fs.Var(&w.addDirs, "add-dir", "a further working directory (repeatable)")
+	fs.StringVar(&w.mode, "permission-mode", "default", "permission mode: default, acceptEdits, plan, dontAsk or bypassPermissions")
+	fs.IntVar(&w.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "how many concurrency-safe calls may run at once per session")
+	fs.StringVar(&w.stateDir, "state-dir", "", "where sessions keep persisted results and task output (default: a per-user temp directory)")
+}
+
+// sessionOptions checks the flags and turns them into session options.
+func (w *workspaceFlags) sessionOptions() (tools.SessionOptions, error) {
+	mode, err := permissions.ParseMode(w.mode)
+	if err != nil {
+		return tools.SessionOptions{}, fmt.Errorf("--permission-mode: %w", err)
+	}
+	cwd := w.cwd
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return tools.SessionOptions{}, err
+		}
+	}
+	dirs := append([]string{cwd}, w.addDirs...)
+	for i, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return tools.SessionOptions{}, err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		st, err := os.Stat(abs)
+		if err != nil || !st.IsDir() {
+			flagName := "--add-dir"
+			if i == 0 {
+				flagName = "--cwd"
+			}
+			return tools.SessionOptions{}, fmt.Errorf("%s %q is not a directory", flagName, d)
+		}
+		dirs[i] = abs
+	}
+	return tools.SessionOptions{Cwd: dirs[0], WorkDirs: dirs[1:], Mode: mode, StateRoot: w.stateDir}, nil
+}
+
+// buildPipeline assembles the pool and the pipeline every call goes through.
+func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeline, error) {
+	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &orchestrator.Pipeline{Pool: pool, MaxParallel: w.maxParallel, Logger: logger}, nil
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", "serve [--http [--addr HOST:PORT]] [flags]",
+		"Serves the tools over MCP: on stdin/stdout by default, so an MCP host can start it,\n"+
+			"or over streamable HTTP at /mcp with --http (a bearer token is required).", stderr)
+	var w workspaceFlags
+	w.add(fs)
+	useHTTP := fs.Bool("http", false, "serve streamable HTTP instead of stdio")
+	addr := fs.String("addr", "127.0.0.1:8765", "HTTP listen address; port 0 picks a free port")
+	token := fs.String("token", "", "bearer token HTTP clients must send (default: $AGENT_MCP_TOKEN, else a generated one, printed once)")
+	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (loopback addresses only)")
+	allowRemote := fs.Bool("allow-remote", false, "allow binding a non-loopback address (a token is still required)")
+	tlsCert := fs.String("tls-cert", "", "TLS certificate file for HTTPS")
+	tlsKey := fs.String("tls-key", "", "TLS key file for HTTPS")
+	sessionTimeout := fs.Duration("session-timeout", 30*time.Minute, "close HTTP sessions idle this long (0: never)")
+	logLevel := fs.String("log-level", "info", "stderr log level: debug, info, warn or error")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	sessOpts, err := w.sessionOptions()
+	if err != nil {
+		return err
+	}
+	pipeline, err := buildPipeline(&w, logger)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{
+		Name: "agent-mcp", Version: version, Pipeline: pipeline, Session: sessOpts, Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	if !*useHTTP {
+		return srv.ServeStdio(ctx)
+	}
+	defer srv.Close()
+	tok := *token
+	if tok == "" {
+		tok = os.Getenv("AGENT_MCP_TOKEN")
+	}
+	generated := false
+	if tok == "" && !*noAuth {
+		tok, generated = tools.RandomID(), true
+	}
+	h, err := srv.ListenHTTP(server.HTTPOptions{
+		Addr: *addr, Token: tok, NoAuth: *noAuth, AllowRemote: *allowRemote,
+		TLSCert: *tlsCert, TLSKey: *tlsKey, SessionTimeout: *sessionTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "agent-mcp serving MCP at %s\n", h.URL)
+	if generated {
+		cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"agent-mcp": map[string]any{
+			"type": "http", "url": h.URL, "headers": map[string]string{"Authorization": "Bearer " + tok},
+		}}}, "", "  ")
+		fmt.Fprintf(stderr, "Generated bearer token (shown once): %s\nClient config:\n%s\n", tok, cfg)
+	}
+	return h.Serve(ctx, 10*time.Second)
+}
+
+func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("tools", "tools [--json] [flags]", "Lists the tool pool: each tool's name, annotations and input schema.", stderr)
+	var w workspaceFlags
+	w.add(fs)
+	asJSON := fs.Bool("json", false, "print the pool as JSON, as tools/list would")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	pipeline, err := buildPipeline(&w, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	list := server.ToolList(pipeline.Pool)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"tools": list})
+	}
+	for _, t := range list {
+		hints := ""
+		if t.Annotations.ReadOnlyHint {
+			hints += " read-only"
+		}
+		if t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint {
+			hints += " destructive"
+		}
+		if t.Annotations.OpenWorldHint != nil && *t.Annotations.OpenWorldHint {
+			hints += " open-world"
+		}
+		schema, _ := json.Marshal(t.InputSchema)
+		fmt.Fprintf(stdout, "%s%s\n  %s\n", t.Name, hints, schema)
+	}
+	return nil
+}

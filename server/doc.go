@@ -1,0 +1,13 @@
+// Package server serves the tool pool over MCP, on stdio or streamable HTTP,
+// with the go-sdk.
+//
+// It owns the mapping from MCP sessions to agent-mcp sessions
+// (tools.Session): one per stdio process, one per HTTP session, closed (and
+// their processes killed) when the MCP session ends. Every tools/call goes
+// through the orchestrator's pipeline; this package only translates: MCP
+// arguments in, the model-facing text plus structuredContent out, progress
+// tokens to progress notifications, client cancellation to context
+// cancellation, persisted results to resources.
+//
+// It is not where tools, permissions or the pipeline are defined.
+package server

@@ -1,0 +1,334 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Name and Version are reported to clients in serverInfo.
+	Name, Version string
+	// Pipeline runs every call; its Pool is what tools/list shows.
+	Pipeline *orchestrator.Pipeline
+	// Session is the template for each new session (Cwd, WorkDirs, Mode,
+	// StateRoot); ID is always made fresh.
+	Session tools.SessionOptions
+	// Logger receives server diagnostics (never stdout); nil discards them.
+	Logger *slog.Logger
+	// Instructions are sent to clients at initialization.
+	Instructions string
+}
+
+// Server is an MCP server for the tool pool. One Server serves any number
+// of MCP sessions, each with its own tools.Session.
+type Server struct {
+	cfg Config
+	mcp *mcp.Server
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*tools.Session
+	closed   bool
+}
+
+type calledNameKey struct{}
+
+// New builds the server and registers every tool of the pool.
+func New(cfg Config) (*Server, error) {
+	if cfg.Pipeline == nil || cfg.Pipeline.Pool == nil {
+		return nil, errors.New("server: a pipeline with a pool is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, sessions: map[*mcp.ServerSession]*tools.Session{}}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
+		Instructions: cfg.Instructions,
+		Logger:       cfg.Logger,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{},
+		},
+	})
+	for _, t := range cfg.Pipeline.Pool.Tools() {
+		s.mcp.AddTool(mcpTool(t), s.handler(t))
+	}
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name:        "persisted-result",
+		Title:       "Persisted tool result",
+		Description: "The full text of a tool result that was too large to return inline.",
+		MIMEType:    "text/plain",
+		URITemplate: orchestrator.ResultURIPrefix + "{name}",
+	}, s.readResult)
+	s.mcp.AddReceivingMiddleware(s.aliasMiddleware)
+	return s, nil
+}
+
+// MCP returns the underlying go-sdk server.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// mcpTool describes t for tools/list.
+func mcpTool(t tools.Tool) *mcp.Tool {
+	// Annotations describe the tool in general, so they are derived for an
+	// input the tool cannot decode specially: its fail-closed answers.
+	var zero tools.Input
+	if in, err := t.Decode(json.RawMessage("{}")); err == nil {
+		zero = in
+	}
+	readOnly := zero != nil && t.IsReadOnly(zero)
+	destructive := zero == nil || t.IsDestructive(zero)
+	openWorld := t.OpenWorld()
+	return &mcp.Tool{
+		Name:        t.Name(),
+		Description: t.Description(),
+		InputSchema: t.Schema(),
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    readOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  zero != nil && t.IsIdempotent(zero),
+			OpenWorldHint:   &openWorld,
+		},
+	}
+}
+
+// aliasMiddleware lets a tool be called by an old name: the call is routed
+// to the tool, and the name that was used travels in the context so errors
+// name what was called.
+func (s *Server) aliasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+				if t, found := s.cfg.Pipeline.Pool.Find(p.Name); found && t.Name() != p.Name {
+					ctx = context.WithValue(ctx, calledNameKey{}, p.Name)
+					p.Name = t.Name()
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// session returns the tools.Session of an MCP session, making it on first
+// use and closing it when the MCP session ends.
+func (s *Server) session(ss *mcp.ServerSession) (*tools.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, tools.ErrClosed
+	}
+	if ts, ok := s.sessions[ss]; ok {
+		return ts, nil
+	}
+	opts := s.cfg.Session
+	opts.ID = ss.ID()
+	ts, err := tools.NewSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.sessions[ss] = ts
+	go func() {
+		_ = ss.Wait()
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+		if err := ts.Close(); err != nil {
+			s.cfg.Logger.Warn("closing session", "session", ts.ID(), "err", err)
+		}
+	}()
+	return ts, nil
+}
+
+// Close ends every session: their background processes are killed and
+// their state removed. Further calls fail.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	sessions := make([]*tools.Session, 0, len(s.sessions))
+	for _, ts := range s.sessions {
+		sessions = append(sessions, ts)
+	}
+	s.sessions = map[*mcp.ServerSession]*tools.Session{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ts := range sessions {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = ts.Close() }()
+	}
+	wg.Wait()
+}
+
+// useContext gathers what a tool may use for a call from this MCP session.
+func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID string) *tools.UseContext {
+	uc := &tools.UseContext{
+		Session: ts,
+		CallID:  callID,
+		Logger:  slog.New(mcp.NewLoggingHandler(ss, &mcp.LoggingHandlerOptions{LoggerName: "agent-mcp"})),
+	}
+	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
+		if p.Capabilities.Elicitation != nil {
+			uc.Asker = elicitAsker{ss}
+		}
+		if p.Capabilities.Sampling != nil {
+			uc.Sampler = sampler{ss}
+		}
+	}
+	return uc
+}
+
+func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ts, err := s.session(req.Session)
+		if err != nil {
+			return nil, err
+		}
+		name := req.Params.Name
+		if called, ok := ctx.Value(calledNameKey{}).(string); ok {
+			name = called
+		}
+		callID := ""
+		if req.Extra != nil {
+			callID = fmt.Sprint(req.Extra.Header.Get("X-Request-Id"))
+		}
+		if callID == "" {
+			callID = tools.RandomID()[:16]
+		}
+		uc := s.useContext(req.Session, ts, callID)
+		out := s.cfg.Pipeline.Run(ctx, uc, orchestrator.Call{ID: callID, Name: name, Input: req.Params.Arguments},
+			progressSender(ctx, req))
+		if out.Err != nil {
+			if errors.Is(out.Err, orchestrator.ErrUnknownTool) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: out.Err.Error()}
+			}
+			return nil, out.Err
+		}
+		return toCallToolResult(out), nil
+	}
+}
+
+// toCallToolResult renders an outcome for MCP: the model-facing text first,
+// then extra blocks, a resource link to a persisted result, and the output
+// object as structuredContent.
+func toCallToolResult(out orchestrator.Outcome) *mcp.CallToolResult {
+	res := out.Result
+	r := &mcp.CallToolResult{IsError: res.IsError}
+	if res.Text != "" {
+		r.Content = append(r.Content, &mcp.TextContent{Text: res.Text})
+	}
+	for _, c := range res.Extra {
+		switch c.Kind {
+		case tools.TextContent:
+			r.Content = append(r.Content, &mcp.TextContent{Text: c.Text})
+		case tools.ImageContent:
+			r.Content = append(r.Content, &mcp.ImageContent{MIMEType: c.MIMEType, Data: c.Data})
+		case tools.LinkContent:
+			size := c.Size
+			r.Content = append(r.Content, &mcp.ResourceLink{URI: c.URI, Name: c.Name, MIMEType: c.MIMEType, Size: &size})
+		}
+	}
+	if p := out.Persisted; p != nil {
+		size := p.Size
+		r.Content = append(r.Content, &mcp.ResourceLink{
+			URI: p.URI, Name: p.Name, MIMEType: "text/plain", Size: &size,
+			Description: "Full output of the " + out.Tool.Name() + " call",
+		})
+	}
+	if res.Output != nil && !res.IsError {
+		r.StructuredContent = res.Output
+	}
+	if r.Content == nil {
+		r.Content = []mcp.Content{}
+	}
+	return r
+}
+
+// progressSender turns tool progress into notifications/progress when the
+// client sent a progress token; otherwise it is nil.
+func progressSender(ctx context.Context, req *mcp.CallToolRequest) tools.Progress {
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	var last float64
+	return func(u tools.ProgressUpdate) {
+		mu.Lock()
+		// Progress must increase with every notification.
+		if u.Progress <= last {
+			u.Progress = last + 1
+		}
+		last = u.Progress
+		mu.Unlock()
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: token, Progress: u.Progress, Total: u.Total, Message: u.Message,
+		})
+	}
+}
+
+// readResult serves a persisted result of the calling session.
+func (s *Server) readResult(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	ts, err := s.session(req.Session)
+	if err != nil {
+		return nil, err
+	}
+	path, ok := orchestrator.ResultPath(ts, uri)
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: string(data)}}}, nil
+}
+
+// elicitAsker asks the user through MCP elicitation.
+type elicitAsker struct{ ss *mcp.ServerSession }
+
+func (a elicitAsker) Ask(ctx context.Context, message string, schema map[string]any) (tools.Answer, error) {
+	res, err := a.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+	if err != nil {
+		return tools.Answer{}, fmt.Errorf("asking the user: %w", err)
+	}
+	return tools.Answer{Action: res.Action, Content: res.Content}, nil
+}
+
+// sampler asks the client's model through MCP sampling.
+type sampler struct{ ss *mcp.ServerSession }
+
+func (m sampler) Sample(ctx context.Context, system, user string, maxTokens int) (string, error) {
+	res, err := m.ss.CreateMessage(ctx, &mcp.CreateMessageParams{
+		SystemPrompt: system,
+		MaxTokens:    int64(maxTokens),
+		Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: user}}},
+	})
+	if err != nil {
+		return "", fmt.Errorf("sampling the client's model: %w", err)
+	}
+	if t, ok := res.Content.(*mcp.TextContent); ok {
+		return t.Text, nil
+	}
+	return "", fmt.Errorf("the client's model answered with %T, not text", res.Content)
+}
+
+// ToolList describes the pool as tools/list does.
+func ToolList(p *orchestrator.Pool) []*mcp.Tool {
+	ts := p.Tools()
+	out := make([]*mcp.Tool, len(ts))
+	for i, t := range ts {
+		out[i] = mcpTool(t)
+	}
+	return out
+}

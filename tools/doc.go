@@ -1,0 +1,20 @@
+// Package tools defines the one shape every agent-mcp tool has, and the
+// per-session state tools share.
+//
+// A [Tool] is built from a [Spec] by [New], which fills fail-closed defaults:
+// a tool is not read-only, not concurrency-safe and not destructive-free
+// unless its Spec says otherwise, and its input schema always refuses
+// unknown keys. Tools never see raw JSON: the orchestrator validates the
+// arguments against [Tool.Schema], decodes them with [Tool.Decode], and then
+// calls the methods here with the decoded value.
+//
+// [Session] holds what lives as long as one client's session: the current
+// directory, the working directories, the files read and their fingerprints,
+// the todo list, the permission mode, a private state directory, and slots
+// in which tool families keep their own state (background tasks, caches).
+//
+// The built-in tools live in sub-packages by family (fs, search, shell, web,
+// workflow), one file per tool with its description beside it; package
+// builtin lists them all. This package does not run tools: see package
+// orchestrator for the pipeline every call goes through.
+package tools

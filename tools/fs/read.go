@@ -1,0 +1,453 @@
+package fs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+//go:embed read.md
+var readDescription string
+
+// Read's limits (PARITY §2).
+const (
+	// ReadDefaultLimit is how many lines a Read returns without a limit.
+	ReadDefaultLimit = 2000
+	// ReadMaxWholeFileBytes is the largest file read without offset/limit.
+	ReadMaxWholeFileBytes = 262144
+	// ReadMaxTokens caps a Read's text, estimated as characters / 4.
+	ReadMaxTokens = 25000
+	// readMaxImageBytes bounds an image returned inline.
+	readMaxImageBytes = 20 << 20
+	// binarySniffBytes is how much of a file is checked for NUL bytes.
+	binarySniffBytes = 8192
+)
+
+// ReadInput is Read's input.
+type ReadInput struct {
+	FilePath string `json:"file_path"`
+	Offset   *int   `json:"offset,omitempty"`
+	Limit    *int   `json:"limit,omitempty"`
+	Pages    string `json:"pages,omitempty"`
+}
+
+// ReadOutput is Read's structured output.
+type ReadOutput struct {
+	// Type is "text", "image", "notebook" or "pdf".
+	Type string       `json:"type"`
+	File ReadFileInfo `json:"file"`
+}
+
+// ReadFileInfo describes what was read.
+type ReadFileInfo struct {
+	FilePath   string `json:"filePath"`
+	Content    string `json:"content,omitempty"`
+	NumLines   int    `json:"numLines,omitempty"`
+	StartLine  int    `json:"startLine,omitempty"`
+	TotalLines int    `json:"totalLines,omitempty"`
+	MIMEType   string `json:"mimeType,omitempty"`
+	Size       int64  `json:"originalSize,omitempty"`
+}
+
+// Read returns the Read tool.
+func Read() tools.Tool {
+	return tools.New(tools.Spec[ReadInput]{
+		Name:               "Read",
+		Description:        readDescription,
+		MaxResultSizeChars: tools.Unlimited,
+		Schema: func(s *jsonschema.Schema) {
+			tools.Describe(s, map[string]string{
+				"file_path": "Path of the file to read (absolute, or relative to the current directory)",
+				"offset":    "1-based line number to start reading at; only needed for files too large to read at once",
+				"limit":     "Number of lines to read; only needed for files too large to read at once",
+				"pages":     `Page range of a PDF to read, e.g. "1-5" or "3"; at most 20 pages per call`,
+			})
+			tools.Prop(s, "offset").Minimum = tools.Ptr(0.0)
+			tools.Prop(s, "limit").ExclusiveMinimum = tools.Ptr(0.0)
+			tools.Default(s, "offset", 1)
+			tools.Default(s, "limit", ReadDefaultLimit)
+		},
+		ReadOnly:        func(*ReadInput) bool { return true },
+		ConcurrencySafe: func(*ReadInput) bool { return true },
+		Validate: func(_ context.Context, in *ReadInput, _ *tools.UseContext) error {
+			if strings.TrimSpace(in.FilePath) == "" {
+				return errors.New(`file_path must not be empty: give the path of the file to read`)
+			}
+			return nil
+		},
+		Run: runRead,
+	})
+}
+
+func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+	s := uc.Session
+	abs := s.Resolve(in.FilePath)
+	if why := neverEndingFile(abs); why != "" {
+		return nil, fmt.Errorf("cannot read %s: %s", abs, why)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, missingFileError(abs, s.Cwd())
+		}
+		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a file: use LS to list it or Glob to find files in it", abs)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot read %s: it is a %s, not a regular file, and reading it may never end", abs, fileKind(info.Mode()))
+	}
+	ext := strings.ToLower(filepath.Ext(abs))
+	if mime, ok := imageTypes[ext]; ok {
+		return readImage(abs, mime, info)
+	}
+	if ext == ".ipynb" {
+		return readNotebook(abs, info, uc)
+	}
+	if binaryExtensions[ext] {
+		return nil, fmt.Errorf("cannot read %s: %s files are binary; Read shows text, images, notebooks and PDFs", abs, ext)
+	}
+	if in.Pages != "" {
+		return nil, fmt.Errorf("pages applies to PDF files only; %s is not a PDF", abs)
+	}
+	return readText(ctx, abs, in, info, uc)
+}
+
+// readText renders lines [offset, offset+limit) of a text file.
+func readText(ctx context.Context, abs string, in *ReadInput, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
+	whole := in.Offset == nil && in.Limit == nil
+	if whole && info.Size() > ReadMaxWholeFileBytes {
+		return nil, fmt.Errorf("%s is %s, more than the %s that can be read at once: pass offset and limit to read a part of it, or search it with Grep",
+			abs, tools.FormatSize(info.Size()), tools.FormatSize(ReadMaxWholeFileBytes))
+	}
+	start, limit := 1, ReadDefaultLimit
+	if in.Offset != nil && *in.Offset > 0 {
+		start = *in.Offset
+	}
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
+	}
+	defer f.Close()
+
+	head := make([]byte, binarySniffBytes)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
+	}
+	head = head[:n]
+	enc := detectEncoding(head)
+	if enc == encBinary {
+		return nil, fmt.Errorf("cannot read %s: it looks like a binary file (it holds NUL bytes); Read shows text, images, notebooks and PDFs", abs)
+	}
+
+	hasher := sha256.New()
+	var src io.Reader = io.MultiReader(bytes.NewReader(head), f)
+	src = io.TeeReader(src, hasher)
+	if enc == encUTF16LE || enc == encUTF16BE {
+		// UTF-16 is decoded whole; such files are small in practice, and
+		// whole-file reads are already bounded by size above.
+		raw, err := io.ReadAll(src)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %w", abs, err)
+		}
+		src = strings.NewReader(decodeUTF16(raw, enc == encUTF16BE))
+	}
+
+	budget := ReadMaxTokens * 4 // characters
+	page, err := scanLines(ctx, src, start, limit, budget)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
+	}
+	var fp [32]byte
+	copy(fp[:], hasher.Sum(nil))
+	shownAll := start == 1 && page.total <= len(page.lines) && !page.overBudget
+	uc.Session.RecordFile(abs, tools.FileState{
+		Fingerprint: fp, ModTime: info.ModTime(), Size: info.Size(), Partial: !shownAll,
+	})
+
+	out := ReadOutput{Type: "text", File: ReadFileInfo{FilePath: abs, StartLine: start, TotalLines: page.total}}
+	if info.Size() == 0 {
+		return &tools.Result{Output: out, Text: fmt.Sprintf("The file %s exists but is empty (0 lines).", abs)}, nil
+	}
+	if start > page.total {
+		return &tools.Result{Output: out, Text: fmt.Sprintf(
+			"The file %s has %d lines, so offset %d is past its end. Read from an offset between 1 and %d.",
+			abs, page.total, start, page.total)}, nil
+	}
+	if page.overBudget && !whole {
+		return nil, fmt.Errorf("lines %d-%d of %s come to about %d tokens, more than the %d allowed in one Read: read fewer lines (a smaller limit) or search with Grep",
+			start, start+limit-1, abs, page.chars/4, ReadMaxTokens)
+	}
+	text := page.render(start)
+	out.File.Content = text
+	out.File.NumLines = len(page.lines)
+	res := &tools.Result{Output: out, Text: text}
+	if last := start + len(page.lines) - 1; last < page.total && (page.overBudget || whole) {
+		note := fmt.Sprintf("This is a partial view of %s: lines %d-%d of %d are shown. To read on, call Read with offset=%d and limit=%d.",
+			abs, start, last, page.total, last+1, len(page.lines))
+		if page.overBudget {
+			note = fmt.Sprintf("The file is too long to show at once (over %d tokens). ", ReadMaxTokens) + note
+		}
+		res.Extra = append(res.Extra, tools.Content{Kind: tools.TextContent, Text: note})
+	}
+	return res, nil
+}
+
+// linePage is a window of lines scanned from a file.
+type linePage struct {
+	lines      []string
+	total      int  // lines in the whole file
+	chars      int  // characters the window would render to
+	overBudget bool // the window was cut because it exceeded the budget
+}
+
+func (p *linePage) render(start int) string {
+	var b strings.Builder
+	for i, l := range p.lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%d\t%s", start+i, l)
+	}
+	return b.String()
+}
+
+// scanLines reads src to its end, keeping lines [start, start+limit) until
+// their rendering passes budget characters, and counting all lines. Memory
+// stays bounded by the budget whatever the file's size.
+func scanLines(ctx context.Context, src io.Reader, start, limit, budget int) (*linePage, error) {
+	r := bufio.NewReaderSize(src, 64<<10)
+	p := &linePage{}
+	lineNo := 1 // number of the line being read
+	var cur []byte
+	keeping := false
+	first := true
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if first {
+			chunk = bytes.TrimPrefix(chunk, []byte("\xef\xbb\xbf"))
+			first = false
+		}
+		inRange := lineNo >= start && lineNo < start+limit && !p.overBudget
+		if inRange {
+			keeping = true
+			if len(cur) <= budget {
+				cur = append(cur, chunk...)
+			}
+		}
+		switch {
+		case err == nil || errors.Is(err, io.EOF):
+			if keeping {
+				line := strings.TrimSuffix(strings.TrimSuffix(string(cur), "\n"), "\r")
+				cost := utf8.RuneCountInString(line) + len(fmt.Sprint(lineNo)) + 2
+				if p.chars+cost > budget && len(p.lines) > 0 || cost > budget {
+					p.overBudget = true
+					p.chars += cost
+				} else {
+					p.lines = append(p.lines, line)
+					p.chars += cost
+				}
+				cur, keeping = cur[:0], false
+			}
+			p.total = lineNo
+			if err != nil {
+				return p, nil
+			}
+			lineNo++
+			if lineNo%65536 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		case errors.Is(err, bufio.ErrBufferFull):
+			// A long line: keep reading it.
+		default:
+			return nil, err
+		}
+	}
+}
+
+type encoding int
+
+const (
+	encUTF8 encoding = iota
+	encUTF16LE
+	encUTF16BE
+	encBinary
+)
+
+// detectEncoding looks at a file's first bytes: a UTF-16 byte-order mark
+// means UTF-16; otherwise a NUL byte means binary.
+func detectEncoding(head []byte) encoding {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
+		return encUTF16LE
+	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		return encUTF16BE
+	case bytes.IndexByte(head, 0) >= 0:
+		return encBinary
+	}
+	return encUTF8
+}
+
+// decodeUTF16 decodes UTF-16 text after its byte-order mark.
+func decodeUTF16(raw []byte, bigEndian bool) string {
+	raw = raw[2:]
+	u := make([]uint16, len(raw)/2)
+	for i := range u {
+		if bigEndian {
+			u[i] = uint16(raw[2*i])<<8 | uint16(raw[2*i+1])
+		} else {
+			u[i] = uint16(raw[2*i+1])<<8 | uint16(raw[2*i])
+		}
+	}
+	return string(utf16.Decode(u))
+}
+
+var imageTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+	".gif": "image/gif", ".webp": "image/webp",
+}
+
+func readImage(abs, mime string, info fs.FileInfo) (*tools.Result, error) {
+	if info.Size() > readMaxImageBytes {
+		return nil, fmt.Errorf("image %s is %s, more than the %s that can be returned", abs, tools.FormatSize(info.Size()), tools.FormatSize(readMaxImageBytes))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
+	}
+	return &tools.Result{
+		Output: ReadOutput{Type: "image", File: ReadFileInfo{FilePath: abs, MIMEType: mime, Size: info.Size()}},
+		Extra:  []tools.Content{{Kind: tools.ImageContent, MIMEType: mime, Data: data}},
+	}, nil
+}
+
+// binaryExtensions are refused without opening the file.
+var binaryExtensions = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(`.exe .dll .so .dylib .a .o .obj .lib .bin .class .jar .war .pyc .pyo .wasm
+		.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .iso .dmg .deb .rpm
+		.mp3 .mp4 .m4a .wav .flac .ogg .avi .mov .mkv .webm .bmp .ico .tiff .tif .psd
+		.ttf .otf .woff .woff2 .eot .sqlite .db .dat .doc .docx .xls .xlsx .ppt .pptx .odt`) {
+		binaryExtensions[e] = true
+	}
+}
+
+// neverEndingFile names why a device or process file would never finish
+// reading, or returns "".
+func neverEndingFile(abs string) string {
+	switch abs {
+	case "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full", "/dev/stdin", "/dev/stdout", "/dev/stderr",
+		"/dev/tty", "/dev/console", "/dev/fd/0", "/dev/fd/1", "/dev/fd/2", "/proc/self/fd/0", "/proc/self/fd/1", "/proc/self/fd/2":
+		return "it is a device or stream that never ends"
+	}
+	if strings.HasPrefix(abs, "/proc/") && (strings.HasSuffix(abs, "/fd/0") || strings.HasSuffix(abs, "/fd/1") || strings.HasSuffix(abs, "/fd/2")) {
+		return "it is a process's standard stream, which never ends"
+	}
+	return ""
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
+
+// missingFileError says the file does not exist, names the current
+// directory, and suggests a close existing name when there is one.
+func missingFileError(abs, cwd string) error {
+	msg := fmt.Sprintf("File does not exist: %s (current directory: %s).", abs, cwd)
+	if s := suggestName(abs); s != "" {
+		msg += fmt.Sprintf(" Did you mean %s?", s)
+	}
+	return errors.New(msg)
+}
+
+// suggestName looks in abs's directory for an entry whose name differs
+// only in case, in extension, or by a couple of characters.
+func suggestName(abs string) string {
+	dir, base := filepath.Split(abs)
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) > 10000 {
+		return ""
+	}
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	best, bestScore := "", 3
+	for _, e := range entries {
+		name := e.Name()
+		score := 3
+		switch {
+		case strings.EqualFold(name, base):
+			score = 0
+		case stem != "" && strings.TrimSuffix(name, filepath.Ext(name)) == stem:
+			score = 1
+		default:
+			if d := levenshtein(strings.ToLower(name), strings.ToLower(base), 2); d <= 2 {
+				score = d
+			}
+		}
+		if score < bestScore || score == bestScore && best != "" && name < filepath.Base(best) {
+			best, bestScore = filepath.Join(dir, name), score
+		}
+	}
+	return best
+}
+
+// levenshtein is the edit distance of a and b, or max+1 once it exceeds max.
+func levenshtein(a, b string, max int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > max || -d > max {
+		return max + 1
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

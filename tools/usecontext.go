@@ -1,0 +1,52 @@
+package tools
+
+import (
+	"context"
+	"log/slog"
+)
+
+// UseContext is what a tool call may use besides its input: the session,
+// and ways to reach the person and the model behind the client.
+type UseContext struct {
+	Session *Session
+	// Asker reaches the user (MCP elicitation, or the terminal in chat);
+	// nil when nobody can be asked.
+	Asker Asker
+	// Sampler reaches a language model (MCP sampling, or chat's model);
+	// nil when none is available.
+	Sampler Sampler
+	// Logger goes to MCP logging in the server and to stderr in chat.
+	Logger *slog.Logger
+	// CallID identifies this call (the model's tool_use id or the request id).
+	CallID string
+}
+
+// Log returns the context's logger, or a discarding one.
+func (uc *UseContext) Log() *slog.Logger {
+	if uc == nil || uc.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return uc.Logger
+}
+
+// Asker asks the user a structured question.
+type Asker interface {
+	// Ask shows message and a form described by schema (a JSON Schema object
+	// of primitive properties, as MCP elicitation defines) and returns the
+	// user's answer.
+	Ask(ctx context.Context, message string, schema map[string]any) (Answer, error)
+}
+
+// Answer is the user's reply to Ask.
+type Answer struct {
+	// Action is "accept", "decline" or "cancel".
+	Action  string
+	Content map[string]any
+}
+
+// Sampler asks a language model for a completion.
+type Sampler interface {
+	// Sample sends a system prompt and one user message and returns the
+	// model's text answer.
+	Sample(ctx context.Context, system, user string, maxTokens int) (string, error)
+}
