@@ -15,6 +15,9 @@ type UseContext struct {
 	// Sampler reaches a language model (MCP sampling, or chat's model);
 	// nil when none is available.
 	Sampler Sampler
+	// SubAgents runs sub-agents for the Agent tool (chat's model, or MCP
+	// sampling with tools); nil when sub-agents cannot run.
+	SubAgents SubAgentRunner
 	// Logger goes to MCP logging in the server and to stderr in chat.
 	Logger *slog.Logger
 	// CallID identifies this call (the model's tool_use id or the request id).
