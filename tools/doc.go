@@ -15,6 +15,19 @@
 //
 // The built-in tools live in sub-packages by family (fs, search, shell, web,
 // workflow), one file per tool with its description beside it; package
-// builtin lists them all. This package does not run tools: see package
+// builtin lists them all.
+//
+// Every tool that touches files implements [PathInput] on its input
+// struct (Read: the file read; Write/Edit/MultiEdit/NotebookEdit: the file
+// written, Write true; Glob/Grep/LS: the directory or file searched), so the
+// permission check can apply Read/Edit rules and working-directory
+// confinement. A tool that touches no file returns nil. An input without
+// it is treated as touching unknown paths and is never allowed merely for
+// being inside the working directories. In plan mode only read-only calls
+// run, plus calls that are neither destructive nor open-world and whose
+// input reports no paths (TodoWrite, ExitPlanMode). Writing tools should
+// open files with permissions.OpenFile (or the os.Root it gives), so a
+// symlink swapped in after the check cannot lead outside the working
+// directories. This package does not run tools: see package
 // orchestrator for the pipeline every call goes through.
 package tools

@@ -1,0 +1,32 @@
+package tools
+
+// PathAccess is one file-system path a call reads or writes, as the caller
+// gave it (relative paths resolve against the session's current directory).
+type PathAccess struct {
+	Path string
+	// Write is true when the call may create, change or remove the path.
+	Write bool
+}
+
+// PathInput is implemented by tool inputs that can say which paths a call
+// touches. The permission check matches Read/Edit rules and the working
+// directory confinement against these paths; an input that does not
+// implement it is treated as touching unknown paths, so its calls are never
+// allowed on the strength of being inside the working directories.
+//
+// Implement it on the input struct's pointer (the value Decode returns).
+// Return every path the call may touch, and nil for a call that touches
+// none (TodoWrite); Write is true for every path a writing tool may change.
+type PathInput interface {
+	Paths(uc *UseContext) []PathAccess
+}
+
+// Paths returns what in says it touches; ok is false when in does not
+// implement [PathInput].
+func Paths(in Input, uc *UseContext) (paths []PathAccess, ok bool) {
+	p, ok := in.(PathInput)
+	if !ok {
+		return nil, false
+	}
+	return p.Paths(uc), true
+}
