@@ -1,0 +1,119 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// testInput is the input of every test tool.
+type testInput struct {
+	ID    string `json:"id,omitempty"`
+	Size  int    `json:"size,omitempty"`
+	Fail  bool   `json:"fail,omitempty"`
+	Block bool   `json:"block,omitempty"`
+}
+
+// eventLog records what test tools did, in order.
+type eventLog struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (l *eventLog) add(e string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, e)
+}
+
+func (l *eventLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.events...)
+}
+
+type logKey struct{}
+
+func sessionLog(s *tools.Session) *eventLog {
+	return s.Slot(logKey{}, func() any { return &eventLog{} }).(*eventLog)
+}
+
+// testTool builds a tool named name. safe makes it concurrency-safe; started
+// (if non-nil) is signalled when a call starts; a call with Block waits
+// for its context to end.
+func testTool(name string, safe bool, started chan<- string, opts ...func(*tools.Spec[testInput])) tools.Tool {
+	spec := tools.Spec[testInput]{
+		Name:            name,
+		ConcurrencySafe: func(*testInput) bool { return safe },
+		ReadOnly:        func(*testInput) bool { return safe },
+		Run: func(ctx context.Context, in *testInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+			log := sessionLog(uc.Session)
+			log.add("start " + in.ID)
+			if started != nil {
+				started <- in.ID
+			}
+			if in.Block {
+				<-ctx.Done()
+				log.add("cancelled " + in.ID)
+				return nil, ctx.Err()
+			}
+			if in.Fail {
+				log.add("fail " + in.ID)
+				return nil, errors.New("failed on purpose: " + in.ID)
+			}
+			log.add("end " + in.ID)
+			id := in.ID
+			return &tools.Result{
+				Text:   strings.Repeat("x", in.Size),
+				Modify: func(s *tools.Session) { sessionLog(s).add("modify " + id) },
+			}, nil
+		},
+	}
+	for _, o := range opts {
+		o(&spec)
+	}
+	return tools.New(spec)
+}
+
+func newTestSession(t *testing.T) *tools.Session {
+	t.Helper()
+	s, err := tools.NewSession(tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func newTestPipeline(t *testing.T, ts ...tools.Tool) *Pipeline {
+	t.Helper()
+	pool, err := AssemblePool(ts, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Pipeline{Pool: pool}
+}
+
+func call(id, name string, in testInput) Call {
+	b, _ := json.Marshal(in)
+	return Call{ID: id, Name: name, Input: b}
+}
+
+// waitFor receives n values from ch or fails after a generous bound (a
+// deadlock guard, not a speed requirement).
+func waitFor(t *testing.T, ch <-chan string, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("only %d of %d calls started", i, n)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package orchestrator
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+func TestPartitionToolCalls(t *testing.T) {
+	p := newTestPipeline(t, testTool("Safe", true, nil), testTool("Serial", false, nil))
+	calls := []Call{
+		call("1", "Safe", testInput{}), call("2", "Safe", testInput{}),
+		call("3", "Serial", testInput{}),
+		call("4", "Safe", testInput{}),
+		{ID: "5", Name: "Safe", Input: []byte(`{"bogus":1}`)}, // invalid: runs alone
+		{ID: "6", Name: "Unknown"},
+		call("7", "Safe", testInput{}), call("8", "Safe", testInput{}), call("9", "Safe", testInput{}),
+	}
+	got := p.partitionToolCalls(calls)
+	want := []batch{
+		{true, []int{0, 1}}, {false, []int{2}}, {true, []int{3}}, {false, []int{4}}, {false, []int{5}},
+		{true, []int{6, 7, 8}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("batches = %+v, want %+v", got, want)
+	}
+}
+
+func TestRunCallsOverlapsSafeCallsAndKeepsOrder(t *testing.T) {
+	started := make(chan string, 10)
+	barrier := make(chan struct{})
+	gated := func(s *tools.Spec[testInput]) {
+		run := s.Run
+		s.Run = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+			started <- in.ID
+			<-barrier // released only once all three have started: proves overlap
+			return run(ctx, in, uc, p)
+		}
+	}
+	p := newTestPipeline(t, testTool("Safe", true, nil, gated), testTool("Serial", false, nil))
+	s := newTestSession(t)
+	calls := []Call{
+		call("a", "Safe", testInput{ID: "a"}), call("b", "Safe", testInput{ID: "b"}), call("c", "Safe", testInput{ID: "c"}),
+		call("d", "Serial", testInput{ID: "d"}),
+	}
+	done := make(chan []Outcome)
+	go func() { done <- p.RunCalls(context.Background(), &tools.UseContext{Session: s}, calls, nil) }()
+	waitFor(t, started, 3)
+	close(barrier)
+	outs := <-done
+	for i, o := range outs {
+		if o.Call.ID != calls[i].ID || o.Result == nil || o.Result.IsError {
+			t.Fatalf("outcome %d = %+v", i, o)
+		}
+	}
+	ev := sessionLog(s).all()
+	// The batch's modifiers apply in call order after all three ended, and
+	// before the serial call starts; the serial call's modifier follows it.
+	tail := ev[len(ev)-6:]
+	want := []string{"modify a", "modify b", "modify c", "start d", "end d", "modify d"}
+	if !slices.Equal(tail, want) {
+		t.Errorf("events end with %v, want %v (all: %v)", tail, want, ev)
+	}
+	for _, e := range ev[:6] {
+		if strings.HasPrefix(e, "modify") {
+			t.Errorf("a modifier applied before the parallel batch finished: %v", ev)
+		}
+	}
+}
+
+func TestRunCallsSerialModifierAppliesBeforeNextCall(t *testing.T) {
+	p := newTestPipeline(t, testTool("Serial", false, nil))
+	s := newTestSession(t)
+	p.RunCalls(context.Background(), &tools.UseContext{Session: s},
+		[]Call{call("1", "Serial", testInput{ID: "1"}), call("2", "Serial", testInput{ID: "2"})}, nil)
+	want := []string{"start 1", "end 1", "modify 1", "start 2", "end 2", "modify 2"}
+	if got := sessionLog(s).all(); !slices.Equal(got, want) {
+		t.Errorf("events = %v, want %v", got, want)
+	}
+}
+
+func TestRunCallsSiblingAbort(t *testing.T) {
+	cases := []struct {
+		name      string
+		aborts    bool
+		wantAbort bool
+	}{
+		{"failing Bash-like call cancels siblings", true, true},
+		{"other tools' failures do not", false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			started := make(chan string, 10)
+			blockerRunning := make(chan struct{})
+			blocker := testTool("Blocker", true, nil, func(s *tools.Spec[testInput]) {
+				run := s.Run
+				s.Run = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+					started <- in.ID
+					close(blockerRunning)
+					return run(ctx, in, uc, p)
+				}
+			})
+			// The failing call fails only once its sibling is running.
+			failing := testTool("Shell", true, nil, func(s *tools.Spec[testInput]) {
+				s.AbortsSiblingsOnError = c.aborts
+				run := s.Run
+				s.Run = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+					<-blockerRunning
+					return run(ctx, in, uc, p)
+				}
+			})
+			p := newTestPipeline(t, failing, blocker)
+			s := newTestSession(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan []Outcome)
+			go func() {
+				done <- p.RunCalls(ctx, &tools.UseContext{Session: s}, []Call{
+					call("b1", "Blocker", testInput{ID: "b1", Block: true}),
+					call("f", "Shell", testInput{ID: "f", Fail: true}),
+				}, nil)
+			}()
+			waitFor(t, started, 1)
+			if !c.wantAbort {
+				// Nothing else will end the blocker: the test cancels it,
+				// after checking the failure alone did not.
+				for !slices.Contains(sessionLog(s).all(), "fail f") {
+					time.Sleep(time.Millisecond)
+					select {
+					case outs := <-done:
+						t.Fatalf("batch ended early: %+v", outs)
+					default:
+					}
+				}
+				if slices.Contains(sessionLog(s).all(), "cancelled b1") {
+					t.Fatal("sibling was cancelled by a tool that does not abort siblings")
+				}
+				cancel()
+			}
+			outs := <-done
+			if !outs[1].Result.IsError {
+				t.Fatalf("failing call succeeded: %+v", outs[1].Result)
+			}
+			b := outs[0].Result
+			if !b.IsError {
+				t.Fatalf("blocked sibling did not end in error: %+v", b)
+			}
+			mentionsSibling := strings.Contains(b.Text, "a call running beside it failed")
+			if mentionsSibling != c.wantAbort {
+				t.Errorf("sibling result %q: mentions sibling failure = %v, want %v", b.Text, mentionsSibling, c.wantAbort)
+			}
+		})
+	}
+}

@@ -1,0 +1,84 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+type validateInput struct {
+	Path   string   `json:"file_path"`
+	Limit  *int     `json:"limit,omitempty"`
+	Ratio  *float64 `json:"ratio,omitempty"`
+	Mode   string   `json:"mode,omitempty"`
+	Flags  []string `json:"flags,omitempty"`
+	Strict bool     `json:"strict,omitempty"`
+}
+
+func validateTool() tools.Tool {
+	return tools.New(tools.Spec[validateInput]{
+		Name: "V",
+		Schema: func(s *jsonschema.Schema) {
+			tools.Prop(s, "mode").Enum = []any{"a", "b"}
+			tools.Prop(s, "limit").Minimum = tools.Ptr(1.0)
+		},
+		Run: func(context.Context, *validateInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
+			return &tools.Result{Text: "ok"}, nil
+		},
+	})
+}
+
+func TestSchemaValidation(t *testing.T) {
+	v, err := newInputValidator(validateTool().Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		input string
+		want  []string // substrings, each must appear; nil means valid
+	}{
+		{"valid minimal", `{"file_path":"a"}`, nil},
+		{"valid full", `{"file_path":"a","limit":3,"ratio":0.5,"mode":"b","flags":["x"],"strict":true}`, nil},
+		{"empty arguments", ``, []string{`missing required parameter "file_path" (expected a string)`}},
+		{"not an object", `[1,2]`, []string{"arguments must be a JSON object"}},
+		{"unknown key with close name", `{"file_path":"a","filePath":"b"}`, []string{`unknown parameter "filePath" (did you mean "file_path"?)`}},
+		{"unknown key lists accepted", `{"file_path":"a","zzz":1}`, []string{`unknown parameter "zzz" (accepted: file_path, flags, limit, mode, ratio, strict)`}},
+		{"wrong type", `{"file_path":7}`, []string{`parameter "file_path" must be a string, got an integer`}},
+		{"fraction for integer", `{"file_path":"a","limit":1.5}`, []string{`parameter "limit" must be an integer, got a number`}},
+		{"string for boolean", `{"file_path":"a","strict":"yes"}`, []string{`parameter "strict" must be a boolean, got a string`}},
+		{"null for string", `{"file_path":null}`, []string{`parameter "file_path" must be a string, got null`}},
+		{"enum", `{"file_path":"a","mode":"c"}`, []string{`parameter "mode"`}},
+		{"minimum", `{"file_path":"a","limit":0}`, []string{`parameter "limit"`}},
+		{"array item type", `{"file_path":"a","flags":[1]}`, []string{`parameter "flags"`}},
+		{"every problem named", `{"limit":"x","bogus":true}`, []string{
+			`missing required parameter "file_path"`, `unknown parameter "bogus"`, `parameter "limit" must be an integer, got a string`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := v.validate("V", json.RawMessage(c.input))
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("invalid input accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if !strings.HasPrefix(err.Error(), "Invalid input for V") {
+				t.Errorf("error %q does not name the tool", err)
+			}
+		})
+	}
+}
