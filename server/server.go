@@ -29,6 +29,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Instructions are sent to clients at initialization.
 	Instructions string
+	// CustomizeMCP, if set, adjusts the go-sdk server options before the
+	// server is built (the conformance fixture build adds completion and
+	// subscription handlers this way). Production leaves it nil.
+	CustomizeMCP func(*mcp.ServerOptions)
 }
 
 // Server is an MCP server for the tool pool. One Server serves any number
@@ -53,7 +57,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, sessions: map[*mcp.ServerSession]*tools.Session{}}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
+	mcpOpts := &mcp.ServerOptions{
 		Instructions: cfg.Instructions,
 		Logger:       cfg.Logger,
 		Capabilities: &mcp.ServerCapabilities{
@@ -61,7 +65,11 @@ func New(cfg Config) (*Server, error) {
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{},
 		},
-	})
+	}
+	if cfg.CustomizeMCP != nil {
+		cfg.CustomizeMCP(mcpOpts)
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, mcpOpts)
 	for _, t := range cfg.Pipeline.Pool.Tools() {
 		s.mcp.AddTool(mcpTool(t), s.handler(t))
 	}
