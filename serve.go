@@ -92,7 +92,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tlsCert := fs.String("tls-cert", "", "TLS certificate file for HTTPS")
 	tlsKey := fs.String("tls-key", "", "TLS key file for HTTPS")
 	sessionTimeout := fs.Duration("session-timeout", 30*time.Minute, "close HTTP sessions idle this long (0: never)")
-	logLevel := fs.String("log-level", "info", "stderr log level: debug, info, warn or error")
+	logLevel := fs.String("log-level", "warn", "stderr log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// binary is the agent-mcp built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agent-mcp-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "agent-mcp")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building agent-mcp: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// workspace makes a directory with a few files for a session to work in.
+func workspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello\r\nworld\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func stdioClient(t *testing.T, dir string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--cwd", dir, "--state-dir", t.TempDir()}, args...)...)
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// startHTTP runs `agent-mcp serve --http` on a free port and returns its URL.
+func startHTTP(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--http", "--addr", "127.0.0.1:0", "--cwd", dir, "--state-dir", t.TempDir()}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "agent-mcp serving MCP at "); ok {
+				urlc <- u
+			}
+		}
+	}()
+	select {
+	case u := <-urlc:
+		return u
+	case <-time.After(60 * time.Second):
+		t.Fatal("the HTTP server did not print its URL")
+		return ""
+	}
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func httpClient(t *testing.T, url, token string) *mcp.ClientSession {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// exerciseSession runs the spine's end-to-end checks on one client session.
+func exerciseSession(t *testing.T, cs *mcp.ClientSession, dir string) {
+	ctx := context.Background()
+	if got := cs.InitializeResult().ServerInfo.Name; got != "agent-mcp" {
+		t.Errorf("serverInfo.name = %q", got)
+	}
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tl := range list.Tools {
+		tools[tl.Name] = tl
+	}
+	for _, name := range []string{"Read", "TodoWrite"} {
+		if tools[name] == nil {
+			t.Fatalf("tools/list lacks %s", name)
+		}
+	}
+	if !tools["Read"].Annotations.ReadOnlyHint || tools["TodoWrite"].Annotations.ReadOnlyHint {
+		t.Error("readOnlyHint is wrong for Read or TodoWrite")
+	}
+
+	t.Run("Read", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Read", Arguments: map[string]any{"file_path": "hello.txt"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := text(t, res), "1\thello\n2\tworld\n3\t"; res.IsError || got != want {
+			t.Errorf("Read = %v %q, want %q", res.IsError, got, want)
+		}
+		sc, _ := json.Marshal(res.StructuredContent)
+		if !bytes.Contains(sc, []byte(`"filePath":"`+filepath.Join(dir, "hello.txt")+`"`)) {
+			t.Errorf("structuredContent = %s", sc)
+		}
+	})
+	t.Run("TodoWrite", func(t *testing.T) {
+		todos := []map[string]any{{"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"}}
+		for round := 0; round < 2; round++ {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TodoWrite", Arguments: map[string]any{"todos": todos}})
+			if err != nil || res.IsError {
+				t.Fatalf("TodoWrite: %v %s", err, text(t, res))
+			}
+			var got struct{ OldTodos, NewTodos []map[string]any }
+			sc, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(sc, &got); err != nil {
+				t.Fatal(err)
+			}
+			wantOld := 0
+			if round == 1 {
+				wantOld = 1
+			}
+			if len(got.OldTodos) != wantOld || len(got.NewTodos) != 1 || got.NewTodos[0]["activeForm"] != "Running the tests" {
+				t.Errorf("round %d: structuredContent = %s", round, sc)
+			}
+		}
+	})
+	t.Run("invalid call names every field", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TodoWrite", Arguments: map[string]any{
+			"todos": []map[string]any{{"content": "x", "status": "done", "activeForm": "y"}}, "extra": 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := text(t, res)
+		if !res.IsError || !strings.Contains(msg, `unknown parameter "extra"`) || !strings.Contains(msg, `parameter "todos"`) {
+			t.Errorf("invalid call: %v %q", res.IsError, msg)
+		}
+	})
+	t.Run("unknown tool is a JSON-RPC error", func(t *testing.T) {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Frobnicate"})
+		if err == nil || !strings.Contains(err.Error(), "Frobnicate") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestServeStdio(t *testing.T) {
+	dir := workspace(t)
+	exerciseSession(t, stdioClient(t, dir), dir)
+}
+
+func TestServeHTTP(t *testing.T) {
+	dir := workspace(t)
+	url := startHTTP(t, dir, "--token", "s3cret")
+	exerciseSession(t, httpClient(t, url, "s3cret"), dir)
+
+	t.Run("security", func(t *testing.T) {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+		for _, c := range []struct {
+			name   string
+			header map[string]string
+			host   string
+			want   int
+		}{
+			{"no token", nil, "", http.StatusUnauthorized},
+			{"wrong token", map[string]string{"Authorization": "Bearer nope"}, "", http.StatusUnauthorized},
+			{"foreign Host", map[string]string{"Authorization": "Bearer s3cret"}, "evil.example:80", http.StatusForbidden},
+			{"foreign Origin", map[string]string{"Authorization": "Bearer s3cret", "Origin": "https://evil.example"}, "", http.StatusForbidden},
+			{"good request", map[string]string{"Authorization": "Bearer s3cret", "Origin": "http://localhost:3000"}, "", http.StatusOK},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				for k, v := range c.header {
+					req.Header.Set(k, v)
+				}
+				if c.host != "" {
+					req.Host = c.host
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != c.want {
+					t.Errorf("status = %d, want %d", resp.StatusCode, c.want)
+				}
+			})
+		}
+	})
+}
+
+func TestCLI(t *testing.T) {
+	cases := []struct {
+		name     string
+		args     []string
+		wantCode int
+		stdout   []string
+		stderr   []string
+	}{
+		{"version", []string{"version"}, 0, []string{"agent-mcp "}, nil},
+		{"no command shows usage", nil, 2, nil, []string{"Commands:", "serve", "tools", "version"}},
+		{"help", []string{"--help"}, 0, nil, []string{"Commands:"}},
+		{"unknown command", []string{"frob"}, 2, nil, []string{`unknown command "frob"`}},
+		{"serve help lists flags", []string{"serve", "--help"}, 0, nil, []string{"-http", "-addr", "-cwd", "-add-dir", "-token", "-no-auth"}},
+		{"bad flag", []string{"serve", "--nope"}, 2, nil, []string{"flag provided but not defined: -nope"}},
+		{"bad mode", []string{"serve", "--permission-mode", "yolo"}, 1, nil, []string{`unknown permission mode "yolo"`}},
+		{"missing cwd", []string{"serve", "--cwd", "/no/such/dir"}, 1, nil, []string{`--cwd "/no/such/dir" is not a directory`}},
+		{"no-auth refused off loopback", []string{"serve", "--http", "--addr", "0.0.0.0:0", "--no-auth", "--allow-remote"}, 1, nil, []string{"--no-auth is only allowed on a loopback address"}},
+		{"remote bind needs a flag", []string{"serve", "--http", "--addr", "0.0.0.0:0"}, 1, nil, []string{"--allow-remote"}},
+		{"tools lists the pool", []string{"tools"}, 0, []string{"Read read-only", "TodoWrite"}, nil},
+		{"tools --json", []string{"tools", "--json"}, 0, []string{`"name": "Read"`, `"additionalProperties": false`, `"readOnlyHint": true`}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(binary, c.args...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != c.wantCode {
+				t.Errorf("exit code = %d, want %d (stderr: %s)", code, c.wantCode, stderr.String())
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout.String())
+				}
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}
