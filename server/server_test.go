@@ -200,3 +200,64 @@ func TestToolsListAnnotationsAndErrors(t *testing.T) {
 		t.Errorf("invalid call: %v %q", res.IsError, msg)
 	}
 }
+
+func TestConcurrentCallsOfOneSessionFollowTheGate(t *testing.T) {
+	running := make(chan string, 10)
+	release := make(chan struct{})
+	mk := func(name string, safe bool) tools.Tool {
+		return tools.New(tools.Spec[spyInput]{
+			Name:            name,
+			ConcurrencySafe: func(*spyInput) bool { return safe },
+			ReadOnly:        func(*spyInput) bool { return safe },
+			Run: func(ctx context.Context, _ *spyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+				running <- name
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+				return &tools.Result{Text: name}, nil
+			},
+		})
+	}
+	_, cs := connect(t, []tools.Tool{mk("SafeA", true), mk("SafeB", true), mk("Exclusive", false)}, nil)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	callAsync := func(name string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	callAsync("SafeA")
+	callAsync("SafeB")
+	// Both safe calls run at once: neither returns until release.
+	got := map[string]bool{}
+	for len(got) < 2 {
+		select {
+		case n := <-running:
+			got[n] = true
+		case <-time.After(30 * time.Second):
+			t.Fatalf("safe calls did not overlap; running: %v", got)
+		}
+	}
+	callAsync("Exclusive")
+	// The exclusive call must not start while the safe ones hold the gate.
+	select {
+	case n := <-running:
+		t.Fatalf("%s started beside running safe calls", n)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case n := <-running:
+		if n != "Exclusive" {
+			t.Fatalf("unexpected %s", n)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the exclusive call never ran")
+	}
+	wg.Wait()
+}
