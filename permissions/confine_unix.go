@@ -1,0 +1,7 @@
+//go:build unix
+
+package permissions
+
+import "syscall"
+
+var syscallENOTDIR error = syscall.ENOTDIR

@@ -1,0 +1,218 @@
+package permissions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// File is the part of a Claude Code settings file agent-mcp reads. Other
+// keys are ignored, so the same files serve both programs.
+type File struct {
+	Permissions struct {
+		Allow                 []string `json:"allow"`
+		Ask                   []string `json:"ask"`
+		Deny                  []string `json:"deny"`
+		DefaultMode           string   `json:"defaultMode"`
+		AdditionalDirectories []string `json:"additionalDirectories"`
+	} `json:"permissions"`
+	// Hooks maps an event name to its matchers; only PreToolUse and
+	// PostToolUse are read, so other events may have any shape.
+	Hooks map[string]json.RawMessage `json:"hooks"`
+}
+
+// HookMatcher is one entry of a hook event's list (PARITY §10).
+type HookMatcher struct {
+	// Matcher selects tools: empty or "*" for all, a name, an `a|b` list,
+	// or a regular expression.
+	Matcher string        `json:"matcher"`
+	Hooks   []HookCommand `json:"hooks"`
+}
+
+// HookCommand is one hook to run.
+type HookCommand struct {
+	// Type is "command"; other types are skipped.
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	// Timeout is in seconds; 0 means the default.
+	Timeout float64 `json:"timeout"`
+}
+
+// Locations says where settings are read from. Every field is optional;
+// tests set them to temporary directories so the real home is never read.
+type Locations struct {
+	// Home holds .claude/settings.json (the user's Claude Code settings).
+	Home string
+	// ConfigDir holds agent-mcp's own user settings.json.
+	ConfigDir string
+	// Project is the project directory: .claude/settings.json and
+	// .claude/settings.local.json under it are read.
+	Project string
+	// Extra are --settings values: a file path, or a JSON object.
+	Extra []string
+}
+
+// DefaultLocations are the standard places for project: ~/.claude, and
+// $XDG_CONFIG_HOME/agent-mcp (os.UserConfigDir).
+func DefaultLocations(project string) Locations {
+	loc := Locations{Project: project}
+	if h, err := os.UserHomeDir(); err == nil {
+		loc.Home = h
+	}
+	if c, err := os.UserConfigDir(); err == nil {
+		loc.ConfigDir = filepath.Join(c, "agent-mcp")
+	}
+	return loc
+}
+
+// Settings are the merged settings of every source.
+type Settings struct {
+	// Rules are every source's rules, lowest precedence first.
+	Rules *RuleSet
+	// DefaultMode is the mode of the highest-precedence source that set
+	// one; empty when none did.
+	DefaultMode Mode
+	// AdditionalDirectories are absolute, from every source.
+	AdditionalDirectories []string
+	// PreToolUse and PostToolUse hooks, from every source in order.
+	PreToolUse, PostToolUse []HookMatcher
+	// Sources lists the files (or flag values) that were read.
+	Sources []string
+	// Home is the home directory `~/` in rules refers to.
+	Home string
+}
+
+// Empty reports whether no source said anything: no rule, no hook, no
+// mode, no directory.
+func (s *Settings) Empty() bool {
+	return s.Rules.Len() == 0 && s.DefaultMode == "" && len(s.AdditionalDirectories) == 0 &&
+		len(s.PreToolUse) == 0 && len(s.PostToolUse) == 0
+}
+
+// Load reads and merges the settings at loc, lowest precedence first: the
+// user's ~/.claude/settings.json, agent-mcp's user settings, the project's
+// .claude/settings.json and .claude/settings.local.json, then each
+// --settings value. Rule lists, directories and hooks are merged; the
+// default mode comes from the last source that sets one. A missing file is
+// skipped; a file that is not valid JSON, or holds a rule that does not
+// parse, is an error naming the file.
+func Load(loc Locations) (*Settings, error) {
+	s := &Settings{Rules: &RuleSet{}, Home: loc.Home}
+	type source struct{ name, root string }
+	var files []source
+	if loc.Home != "" {
+		files = append(files, source{filepath.Join(loc.Home, ".claude", "settings.json"), loc.Home})
+	}
+	if loc.ConfigDir != "" {
+		files = append(files, source{filepath.Join(loc.ConfigDir, "settings.json"), loc.Project})
+	}
+	if loc.Project != "" {
+		files = append(files,
+			source{filepath.Join(loc.Project, ".claude", "settings.json"), loc.Project},
+			source{filepath.Join(loc.Project, ".claude", "settings.local.json"), loc.Project})
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f.name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading settings: %w", err)
+		}
+		if err := s.merge(f.name, f.root, loc, data); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range loc.Extra {
+		if t := strings.TrimSpace(e); strings.HasPrefix(t, "{") {
+			if err := s.merge("--settings", loc.Project, loc, []byte(t)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		data, err := os.ReadFile(e)
+		if err != nil {
+			return nil, fmt.Errorf("--settings: %w", err)
+		}
+		if err := s.merge(e, loc.Project, loc, data); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// merge adds one source's settings; root anchors its `/path` rules and
+// relative directories.
+func (s *Settings) merge(name, root string, loc Locations, data []byte) error {
+	var f File
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&f); err != nil {
+		return fmt.Errorf("settings %s: not valid settings JSON: %w", name, err)
+	}
+	s.Sources = append(s.Sources, name)
+	anchors := Anchors{Home: loc.Home, Root: root, Cwd: loc.Project}
+	for _, list := range []struct {
+		b     Behavior
+		rules []string
+	}{{Deny, f.Permissions.Deny}, {Ask, f.Permissions.Ask}, {Allow, f.Permissions.Allow}} {
+		if err := s.AddRules(list.b, list.rules, name, anchors); err != nil {
+			return err
+		}
+	}
+	if f.Permissions.DefaultMode != "" {
+		m, err := ParseMode(f.Permissions.DefaultMode)
+		if err != nil {
+			return fmt.Errorf("settings %s: permissions.defaultMode: %w", name, err)
+		}
+		s.DefaultMode = m
+	}
+	for _, d := range f.Permissions.AdditionalDirectories {
+		s.AdditionalDirectories = append(s.AdditionalDirectories, expandDir(d, root, loc.Home))
+	}
+	for _, ev := range []struct {
+		name string
+		dst  *[]HookMatcher
+	}{{"PreToolUse", &s.PreToolUse}, {"PostToolUse", &s.PostToolUse}} {
+		raw, ok := f.Hooks[ev.name]
+		if !ok {
+			continue
+		}
+		var matchers []HookMatcher
+		if err := json.Unmarshal(raw, &matchers); err != nil {
+			return fmt.Errorf("settings %s: hooks.%s: %w", name, ev.name, err)
+		}
+		*ev.dst = append(*ev.dst, matchers...)
+	}
+	return nil
+}
+
+// AddRules parses and adds rules of behavior b from source.
+func (s *Settings) AddRules(b Behavior, rules []string, source string, a Anchors) error {
+	for _, text := range rules {
+		r, err := ParseRule(text)
+		if err != nil {
+			return fmt.Errorf("settings %s: permissions.%s: %w", source, b, err)
+		}
+		sr, err := NewSourcedRule(r, b, source, a)
+		if err != nil {
+			return fmt.Errorf("settings %s: permissions.%s: %w", source, b, err)
+		}
+		s.Rules.Add(sr)
+	}
+	return nil
+}
+
+func expandDir(d, root, home string) string {
+	switch {
+	case d == "~" || strings.HasPrefix(d, "~/"):
+		d = filepath.Join(home, strings.TrimPrefix(d[1:], "/"))
+	case !filepath.IsAbs(d):
+		d = filepath.Join(root, d)
+	}
+	return filepath.Clean(d)
+}

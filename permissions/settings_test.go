@@ -1,0 +1,95 @@
+package permissions
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoad_mergesEverySource(t *testing.T) {
+	dir := t.TempDir()
+	home, cfg, proj := filepath.Join(dir, "home"), filepath.Join(dir, "cfg"), filepath.Join(dir, "proj")
+	writeFile(t, filepath.Join(home, ".claude/settings.json"), `{"permissions": {"deny": ["Bash(rm *)"], "defaultMode": "plan"}, "model": "ignored"}`)
+	writeFile(t, filepath.Join(cfg, "settings.json"), `{"permissions": {"allow": ["Read"]}}`)
+	writeFile(t, filepath.Join(proj, ".claude/settings.json"), `{"permissions": {"ask": ["Bash(git push *)"], "additionalDirectories": ["../shared", "~/notes"]},
+		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}], "Stop": [{"hooks": []}]}}`)
+	writeFile(t, filepath.Join(proj, ".claude/settings.local.json"), `{"permissions": {"defaultMode": "acceptEdits", "allow": ["Edit(/src/**)"]}}`)
+	extra := filepath.Join(dir, "extra.json")
+	writeFile(t, extra, `{"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "fmt", "timeout": 5}]}]}}`)
+
+	s, err := Load(Locations{Home: home, ConfigDir: cfg, Project: proj, Extra: []string{extra, `{"permissions": {"deny": ["WebFetch"]}}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.DefaultMode != ModeAcceptEdits {
+		t.Errorf("DefaultMode = %q, want the local file's acceptEdits", s.DefaultMode)
+	}
+	var got []string
+	for _, b := range []Behavior{Deny, Ask, Allow} {
+		for _, r := range s.Rules.Rules(b) {
+			got = append(got, b.String()+" "+r.String())
+		}
+	}
+	want := []string{"deny Bash(rm *)", "deny WebFetch", "ask Bash(git push *)", "allow Read", "allow Edit(/src/**)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("rules = %q, want %q", got, want)
+	}
+	wantDirs := []string{filepath.Join(dir, "shared"), filepath.Join(home, "notes")}
+	if !slices.Equal(s.AdditionalDirectories, wantDirs) {
+		t.Errorf("AdditionalDirectories = %q, want %q", s.AdditionalDirectories, wantDirs)
+	}
+	if len(s.PreToolUse) != 1 || len(s.PostToolUse) != 1 || s.PostToolUse[0].Hooks[0].Timeout != 5 {
+		t.Errorf("hooks = %+v / %+v", s.PreToolUse, s.PostToolUse)
+	}
+	if len(s.Sources) != 6 {
+		t.Errorf("Sources = %q, want 6", s.Sources)
+	}
+	// `/src/**` in the project's local settings is anchored at the project.
+	r := s.Rules.Rules(Allow)[1]
+	if r.MatchesPath(filepath.Join(proj, "src/a.go")) == false {
+		t.Error("Edit(/src/**) must be anchored at the project directory")
+	}
+}
+
+func TestLoad_nothingThere(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Load(Locations{Home: filepath.Join(dir, "h"), ConfigDir: filepath.Join(dir, "c"), Project: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Empty() {
+		t.Fatalf("settings from nothing are not empty: %+v", s)
+	}
+}
+
+func TestLoad_errorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ name, content, want string }{
+		{"bad json", `{"permissions": `, "not valid settings JSON"},
+		{"bad rule", `{"permissions": {"deny": ["Bash(rm"]}}`, "permissions.deny"},
+		{"bad mode", `{"permissions": {"defaultMode": "yolo"}}`, "defaultMode"},
+		{"bad hooks", `{"hooks": {"PreToolUse": {"matcher": "x"}}}`, "hooks.PreToolUse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, tt.name+".json")
+			writeFile(t, p, tt.content)
+			_, err := Load(Locations{Extra: []string{p}, Project: dir})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("error %v, want one naming %s and %q", err, p, tt.want)
+			}
+		})
+	}
+}
