@@ -1,0 +1,34 @@
+// Package permit is agent-mcp's orchestrator.Permitter: it decides whether
+// a tool call runs, from the tool's own opinion, the PreToolUse hooks'
+// decision, the permission rules of every settings source, the session's
+// mode, and the confinement to the working directories; and when the
+// answer is "ask", it asks the user through req.UC.Asker (MCP elicitation
+// in the server, the terminal in chat) with the choices allow once, allow
+// for this session, and deny.
+//
+// The order is fixed and fails closed:
+//
+//  1. The tool's deny, a hook's deny, and any deny rule matching any part
+//     of the call (the whole tool, a parameter, any simple command of a
+//     Bash line, any path as written or resolved, the fetched domain)
+//     refuse the call. Nothing overrides them.
+//  2. An ask rule matching any part asks.
+//  3. Plan mode refuses what is not read-only.
+//  4. A whole-tool allow rule (or a parameter allow rule) allows the call.
+//  5. Otherwise every part must be allowed on its own: each simple command
+//     by an allow rule or by being read-only; each path by an allow rule,
+//     or by being inside the working directories (writes there need
+//     acceptEdits, bypassPermissions or a trusting host); protected paths
+//     (.git/, .claude/, shell rc files, ...) only by an allow rule. What is
+//     left unmet is asked about, or refused in dontAsk mode. A hook's
+//     allow meets everything but a Bash line that cannot be checked
+//     against the deny rules.
+//
+// Config.TrustHost is the policy of `serve` with no settings at all: MCP
+// hosts confirm calls themselves, so everything inside the working
+// directories runs, and only what is outside, protected, or cannot be
+// analysed is asked about.
+//
+// What it is not: it does not run hooks (package hooks does) and does not
+// read settings files (package permissions does).
+package permit

@@ -1,0 +1,506 @@
+package permit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// DefaultAskTimeout is how long the user has to answer a permission
+// question; no answer in time is a refusal.
+const DefaultAskTimeout = 5 * time.Minute
+
+// Config configures a Permitter.
+type Config struct {
+	// Rules are the merged permission rules; nil means none.
+	Rules *permissions.RuleSet
+	// TrustHost lets calls inside the working directories run without
+	// asking (writes included), for MCP hosts that confirm calls
+	// themselves. Deny and ask rules, plan and dontAsk modes, protected
+	// paths and paths outside the working directories still hold.
+	TrustHost bool
+	// AskTimeout bounds the wait for an answer; 0 is DefaultAskTimeout.
+	AskTimeout time.Duration
+}
+
+// Permitter implements orchestrator.Permitter.
+type Permitter struct {
+	rules     *permissions.RuleSet
+	trustHost bool
+	timeout   time.Duration
+}
+
+var _ orchestrator.Permitter = (*Permitter)(nil)
+
+// New makes a Permitter.
+func New(cfg Config) *Permitter {
+	p := &Permitter{rules: cfg.Rules, trustHost: cfg.TrustHost, timeout: cfg.AskTimeout}
+	if p.rules == nil {
+		p.rules = &permissions.RuleSet{}
+	}
+	if p.timeout <= 0 {
+		p.timeout = DefaultAskTimeout
+	}
+	return p
+}
+
+// Filter hides from the pool every tool a deny rule names as a whole.
+func (p *Permitter) Filter() orchestrator.Filter {
+	return func(t tools.Tool) bool {
+		return p.rules.DeniesWholeTool(t.Name(), t.Aliases()...) == nil
+	}
+}
+
+// need is one part of a call that is not allowed as it stands.
+type need struct {
+	reason string
+	// suggestion is a rule that would meet it; nil when none can.
+	suggestion *permissions.Rule
+	// waivable says which policies meet it without asking.
+	byTrust, byAcceptEdits, byBypass bool
+	// byHook is false only for what a hook's allow must not override.
+	byHook bool
+}
+
+// Decide makes the decision for one call; see the package documentation
+// for the order.
+func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionRequest) permissions.Decision {
+	if req.UC == nil || req.UC.Session == nil || req.Tool == nil {
+		return permissions.Decision{Behavior: permissions.Deny, Reason: "the call has no session"}
+	}
+	sess := req.UC.Session
+	mode := sess.Mode()
+	rules := p.rules.With(sessionGrants(sess).list()...)
+	tg, unknownPaths := buildTarget(req)
+
+	// 1. Denials nothing overrides.
+	if d := req.ToolDecision; d.Behavior == permissions.Deny {
+		return d
+	}
+	if d := req.HookDecision; d.Behavior == permissions.Deny {
+		if d.Reason == "" {
+			d.Reason = "A PreToolUse hook denied the call."
+		}
+		return d
+	}
+	if m := rules.Find(permissions.Deny, tg); m != nil {
+		return permissions.Decision{Behavior: permissions.Deny, Rule: m.Rule.String(),
+			Reason: fmt.Sprintf("A deny rule from %s matches %s.", m.Rule.Source, quoteWhat(m.What))}
+	}
+
+	// 2. Ask rules.
+	if m := rules.Find(permissions.Ask, tg); m != nil {
+		n := need{reason: fmt.Sprintf("an ask rule (%s, from %s) matches %s", m.Rule, m.Rule.Source, quoteWhat(m.What))}
+		return p.resolve(ctx, req, tg, mode, []need{n}, false)
+	}
+
+	// 3. Plan mode.
+	if mode == permissions.ModePlan && !planAllows(req, tg, unknownPaths) {
+		return permissions.Decision{Behavior: permissions.Deny,
+			Reason: "The session is in plan mode, where only read-only calls run; present the plan and leave plan mode before changing anything."}
+	}
+
+	needs := p.partNeeds(req, tg, rules, unknownPaths)
+	hard := slices.ContainsFunc(needs, func(n need) bool { return !n.byHook })
+
+	// 4. Whole-tool allow.
+	if r := rules.AllowsTool(tg); r != nil && !hard {
+		return permissions.Decision{Behavior: permissions.Allow, Rule: r.String(), Reason: "Allowed by a rule from " + r.Source + "."}
+	}
+
+	// 5. Every part on its own.
+	hookAllow := req.HookDecision.Behavior == permissions.Allow
+	return p.resolve(ctx, req, tg, mode, needs, hookAllow)
+}
+
+// partNeeds lists what of the call is not allowed by a rule or by policy.
+func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permissions.Target, rules *permissions.RuleSet, unknownPaths bool) []need {
+	var needs []need
+	name := req.Tool.Name()
+	if d := req.ToolDecision; d.Behavior == permissions.Ask {
+		reason := d.Reason
+		if reason == "" {
+			reason = name + " asks for confirmation"
+		}
+		needs = append(needs, need{reason: reason, suggestion: &permissions.Rule{Tool: name}, byBypass: true, byHook: true})
+	}
+	if cl := tg.Bash; cl != nil {
+		unknownOK := !rules.HasCommandRules(permissions.Deny) && !rules.HasCommandRules(permissions.Ask)
+		if cl.Err != nil {
+			needs = append(needs, need{reason: "the command could not be analysed (" + cl.Err.Error() + ")",
+				byBypass: unknownOK, byHook: unknownOK})
+		}
+		for _, c := range cl.Commands {
+			switch {
+			case rules.AllowsCommand(tg, c) != nil:
+			case !c.Known:
+				needs = append(needs, need{reason: fmt.Sprintf("the program run by %q is only known when it runs", c.Cmd.Source),
+					byBypass: unknownOK, byHook: unknownOK})
+			case c.Cmd.IsReadOnly():
+			default:
+				s := c.Suggestion()
+				needs = append(needs, need{reason: fmt.Sprintf("no rule allows the command %q", c.Text),
+					suggestion: &s, byTrust: true, byBypass: true, byHook: true})
+			}
+		}
+		if cl.UnknownWrites {
+			needs = append(needs, need{reason: "the command redirects output to a file only known when it runs",
+				byBypass: true, byHook: true})
+		}
+	}
+	conf := permissions.NewConfinement(req.UC.Session.WorkDirs())
+	for _, a := range tg.Accesses {
+		if rules.AllowsAccess(tg, a) != nil {
+			continue
+		}
+		verb, family := "reading", "Read"
+		if a.Write {
+			verb, family = "writing", "Edit"
+		}
+		if prot, what := permissions.Protected(a.Path, a.Real); prot && a.Write {
+			s := permissions.Rule{Tool: "Edit", Specifier: absSpec(a.Path)}
+			needs = append(needs, need{reason: fmt.Sprintf("%s %s changes a protected path (%s)", verb, a.Path, what),
+				suggestion: &s, byHook: true})
+			continue
+		}
+		if !conf.Contains(a.Path) {
+			dir := a.Path
+			if !a.IsDir {
+				dir = filepath.Dir(a.Path)
+			}
+			s := permissions.Rule{Tool: family, Specifier: absSpec(dir) + "/**"}
+			where := "outside the working directories (" + strings.Join(conf.Dirs(), ", ") + ")"
+			if a.Real != a.Path {
+				where += ", as it resolves to " + a.Real
+			}
+			needs = append(needs, need{reason: fmt.Sprintf("%s %s: it is %s", verb, a.Path, where),
+				suggestion: &s, byBypass: true, byHook: true})
+			continue
+		}
+		if a.Write {
+			s := permissions.Rule{Tool: "Edit", Specifier: absSpec(a.Path)}
+			needs = append(needs, need{reason: fmt.Sprintf("writing %s needs confirmation", a.Path),
+				suggestion: &s, byTrust: true, byAcceptEdits: true, byBypass: true, byHook: true})
+		}
+	}
+	if unknownPaths {
+		s := permissions.Rule{Tool: name}
+		needs = append(needs, need{reason: name + " does not say which files it touches", suggestion: &s, byBypass: true, byHook: true})
+	}
+	if tg.URL != nil && rules.AllowsDomain(tg) == nil {
+		s := permissions.Rule{Tool: name, Specifier: "domain:" + tg.URL.Hostname()}
+		needs = append(needs, need{reason: "fetching from " + tg.URL.Hostname() + " is not allowed by a rule",
+			suggestion: &s, byTrust: true, byBypass: true, byHook: true})
+	}
+	if strings.HasPrefix(name, "mcp__") && !req.Tool.IsReadOnly(req.Input) {
+		s := permissions.Rule{Tool: name}
+		needs = append(needs, need{reason: "no rule allows the MCP tool " + name, suggestion: &s, byTrust: true, byBypass: true, byHook: true})
+	}
+	return needs
+}
+
+// resolve turns the unmet needs into a decision: allow when the mode, the
+// host policy or a hook meets them all; otherwise refuse (dontAsk) or ask.
+func (p *Permitter) resolve(ctx context.Context, req orchestrator.PermissionRequest, tg *permissions.Target, mode permissions.Mode, needs []need, hookAllow bool) permissions.Decision {
+	var left []need
+	for _, n := range needs {
+		switch {
+		case hookAllow && n.byHook:
+		case mode == permissions.ModeBypassPermissions && n.byBypass:
+		case mode == permissions.ModeAcceptEdits && n.byAcceptEdits:
+		case p.trustHost && n.byTrust:
+		default:
+			left = append(left, n)
+		}
+	}
+	if len(left) == 0 {
+		reason := ""
+		if hookAllow {
+			reason = "Allowed by a PreToolUse hook."
+		}
+		return permissions.Decision{Behavior: permissions.Allow, Reason: reason}
+	}
+	reasons := make([]string, len(left))
+	var suggestions []string
+	var grant []permissions.Rule
+	for i, n := range left {
+		reasons[i] = n.reason
+		if n.suggestion != nil {
+			if s := n.suggestion.String(); !slices.Contains(suggestions, s) {
+				suggestions = append(suggestions, s)
+				grant = append(grant, *n.suggestion)
+			}
+		}
+	}
+	d := permissions.Decision{Behavior: permissions.Ask, Reason: capitalize(strings.Join(reasons, "; ")) + "."}
+	if len(suggestions) == len(left) {
+		d.Suggestion = strings.Join(suggestions, ", ")
+	}
+	if mode == permissions.ModeDontAsk {
+		d.Behavior = permissions.Deny
+		d.Reason += " The session is in dontAsk mode, so anything not allowed by a rule is refused."
+		return d
+	}
+	return p.ask(ctx, req, tg, d, grant)
+}
+
+// Choices offered when asking.
+const (
+	ChoiceAllowOnce    = "allow_once"
+	ChoiceAllowSession = "allow_session"
+	ChoiceDeny         = "deny"
+)
+
+// AskSchema is the form a permission question shows: one required choice.
+func AskSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"decision": map[string]any{
+				"type":  "string",
+				"title": "Decision",
+				"oneOf": []any{
+					map[string]any{"const": ChoiceAllowOnce, "title": "Allow once"},
+					map[string]any{"const": ChoiceAllowSession, "title": "Allow for this session"},
+					map[string]any{"const": ChoiceDeny, "title": "Deny"},
+				},
+			},
+		},
+		"required": []any{"decision"},
+	}
+}
+
+// ask puts the question to the user, failing closed: no asker, an error,
+// a timeout, or any answer but an allow leaves the call refused.
+func (p *Permitter) ask(ctx context.Context, req orchestrator.PermissionRequest, tg *permissions.Target, d permissions.Decision, grant []permissions.Rule) permissions.Decision {
+	asker := req.UC.Asker
+	if asker == nil {
+		d.Reason += " Nobody can be asked: the client does not support elicitation."
+		return d
+	}
+	actx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	ans, err := asker.Ask(actx, question(req, tg, d), AskSchema())
+	switch {
+	case err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded):
+		return permissions.Decision{Behavior: permissions.Deny, Suggestion: d.Suggestion,
+			Reason: fmt.Sprintf("%s No answer came within %s, so the call was refused.", d.Reason, p.timeout)}
+	case err != nil:
+		d.Reason += " Asking the user failed: " + err.Error()
+		return d
+	}
+	choice, _ := ans.Content["decision"].(string)
+	if ans.Action != "accept" {
+		return permissions.Decision{Behavior: permissions.Deny, Reason: "The user declined the call. Do not retry it; ask the user how to proceed."}
+	}
+	switch choice {
+	case ChoiceAllowOnce:
+		return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed once by the user."}
+	case ChoiceAllowSession:
+		sessionGrants(req.UC.Session).add(grant)
+		return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
+	default:
+		return permissions.Decision{Behavior: permissions.Deny, Reason: "The user denied the call. Do not retry it; ask the user how to proceed."}
+	}
+}
+
+// question words the form's message: the tool, what the call does, why
+// it is asked about.
+func question(req orchestrator.PermissionRequest, tg *permissions.Target, d permissions.Decision) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Allow %s?\n\n", req.Tool.Name())
+	b.WriteString(summary(req, tg))
+	fmt.Fprintf(&b, "\n\nWhy you are asked: %s", d.Reason)
+	if d.Suggestion != "" {
+		fmt.Fprintf(&b, "\n\"Allow for this session\" adds: %s", d.Suggestion)
+	}
+	return b.String()
+}
+
+// maxSummary bounds the input shown in a question.
+const maxSummary = 1000
+
+func summary(req orchestrator.PermissionRequest, tg *permissions.Target) string {
+	var s string
+	switch {
+	case tg.Bash != nil:
+		s = "Command: " + tg.Bash.Raw
+	case tg.URL != nil:
+		s = "URL: " + tg.URL.String()
+	default:
+		var parts []string
+		for _, a := range tg.Accesses {
+			verb := "Read"
+			if a.Write {
+				verb = "Write"
+			}
+			parts = append(parts, verb+": "+a.Path)
+		}
+		if len(parts) == 0 || len(req.Raw) < 200 {
+			parts = append(parts, "Input: "+string(req.Raw))
+		}
+		s = strings.Join(parts, "\n")
+	}
+	if len(s) > maxSummary {
+		s = s[:maxSummary] + "…"
+	}
+	return s
+}
+
+// planAllows reports whether a call may run in plan mode: it is read-only,
+// or touches nothing but the session (TodoWrite, ExitPlanMode).
+func planAllows(req orchestrator.PermissionRequest, tg *permissions.Target, unknownPaths bool) bool {
+	if req.Tool.IsReadOnly(req.Input) {
+		return true
+	}
+	return tg.Bash == nil && !unknownPaths && len(tg.Accesses) == 0 &&
+		!req.Tool.IsDestructive(req.Input) && !req.Tool.OpenWorld()
+}
+
+// buildTarget describes the call for the rules. unknownPaths is true when
+// the call may touch files it does not name.
+func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, unknownPaths bool) {
+	t := req.Tool
+	sess := req.UC.Session
+	tg = &permissions.Target{Tool: t.Name(), Aliases: t.Aliases()}
+	if s := t.Schema(); s != nil {
+		for k := range s.Properties {
+			tg.Fields = append(tg.Fields, k)
+		}
+		slices.Sort(tg.Fields)
+	}
+	_ = json.Unmarshal(req.Raw, &tg.Input)
+	str := func(key string) (string, bool) {
+		var v string
+		raw, ok := tg.Input[key]
+		if !ok || json.Unmarshal(raw, &v) != nil {
+			return "", false
+		}
+		return v, true
+	}
+	var paths []tools.PathAccess
+	if t.Name() == "Bash" {
+		cmd, _ := str("command")
+		tg.Bash = permissions.AnalyzeCommand(cmd)
+		for _, w := range tg.Bash.Writes {
+			paths = append(paths, tools.PathAccess{Path: w, Write: true})
+		}
+	} else if ps, ok := tools.Paths(req.Input, req.UC); ok {
+		paths = ps
+	} else {
+		paths, unknownPaths = guessPaths(req, tg, str)
+	}
+	if u, ok := str("url"); ok && (t.OpenWorld() || t.Name() == "WebFetch") {
+		if parsed, err := url.Parse(u); err == nil && parsed.Host != "" {
+			tg.URL = parsed
+		} else {
+			unknownPaths = true
+		}
+	}
+	for _, p := range paths {
+		abs := sess.Resolve(p.Path)
+		real, err := permissions.ResolvePath(abs)
+		if err != nil {
+			real = abs
+			unknownPaths = true
+		}
+		isDir := false
+		if fi, err := os.Stat(real); err == nil {
+			isDir = fi.IsDir()
+		}
+		tg.Accesses = append(tg.Accesses, permissions.Access{Path: abs, Real: real, Write: p.Write, IsDir: isDir})
+	}
+	return tg, unknownPaths
+}
+
+// pathFields are the input fields that name a file or directory, for
+// tools whose input does not implement tools.PathInput.
+var pathFields = []string{"file_path", "notebook_path", "path"}
+
+// guessPaths is the fallback for inputs that do not implement
+// tools.PathInput: the usual path fields are taken as what the call
+// touches (writes unless the call is read-only). A read-only call with a
+// `path` property left out searches the current directory. A call naming
+// no path is taken to touch none only when it is neither destructive nor
+// open-world; otherwise its paths are unknown.
+func guessPaths(req orchestrator.PermissionRequest, tg *permissions.Target, str func(string) (string, bool)) ([]tools.PathAccess, bool) {
+	readOnly := req.Tool.IsReadOnly(req.Input)
+	var out []tools.PathAccess
+	for _, f := range pathFields {
+		if v, ok := str(f); ok && v != "" {
+			out = append(out, tools.PathAccess{Path: v, Write: !readOnly})
+		}
+	}
+	if len(out) > 0 {
+		return out, false
+	}
+	if readOnly && slices.Contains(tg.Fields, "path") {
+		return []tools.PathAccess{{Path: req.UC.Session.Cwd()}}, false
+	}
+	if readOnly || !req.Tool.IsDestructive(req.Input) || req.Tool.OpenWorld() {
+		return nil, false
+	}
+	return nil, true
+}
+
+// absSpec writes an absolute path as a `//` path specifier, with glob
+// characters escaped.
+func absSpec(abs string) string {
+	esc := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`).Replace(abs)
+	return "/" + esc
+}
+
+func quoteWhat(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// grants are the rules a user allowed "for this session".
+type grants struct {
+	mu    sync.Mutex
+	rules []*permissions.SourcedRule
+}
+
+type grantsKey struct{}
+
+func sessionGrants(s *tools.Session) *grants {
+	return s.Slot(grantsKey{}, func() any { return &grants{} }).(*grants)
+}
+
+func (g *grants) list() []*permissions.SourcedRule {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.rules)
+}
+
+func (g *grants) add(rules []permissions.Rule) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, r := range rules {
+		sr, err := permissions.NewSourcedRule(r, permissions.Allow, "this session", permissions.Anchors{Home: "/", Root: "/", Cwd: "/"})
+		if err == nil {
+			g.rules = append(g.rules, sr)
+		}
+	}
+}
