@@ -18,6 +18,11 @@ type Options struct{}
 func Tools(opts Options) []tools.Tool {
 	return []tools.Tool{
 		fs.Read(),
+		fs.Write(),
+		fs.Edit(),
+		fs.MultiEdit(),
+		fs.LS(),
+		fs.NotebookEdit(),
 		workflow.TodoWrite(),
 	}
 }

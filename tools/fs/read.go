@@ -36,6 +36,10 @@ const (
 	readMaxImageBytes = 20 << 20
 	// binarySniffBytes is how much of a file is checked for NUL bytes.
 	binarySniffBytes = 8192
+	// readFullScanMaxBytes is the largest file a ranged Read scans to its
+	// end (to count its lines and fingerprint it); a ranged Read of a
+	// larger file stops after its range.
+	readFullScanMaxBytes = 8 << 20
 )
 
 // ReadInput is Read's input.
@@ -115,7 +119,11 @@ func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.P
 	}
 	ext := strings.ToLower(filepath.Ext(abs))
 	if mime, ok := imageTypes[ext]; ok {
-		return readImage(abs, mime, info)
+		return readImage(abs, mime, info, uc)
+	}
+	if ext == ".pdf" {
+		return nil, fmt.Errorf("cannot read %s: PDF text extraction is not built in (no well-maintained pure-Go PDF text library exists). "+
+			"If poppler-utils is installed, extract the text with Bash instead: pdftotext -layout -f FIRST -l LAST %s -", abs, shellQuote(abs))
 	}
 	if ext == ".ipynb" {
 		return readNotebook(abs, info, uc)
@@ -161,32 +169,37 @@ func readText(ctx context.Context, abs string, in *ReadInput, info fs.FileInfo, 
 		return nil, fmt.Errorf("cannot read %s: it looks like a binary file (it holds NUL bytes); Read shows text, images, notebooks and PDFs", abs)
 	}
 
+	// A ranged read of a large file stops after its range instead of
+	// scanning (and fingerprinting) the whole file; the session then knows
+	// the file by size and modification time only.
+	stopEarly := !whole && info.Size() > readFullScanMaxBytes
 	hasher := sha256.New()
 	var src io.Reader = io.MultiReader(bytes.NewReader(head), f)
-	src = io.TeeReader(src, hasher)
+	if !stopEarly {
+		src = io.TeeReader(src, hasher)
+	}
 	if enc == encUTF16LE || enc == encUTF16BE {
-		// UTF-16 is decoded whole; such files are small in practice, and
-		// whole-file reads are already bounded by size above.
-		raw, err := io.ReadAll(src)
-		if err != nil {
-			return nil, fmt.Errorf("cannot read %s: %w", abs, err)
-		}
-		src = strings.NewReader(decodeUTF16(raw, enc == encUTF16BE))
+		src = newUTF16Reader(src, enc == encUTF16BE)
 	}
 
 	budget := ReadMaxTokens * 4 // characters
-	page, err := scanLines(ctx, src, start, limit, budget)
+	page, err := scanLines(ctx, src, start, limit, budget, stopEarly)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
 	}
-	var fp [32]byte
-	copy(fp[:], hasher.Sum(nil))
-	shownAll := start == 1 && page.total <= len(page.lines) && !page.overBudget
+	fp := unknownFingerprint
+	if page.complete {
+		copy(fp[:], hasher.Sum(nil))
+	}
+	shownAll := page.complete && start == 1 && page.total <= len(page.lines) && !page.overBudget
 	uc.Session.RecordFile(abs, tools.FileState{
 		Fingerprint: fp, ModTime: info.ModTime(), Size: info.Size(), Partial: !shownAll,
 	})
 
-	out := ReadOutput{Type: "text", File: ReadFileInfo{FilePath: abs, StartLine: start, TotalLines: page.total}}
+	out := ReadOutput{Type: "text", File: ReadFileInfo{FilePath: abs, StartLine: start}}
+	if page.complete {
+		out.File.TotalLines = page.total
+	}
 	if info.Size() == 0 {
 		return &tools.Result{Output: out, Text: fmt.Sprintf("The file %s exists but is empty (0 lines).", abs)}, nil
 	}
@@ -203,7 +216,7 @@ func readText(ctx context.Context, abs string, in *ReadInput, info fs.FileInfo, 
 	out.File.Content = text
 	out.File.NumLines = len(page.lines)
 	res := &tools.Result{Output: out, Text: text}
-	if last := start + len(page.lines) - 1; last < page.total && (page.overBudget || whole) {
+	if last := start + len(page.lines) - 1; page.complete && last < page.total && (page.overBudget || whole) {
 		note := fmt.Sprintf("This is a partial view of %s: lines %d-%d of %d are shown. To read on, call Read with offset=%d and limit=%d.",
 			abs, start, last, page.total, last+1, len(page.lines))
 		if page.overBudget {
@@ -217,9 +230,10 @@ func readText(ctx context.Context, abs string, in *ReadInput, info fs.FileInfo, 
 // linePage is a window of lines scanned from a file.
 type linePage struct {
 	lines      []string
-	total      int  // lines in the whole file
+	total      int  // lines in the whole file (when complete)
 	chars      int  // characters the window would render to
 	overBudget bool // the window was cut because it exceeded the budget
+	complete   bool // the file was read to its end
 }
 
 func (p *linePage) render(start int) string {
@@ -233,10 +247,12 @@ func (p *linePage) render(start int) string {
 	return b.String()
 }
 
-// scanLines reads src to its end, keeping lines [start, start+limit) until
-// their rendering passes budget characters, and counting all lines. Memory
-// stays bounded by the budget whatever the file's size.
-func scanLines(ctx context.Context, src io.Reader, start, limit, budget int) (*linePage, error) {
+// scanLines reads src, keeping lines [start, start+limit) until their
+// rendering passes budget characters, and counting all lines to the end of
+// src; with stopEarly it stops once the window is filled instead (total is
+// then unknown). Memory stays bounded by the budget whatever the file's
+// size.
+func scanLines(ctx context.Context, src io.Reader, start, limit, budget int, stopEarly bool) (*linePage, error) {
 	r := bufio.NewReaderSize(src, 64<<10)
 	p := &linePage{}
 	lineNo := 1 // number of the line being read
@@ -246,7 +262,7 @@ func scanLines(ctx context.Context, src io.Reader, start, limit, budget int) (*l
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if first {
-			chunk = bytes.TrimPrefix(chunk, []byte("\xef\xbb\xbf"))
+			chunk = bytes.TrimPrefix(chunk, utf8BOM)
 			first = false
 		}
 		inRange := lineNo >= start && lineNo < start+limit && !p.overBudget
@@ -272,6 +288,10 @@ func scanLines(ctx context.Context, src io.Reader, start, limit, budget int) (*l
 			}
 			p.total = lineNo
 			if err != nil {
+				p.complete = true
+				return p, nil
+			}
+			if stopEarly && (lineNo >= start+limit-1 || p.overBudget) {
 				return p, nil
 			}
 			lineNo++
@@ -328,7 +348,7 @@ var imageTypes = map[string]string{
 	".gif": "image/gif", ".webp": "image/webp",
 }
 
-func readImage(abs, mime string, info fs.FileInfo) (*tools.Result, error) {
+func readImage(abs, mime string, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
 	if info.Size() > readMaxImageBytes {
 		return nil, fmt.Errorf("image %s is %s, more than the %s that can be returned", abs, tools.FormatSize(info.Size()), tools.FormatSize(readMaxImageBytes))
 	}
@@ -336,6 +356,7 @@ func readImage(abs, mime string, info fs.FileInfo) (*tools.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
 	}
+	uc.Session.RecordFile(abs, tools.FileState{Fingerprint: sha256.Sum256(data), ModTime: info.ModTime(), Size: info.Size()})
 	return &tools.Result{
 		Output: ReadOutput{Type: "image", File: ReadFileInfo{FilePath: abs, MIMEType: mime, Size: info.Size()}},
 		Extra:  []tools.Content{{Kind: tools.ImageContent, MIMEType: mime, Data: data}},

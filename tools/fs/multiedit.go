@@ -1,0 +1,91 @@
+package fs
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+//go:embed multiedit.md
+var multiEditDescription string
+
+// MultiEditInput is MultiEdit's input.
+type MultiEditInput struct {
+	FilePath string          `json:"file_path"`
+	Edits    []MultiEditItem `json:"edits"`
+}
+
+// MultiEditItem is one edit of a MultiEdit.
+type MultiEditItem struct {
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll *bool  `json:"replace_all,omitempty"`
+}
+
+// MultiEditOutput is MultiEdit's structured output.
+type MultiEditOutput struct {
+	FilePath string          `json:"filePath"`
+	Edits    []MultiEditItem `json:"edits"`
+	// Replacements counts the places each edit changed, by index.
+	Replacements    []int       `json:"replacements"`
+	Created         bool        `json:"created,omitempty"`
+	StructuredPatch []patchHunk `json:"structuredPatch,omitempty"`
+	UnseenChanges   bool        `json:"unseenChanges,omitempty"`
+	QuotesAdapted   bool        `json:"quotesAdapted,omitempty"`
+}
+
+// MultiEdit returns the MultiEdit tool.
+func MultiEdit() tools.Tool {
+	return tools.New(tools.Spec[MultiEditInput]{
+		Name:        "MultiEdit",
+		Description: multiEditDescription,
+		Schema: func(s *jsonschema.Schema) {
+			tools.Describe(s, map[string]string{
+				"file_path": "Path of the file to change (absolute, or relative to the current directory)",
+				"edits":     "Edits to apply in order, each to the result of the one before; all apply or none does",
+			})
+			edits := tools.Prop(s, "edits")
+			edits.MinItems = tools.Ptr(1)
+			tools.Describe(edits.Items, map[string]string{
+				"old_string":  "The exact text to replace",
+				"new_string":  "The text to put in its place (must differ from old_string)",
+				"replace_all": "Replace every occurrence of old_string instead of requiring exactly one (default false)",
+			})
+			tools.Default(edits.Items, "replace_all", false)
+		},
+		Validate: func(_ context.Context, in *MultiEditInput, _ *tools.UseContext) error {
+			if err := validateEditPath(in.FilePath); err != nil {
+				return err
+			}
+			if len(in.Edits) == 0 {
+				return errors.New("edits is empty: give at least one {old_string, new_string} edit")
+			}
+			for i, e := range in.Edits {
+				if e.OldString == e.NewString {
+					return fmt.Errorf("edits[%d] (edit %d of %d): old_string and new_string are identical, so the edit would change nothing", i, i+1, len(in.Edits))
+				}
+			}
+			return nil
+		},
+		Run: func(ctx context.Context, in *MultiEditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+			specs := make([]editSpec, len(in.Edits))
+			for i, e := range in.Edits {
+				specs[i] = editSpec{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll != nil && *e.ReplaceAll}
+			}
+			r, err := editFile(ctx, uc.Session, in.FilePath, specs, true)
+			if err != nil {
+				return nil, err
+			}
+			out := MultiEditOutput{
+				FilePath: r.w.abs, Edits: in.Edits, Replacements: r.counts, Created: r.created,
+				StructuredPatch: r.patch, UnseenChanges: r.unseen, QuotesAdapted: r.quotes,
+			}
+			return &tools.Result{Output: out, Text: r.text()}, nil
+		},
+	})
+}

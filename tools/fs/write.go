@@ -1,0 +1,164 @@
+package fs
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+//go:embed write.md
+var writeDescription string
+
+// outputMaxContent bounds file text echoed in an output object.
+const outputMaxContent = 20000
+
+// WriteInput is Write's input.
+type WriteInput struct {
+	FilePath string `json:"file_path"`
+	Content  string `json:"content"`
+}
+
+// WriteOutput is Write's structured output.
+type WriteOutput struct {
+	// Type is "create" for a new file, "update" for a replaced one.
+	Type     string `json:"type"`
+	FilePath string `json:"filePath"`
+	// Content is the text written, cut to a bounded length.
+	Content          string `json:"content"`
+	ContentTruncated bool   `json:"contentTruncated,omitempty"`
+	// StructuredPatch is the change to an updated file (absent when it is
+	// too large to describe inline).
+	StructuredPatch []patchHunk `json:"structuredPatch,omitempty"`
+	// Lines and Bytes measure the file as written.
+	Lines int   `json:"lines"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Write returns the Write tool.
+func Write() tools.Tool {
+	return tools.New(tools.Spec[WriteInput]{
+		Name:        "Write",
+		Description: writeDescription,
+		Schema: func(s *jsonschema.Schema) {
+			tools.Describe(s, map[string]string{
+				"file_path": "Path of the file to write (absolute, or relative to the current directory)",
+				"content":   "The complete content the file will hold",
+			})
+		},
+		Validate: func(_ context.Context, in *WriteInput, _ *tools.UseContext) error {
+			if strings.TrimSpace(in.FilePath) == "" {
+				return errors.New("file_path must not be empty: give the path of the file to write")
+			}
+			return nil
+		},
+		Run: runWrite,
+	})
+}
+
+func runWrite(_ context.Context, in *WriteInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+	s := uc.Session
+	w, err := openForWrite(s, in.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	content := in.Content
+	var format textFormat
+	var kept []string
+	if w.exists() {
+		switch w.fresh {
+		case notRead:
+			return nil, notReadError(w.abs)
+		case changed:
+			return nil, changedError(w.abs)
+		}
+		// Keep the file's encoding, byte-order mark and line endings.
+		if _, f, err := decodeText(w.data); err == nil {
+			format = f
+		}
+		content = strings.TrimPrefix(content, "\ufeff")
+		content = withLineEndings(content, format)
+		kept = formatNotes(format)
+	}
+	data := encodeText([]byte(content), format)
+	if err := w.commit(s, data); err != nil {
+		return nil, err
+	}
+
+	out := WriteOutput{Type: "create", FilePath: w.abs, Lines: countLines(content), Bytes: int64(len(data))}
+	out.Content, out.ContentTruncated = bounded(in.Content, outputMaxContent)
+	verb := "Created"
+	if w.exists() {
+		out.Type, verb = "update", "Updated"
+		out.StructuredPatch = structuredPatch(mustBody(w.data), []byte(content))
+	}
+	text := fmt.Sprintf("%s %s (%s, %s). Your view of the file is current: it holds exactly the content you wrote.",
+		verb, w.abs, plural(out.Lines, "line"), tools.FormatSize(out.Bytes))
+	if len(kept) > 0 {
+		text += " The file's " + strings.Join(kept, " and ") + " were kept."
+	}
+	return &tools.Result{Output: out, Text: text}, nil
+}
+
+// formatNotes names the parts of a file's format a write preserved that
+// differ from plain UTF-8 with LF line endings.
+func formatNotes(f textFormat) []string {
+	var notes []string
+	switch {
+	case f.enc == encUTF16LE:
+		notes = append(notes, "UTF-16LE encoding")
+	case f.enc == encUTF16BE:
+		notes = append(notes, "UTF-16BE encoding")
+	case f.bom:
+		notes = append(notes, "byte-order mark")
+	}
+	if f.crlf {
+		notes = append(notes, "CRLF line endings")
+	}
+	return notes
+}
+
+// mustBody is a file's text for diffing: decoded when it is text, the raw
+// bytes otherwise.
+func mustBody(data []byte) []byte {
+	if body, _, err := decodeText(data); err == nil {
+		return body
+	}
+	return data
+}
+
+// countLines counts the lines of s: a final line without a newline counts.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// bounded cuts s to at most max bytes on a rune boundary.
+func bounded(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	cut := max
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], true
+}
+
+func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
+
+// plural renders "1 line", "3 lines".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
