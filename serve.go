@@ -25,22 +25,26 @@ type workspaceFlags struct {
 	mode        string
 	maxParallel int
 	stateDir    string
+	perm        permissionFlags
 }
 
 func (w *workspaceFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&w.cwd, "cwd", "", "the session's starting directory (default: the current directory)")
 	fs.Var(&w.addDirs, "add-dir", "a further working directory (repeatable)")
-	fs.StringVar(&w.mode, "permission-mode", "default", "permission mode: default, acceptEdits, plan, dontAsk or bypassPermissions")
+	fs.StringVar(&w.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan, dontAsk or bypassPermissions (default: the settings' defaultMode, else default)")
 	fs.IntVar(&w.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "how many concurrency-safe calls may run at once per session")
 	fs.StringVar(&w.stateDir, "state-dir", "", "where sessions keep persisted results and task output (default: a per-user temp directory)")
+	w.perm.add(fs)
 }
 
 // sessionOptions checks the flags and turns them into session options.
 func (w *workspaceFlags) sessionOptions() (tools.SessionOptions, error) {
-	mode, err := permissions.ParseMode(w.mode)
-	if err != nil {
-		return tools.SessionOptions{}, fmt.Errorf("--permission-mode: %w", err)
+	if w.mode != "" {
+		if _, err := permissions.ParseMode(w.mode); err != nil {
+			return tools.SessionOptions{}, fmt.Errorf("--permission-mode: %w", err)
+		}
 	}
+	var err error
 	cwd := w.cwd
 	if cwd == "" {
 		if cwd, err = os.Getwd(); err != nil {
@@ -66,16 +70,38 @@ func (w *workspaceFlags) sessionOptions() (tools.SessionOptions, error) {
 		}
 		dirs[i] = abs
 	}
+	perm, err := w.permissionSetup(dirs[0])
+	if err != nil {
+		return tools.SessionOptions{}, err
+	}
+	mode, err := perm.mode(w.mode)
+	if err != nil {
+		return tools.SessionOptions{}, err
+	}
+	dirs = perm.addDirs(dirs)
 	return tools.SessionOptions{Cwd: dirs[0], WorkDirs: dirs[1:], Mode: mode, StateRoot: w.stateDir}, nil
 }
 
 // buildPipeline assembles the pool and the pipeline every call goes through.
 func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeline, error) {
-	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
+	project := w.cwd
+	if project == "" {
+		project, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(project); err == nil {
+		project = abs
+	}
+	perm, err := w.permissionSetup(project)
 	if err != nil {
 		return nil, err
 	}
-	return &orchestrator.Pipeline{Pool: pool, MaxParallel: w.maxParallel, Logger: logger}, nil
+	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, perm.filter())
+	if err != nil {
+		return nil, err
+	}
+	p := &orchestrator.Pipeline{Pool: pool, MaxParallel: w.maxParallel, Logger: logger}
+	perm.wire(p)
+	return p, nil
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -46,8 +46,12 @@ type HookCommand struct {
 // Locations says where settings are read from. Every field is optional;
 // tests set them to temporary directories so the real home is never read.
 type Locations struct {
-	// Home holds .claude/settings.json (the user's Claude Code settings).
+	// Home is the home directory: `~/` in rules and directories, and
+	// where .claude/settings.json (the user's Claude Code settings) is.
 	Home string
+	// ClaudeDir, when set, replaces Home/.claude (as CLAUDE_CONFIG_DIR
+	// does for Claude Code).
+	ClaudeDir string
 	// ConfigDir holds agent-mcp's own user settings.json.
 	ConfigDir string
 	// Project is the project directory: .claude/settings.json and
@@ -57,14 +61,15 @@ type Locations struct {
 	Extra []string
 }
 
-// DefaultLocations are the standard places for project: ~/.claude, and
+// DefaultLocations are the standard places for project: ~/.claude (or
+// $CLAUDE_CONFIG_DIR), and $AGENT_MCP_CONFIG_DIR or
 // $XDG_CONFIG_HOME/agent-mcp (os.UserConfigDir).
 func DefaultLocations(project string) Locations {
-	loc := Locations{Project: project}
+	loc := Locations{Project: project, ClaudeDir: os.Getenv("CLAUDE_CONFIG_DIR"), ConfigDir: os.Getenv("AGENT_MCP_CONFIG_DIR")}
 	if h, err := os.UserHomeDir(); err == nil {
 		loc.Home = h
 	}
-	if c, err := os.UserConfigDir(); err == nil {
+	if c, err := os.UserConfigDir(); err == nil && loc.ConfigDir == "" {
 		loc.ConfigDir = filepath.Join(c, "agent-mcp")
 	}
 	return loc
@@ -105,7 +110,9 @@ func Load(loc Locations) (*Settings, error) {
 	s := &Settings{Rules: &RuleSet{}, Home: loc.Home}
 	type source struct{ name, root string }
 	var files []source
-	if loc.Home != "" {
+	if claude := loc.ClaudeDir; claude != "" {
+		files = append(files, source{filepath.Join(claude, "settings.json"), loc.Home})
+	} else if loc.Home != "" {
 		files = append(files, source{filepath.Join(loc.Home, ".claude", "settings.json"), loc.Home})
 	}
 	if loc.ConfigDir != "" {

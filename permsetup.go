@@ -1,0 +1,124 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/orchestrator/hooks"
+	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
+	"github.com/agent-mcp/agent-mcp/permissions"
+)
+
+// permissionFlags configure permission rules and hooks.
+type permissionFlags struct {
+	settings        stringList
+	allowedTools    stringList
+	disallowedTools stringList
+	// strict turns off the trusting-host policy even without settings:
+	// chat sets it, since nobody else confirms its calls.
+	strict bool
+
+	loaded *permissionSetup
+}
+
+func (p *permissionFlags) add(fs *flag.FlagSet) {
+	fs.Var(&p.settings, "settings", "a settings file (or a JSON object) read after the standard ones (repeatable)")
+	fs.Var(&p.allowedTools, "allowed-tools", `permission rules to allow, comma or space separated, e.g. "Read,Bash(git log *)" (repeatable)`)
+	fs.Var(&p.disallowedTools, "disallowed-tools", `permission rules to deny, comma or space separated, e.g. "WebFetch,Bash(rm *)" (repeatable)`)
+}
+
+// permissionSetup is what the settings and flags make of permissions.
+type permissionSetup struct {
+	settings *permissions.Settings
+	permit   *permit.Permitter
+	// hooks is nil when no hook is configured.
+	hooks *hooks.Runner
+}
+
+// permissionSetup loads the settings of project (once) and builds the
+// permitter and the hook runner from them and the flags. The user's
+// settings are read from ~/.claude (or $CLAUDE_CONFIG_DIR) and
+// $XDG_CONFIG_HOME/agent-mcp (or $AGENT_MCP_CONFIG_DIR).
+func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, error) {
+	p := &w.perm
+	if p.loaded != nil {
+		return p.loaded, nil
+	}
+	loc := permissions.DefaultLocations(project)
+	loc.Extra = p.settings
+	s, err := permissions.Load(loc)
+	if err != nil {
+		return nil, err
+	}
+	flagAnchors := permissions.Anchors{Home: loc.Home, Root: project, Cwd: project}
+	flagRules := 0
+	for _, f := range []struct {
+		name string
+		b    permissions.Behavior
+		vals []string
+	}{{"--disallowed-tools", permissions.Deny, p.disallowedTools}, {"--allowed-tools", permissions.Allow, p.allowedTools}} {
+		for _, v := range f.vals {
+			rules := permissions.SplitRuleList(v)
+			flagRules += len(rules)
+			if err := s.AddRules(f.b, rules, f.name, flagAnchors); err != nil {
+				return nil, fmt.Errorf("%s: %w", f.name, err)
+			}
+		}
+	}
+	trust := !p.strict && s.Rules.Len() == 0 && s.DefaultMode == "" && len(s.AdditionalDirectories) == 0 && flagRules == 0
+	setup := &permissionSetup{settings: s, permit: permit.New(permit.Config{Rules: s.Rules, TrustHost: trust})}
+	if len(s.PreToolUse)+len(s.PostToolUse) > 0 {
+		r, err := hooks.New(hooks.Config{PreToolUse: s.PreToolUse, PostToolUse: s.PostToolUse, ProjectDir: project})
+		if err != nil {
+			return nil, err
+		}
+		setup.hooks = r
+	}
+	p.loaded = setup
+	return setup, nil
+}
+
+// mode is the starting permission mode: the flag's, else the settings'
+// defaultMode, else default.
+func (s *permissionSetup) mode(flagValue string) (permissions.Mode, error) {
+	if flagValue == "" {
+		if s.settings.DefaultMode != "" {
+			return s.settings.DefaultMode, nil
+		}
+		return permissions.ModeDefault, nil
+	}
+	m, err := permissions.ParseMode(flagValue)
+	if err != nil {
+		return "", fmt.Errorf("--permission-mode: %w", err)
+	}
+	return m, nil
+}
+
+// addDirs appends the settings' additionalDirectories that exist to dirs.
+func (s *permissionSetup) addDirs(dirs []string) []string {
+	for _, d := range s.settings.AdditionalDirectories {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		if st, err := os.Stat(d); err == nil && st.IsDir() && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// wire puts the permitter, the hooks and the pool filter on a pipeline
+// being built.
+func (s *permissionSetup) wire(p *orchestrator.Pipeline) {
+	p.Permit = s.permit
+	if s.hooks != nil {
+		p.Hooks = s.hooks
+	}
+}
+
+// filter is the pool filter: tools denied as a whole are not listed.
+func (s *permissionSetup) filter() orchestrator.Filter { return s.permit.Filter() }
