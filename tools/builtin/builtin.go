@@ -6,6 +6,7 @@ package builtin
 import (
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
+	"github.com/agent-mcp/agent-mcp/tools/search"
 	"github.com/agent-mcp/agent-mcp/tools/workflow"
 )
 
@@ -23,6 +24,8 @@ func Tools(opts Options) []tools.Tool {
 		fs.MultiEdit(),
 		fs.LS(),
 		fs.NotebookEdit(),
+		search.Glob(),
+		search.Grep(),
 		workflow.TodoWrite(),
 	}
 }

@@ -1,0 +1,176 @@
+package search
+
+import (
+	"container/heap"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+//go:embed glob.md
+var globDescription string
+
+// Glob's limits (PARITY §5).
+const (
+	// GlobMaxResults is how many paths Glob returns at most.
+	GlobMaxResults = 100
+	// GlobMaxResultSizeChars is Glob's result budget.
+	GlobMaxResultSizeChars = 100_000
+)
+
+// GlobInput is Glob's input.
+type GlobInput struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path,omitempty"`
+}
+
+// GlobOutput is Glob's structured output.
+type GlobOutput struct {
+	// Filenames are the paths shown, oldest modification first.
+	Filenames []string `json:"filenames"`
+	// NumFiles counts every matching file, shown or not.
+	NumFiles  int  `json:"numFiles"`
+	Truncated bool `json:"truncated"`
+}
+
+// Glob returns the Glob tool.
+func Glob() tools.Tool {
+	return tools.New(tools.Spec[GlobInput]{
+		Name:               "Glob",
+		Description:        globDescription,
+		MaxResultSizeChars: GlobMaxResultSizeChars,
+		Schema: func(s *jsonschema.Schema) {
+			tools.Describe(s, map[string]string{
+				"pattern": `Glob pattern to match file paths against, e.g. "**/*.go", "src/**/*.{ts,tsx}", "*.md" (no slash: any depth)`,
+				"path":    "Directory to search in (absolute, or relative to the current directory); leave it out to search the current directory",
+			})
+		},
+		ReadOnly:        func(*GlobInput) bool { return true },
+		ConcurrencySafe: func(*GlobInput) bool { return true },
+		Validate: func(_ context.Context, in *GlobInput, _ *tools.UseContext) error {
+			if strings.TrimSpace(in.Pattern) == "" {
+				return errors.New(`pattern must not be empty: give a glob such as "**/*.go"`)
+			}
+			if !doublestar.ValidatePattern(in.Pattern) {
+				return fmt.Errorf("invalid glob pattern %q: check its brackets and braces", in.Pattern)
+			}
+			return nil
+		},
+		Run: runGlob,
+	})
+}
+
+func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+	s := uc.Session
+	base := s.Cwd()
+	if strings.TrimSpace(in.Path) != "" {
+		base = s.Resolve(in.Path)
+		info, err := os.Stat(base)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("directory %s does not exist (current directory: %s): give an existing directory as path, or leave it out", base, s.Cwd())
+		case err != nil:
+			return nil, fmt.Errorf("cannot search %s: %w", base, err)
+		case !info.IsDir():
+			return nil, fmt.Errorf("path %s is a file, not a directory (current directory: %s): give the directory to search in", base, s.Cwd())
+		}
+	}
+	root, pattern, anchored := splitGlob(base, in.Pattern)
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, fmt.Errorf("invalid glob pattern %q: check its brackets and braces", in.Pattern)
+	}
+	match := func(_, name string) bool { return doublestar.MatchUnvalidated(pattern, name) }
+	if anchored {
+		match = func(rel, _ string) bool { return doublestar.MatchUnvalidated(pattern, rel) }
+	}
+	var oldest globHeap
+	total := 0
+	if info, err := os.Stat(root); err == nil && info.IsDir() {
+		w := newWalker(root, walkFilter{match: match, wantInfo: true})
+		err := w.walk(ctx, func(f walkFile) error {
+			total++
+			heap.Push(&oldest, globRank{mtime: f.info.ModTime(), abs: f.abs})
+			if oldest.Len() > GlobMaxResults {
+				heap.Pop(&oldest)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	ranks := slices.Clone(oldest.items)
+	slices.SortFunc(ranks, compareGlobRank)
+	out := GlobOutput{Filenames: make([]string, 0, len(ranks)), NumFiles: total, Truncated: total > len(ranks)}
+	for _, r := range ranks {
+		out.Filenames = append(out.Filenames, s.Display(r.abs))
+	}
+	if total == 0 {
+		return &tools.Result{Text: "No files found", Output: out}, nil
+	}
+	text := strings.Join(out.Filenames, "\n")
+	if out.Truncated {
+		text += fmt.Sprintf("\n(Showing %d of %d matching files, the least recently modified. Use a more specific pattern or path to see the others.)",
+			len(ranks), total)
+	}
+	return &tools.Result{Text: text, Output: out}, nil
+}
+
+// splitGlob turns a Glob pattern into the directory to walk and the
+// pattern to match below it. The fixed leading directories of a pattern
+// (all of it when absolute) move into the root, so only that part of the
+// tree is walked. anchored is false when the pattern has no slash: it then
+// matches file names at any depth.
+func splitGlob(base, pattern string) (root, rest string, anchored bool) {
+	pattern = strings.TrimPrefix(pattern, "./")
+	if !strings.Contains(pattern, "/") {
+		return base, pattern, false
+	}
+	dir, rest := doublestar.SplitPattern(pattern)
+	if dir == "." {
+		return base, rest, true
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(base, dir)
+	}
+	return filepath.Clean(dir), rest, true
+}
+
+// globRank orders Glob's results: oldest modification first, ties by path.
+type globRank struct {
+	mtime time.Time
+	abs   string
+}
+
+func compareGlobRank(a, b globRank) int {
+	if c := a.mtime.Compare(b.mtime); c != 0 {
+		return c
+	}
+	return strings.Compare(a.abs, b.abs)
+}
+
+// globHeap keeps the GlobMaxResults best-ranked paths; its root is the
+// worst kept (the newest), evicted first.
+type globHeap struct{ items []globRank }
+
+func (h *globHeap) Len() int           { return len(h.items) }
+func (h *globHeap) Less(i, j int) bool { return compareGlobRank(h.items[i], h.items[j]) > 0 }
+func (h *globHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *globHeap) Push(x any)         { h.items = append(h.items, x.(globRank)) }
+func (h *globHeap) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}

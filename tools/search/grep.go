@@ -1,0 +1,274 @@
+package search
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+//go:embed grep.md
+var grepDescription string
+
+// Grep's limits and defaults (PARITY §1, §6).
+const (
+	// GrepMaxResultSizeChars is Grep's result budget.
+	GrepMaxResultSizeChars = 20_000
+	// GrepDefaultHeadLimit is head_limit when none is given.
+	GrepDefaultHeadLimit = 250
+	// searchWindow bounds the files in flight between the walker and the
+	// printer, so a slow file never lets results pile up.
+	searchWindow = 256
+)
+
+// GrepInput is Grep's input.
+type GrepInput struct {
+	Pattern         string `json:"pattern"`
+	Path            string `json:"path,omitempty"`
+	Glob            string `json:"glob,omitempty"`
+	Type            string `json:"type,omitempty"`
+	OutputMode      string `json:"output_mode,omitempty"`
+	CaseInsensitive bool   `json:"-i,omitempty"`
+	LineNumbers     *bool  `json:"-n,omitempty"`
+	OnlyMatching    bool   `json:"-o,omitempty"`
+	After           *int   `json:"-A,omitempty"`
+	Before          *int   `json:"-B,omitempty"`
+	ContextC        *int   `json:"-C,omitempty"`
+	Context         *int   `json:"context,omitempty"`
+	Multiline       bool   `json:"multiline,omitempty"`
+	HeadLimit       *int   `json:"head_limit,omitempty"`
+	Offset          *int   `json:"offset,omitempty"`
+}
+
+// Grep returns the Grep tool.
+func Grep() tools.Tool {
+	return tools.New(tools.Spec[GrepInput]{
+		Name:               "Grep",
+		Description:        grepDescription,
+		MaxResultSizeChars: GrepMaxResultSizeChars,
+		Schema: func(s *jsonschema.Schema) {
+			tools.Describe(s, map[string]string{
+				"pattern":     "Regular expression to search file contents for (Go RE2 syntax, as in ripgrep)",
+				"path":        "File or directory to search (absolute, or relative to the current directory); default the current directory",
+				"glob":        `Only search files matching these glob patterns, e.g. "*.js", "*.{ts,tsx}", "!*_test.go"; several may be separated by spaces or commas`,
+				"type":        "Only search files of this type, e.g. go, py, js, ts, rust, java, c, cpp, md, json, yaml, sh, html, css",
+				"output_mode": `"files_with_matches" (default) lists matching files, newest first; "content" shows matching lines; "count" shows match counts per file`,
+				"-i":          "Case-insensitive search",
+				"-n":          "Show line numbers (content mode); default true",
+				"-o":          "Show only the matched parts of lines (content mode)",
+				"-A":          "Lines to show after each match (content mode)",
+				"-B":          "Lines to show before each match (content mode)",
+				"-C":          "Lines to show before and after each match (content mode)",
+				"context":     "Lines to show before and after each match (content mode); same as -C",
+				"multiline":   "Let the pattern span lines: . matches newlines",
+				"head_limit":  "Show at most this many output lines, files or count lines; default 250, 0 for no limit",
+				"offset":      "Skip this many output lines, files or count lines first, to page through results; default 0",
+			})
+			tools.Prop(s, "output_mode").Enum = []any{"content", "files_with_matches", "count"}
+			tools.Default(s, "output_mode", "files_with_matches")
+			tools.Default(s, "-n", true)
+			tools.Default(s, "head_limit", GrepDefaultHeadLimit)
+			tools.Default(s, "offset", 0)
+			for _, k := range []string{"-A", "-B", "-C", "context", "head_limit", "offset"} {
+				tools.Prop(s, k).Minimum = tools.Ptr(0.0)
+			}
+		},
+		ReadOnly:        func(*GrepInput) bool { return true },
+		ConcurrencySafe: func(*GrepInput) bool { return true },
+		Validate: func(_ context.Context, in *GrepInput, _ *tools.UseContext) error {
+			_, err := in.plan()
+			return err
+		},
+		Run: runGrep,
+	})
+}
+
+// grepPlan is a validated Grep input, ready to run.
+type grepPlan struct {
+	m             *matcher
+	opt           searchOptions
+	overrides     *ruleSet
+	types         *typeFilter
+	limit, offset int
+}
+
+// plan checks the input and compiles the pattern, globs and type.
+func (in *GrepInput) plan() (*grepPlan, error) {
+	p := &grepPlan{limit: GrepDefaultHeadLimit}
+	switch in.OutputMode {
+	case "", "files_with_matches":
+		p.opt.mode = modeFiles
+	case "content":
+		p.opt.mode = modeContent
+	case "count":
+		p.opt.mode = modeCount
+	default:
+		return nil, fmt.Errorf(`output_mode %q is not one of "files_with_matches", "content", "count"`, in.OutputMode)
+	}
+	for name, v := range map[string]*int{"-A": in.After, "-B": in.Before, "-C": in.ContextC, "context": in.Context, "head_limit": in.HeadLimit, "offset": in.Offset} {
+		if v != nil && *v < 0 {
+			return nil, fmt.Errorf("%s must be 0 or more, got %d", name, *v)
+		}
+	}
+	if in.HeadLimit != nil {
+		p.limit = *in.HeadLimit
+	}
+	if in.Offset != nil {
+		p.offset = *in.Offset
+	}
+	if p.opt.mode == modeContent {
+		ctxLines := in.ContextC
+		if in.Context != nil {
+			ctxLines = in.Context
+		}
+		if ctxLines != nil {
+			p.opt.before, p.opt.after = *ctxLines, *ctxLines
+		}
+		if in.Before != nil {
+			p.opt.before = *in.Before
+		}
+		if in.After != nil {
+			p.opt.after = *in.After
+		}
+		p.opt.lineNumbers = in.LineNumbers == nil || *in.LineNumbers
+		p.opt.onlyMatching = in.OnlyMatching
+	} else if p.opt.mode == modeCount {
+		p.opt.onlyMatching = in.OnlyMatching
+	}
+	m, err := compileMatcher(in.Pattern, in.CaseInsensitive, in.Multiline)
+	if err != nil {
+		return nil, err
+	}
+	p.m = m
+	if p.overrides, err = compileOverrides(splitGlobParam(in.Glob)); err != nil {
+		return nil, err
+	}
+	if in.Type != "" {
+		if p.types, err = compileType(in.Type); err != nil {
+			return nil, err
+		}
+	}
+	p.opt.retainCap = -1
+	if p.limit > 0 {
+		p.opt.retainCap = p.offset + p.limit
+	}
+	return p, nil
+}
+
+func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+	plan, err := in.plan()
+	if err != nil {
+		return nil, err
+	}
+	s := uc.Session
+	root := s.Cwd()
+	if strings.TrimSpace(in.Path) != "" {
+		root = s.Resolve(in.Path)
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("path %s does not exist (current directory: %s): give an existing file or directory, or leave path out to search the current directory", root, s.Cwd())
+		}
+		return nil, fmt.Errorf("cannot search %s: %w", root, err)
+	}
+	pr := newPrinter(plan.opt.mode, plan.limit, plan.offset, plan.opt.before > 0 || plan.opt.after > 0)
+	if info.IsDir() {
+		plan.opt.withPath = true
+		err = searchTree(ctx, root, s.Display(root), plan, pr)
+	} else {
+		// A single file is searched whatever the globs, type and ignore
+		// files say, and its lines are printed without its name.
+		res := &fileResult{abs: root, display: s.Display(root)}
+		newSearcher(plan.m, plan.opt, &pr.pageFull).searchFile(root, res)
+		if res.err != nil {
+			return nil, fmt.Errorf("cannot search %s: %w", root, res.err)
+		}
+		pr.add(res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	text, out := pr.result()
+	return &tools.Result{Text: text, Output: out}, nil
+}
+
+// searchTree walks root and searches its files on parallel workers,
+// merging their results in walk order into pr. displayRoot is how root is
+// shown ("." for the current directory).
+func searchTree(ctx context.Context, root, displayRoot string, plan *grepPlan, pr *printer) error {
+	w := newWalker(root, walkFilter{useIgnore: true, overrides: plan.overrides, types: plan.types})
+	prefix := ""
+	if displayRoot != "." {
+		prefix = strings.TrimSuffix(displayRoot, "/") + "/"
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	jobs := make(chan *fileResult, searchWindow)
+	results := make(chan *fileResult, searchWindow)
+	window := make(chan struct{}, searchWindow)
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sr := newSearcher(plan.m, plan.opt, &pr.pageFull)
+			for r := range jobs {
+				if ctx.Err() == nil {
+					sr.searchFile(r.abs, r)
+				}
+				results <- r
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	walkErr := make(chan error, 1)
+	go func() {
+		seq := 0
+		err := w.walk(ctx, func(f walkFile) error {
+			select {
+			case window <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			jobs <- &fileResult{seq: seq, abs: f.abs, display: prefix + f.rel}
+			seq++
+			return nil
+		})
+		close(jobs)
+		walkErr <- err
+	}()
+
+	pending := map[int]*fileResult{}
+	next := 0
+	for r := range results {
+		pending[r.seq] = r
+		for {
+			q, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			pr.add(q)
+			next++
+			<-window
+		}
+	}
+	if err := <-walkErr; err != nil {
+		return err
+	}
+	return ctx.Err()
+}

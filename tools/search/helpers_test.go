@@ -1,0 +1,71 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// newSession makes a session whose current directory is dir.
+func newSession(t testing.TB, dir string) *tools.Session {
+	t.Helper()
+	s, err := tools.NewSession(tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// call runs a tool the way the pipeline does (decode, validate, call) and
+// returns its text, or the error's message with ok false.
+func call(t testing.TB, tool tools.Tool, s *tools.Session, input string) (text string, out any, ok bool) {
+	t.Helper()
+	in, err := tool.Decode(json.RawMessage(input))
+	if err != nil {
+		t.Fatalf("decode %s: %v", input, err)
+	}
+	uc := &tools.UseContext{Session: s}
+	ctx := context.Background()
+	if err := tool.ValidateInput(ctx, in, uc); err != nil {
+		return err.Error(), nil, false
+	}
+	res, err := tool.Call(ctx, in, uc, nil)
+	if err != nil {
+		return err.Error(), nil, false
+	}
+	return res.Text, res.Output, !res.IsError
+}
+
+// writeTree creates files (path → content) under dir, giving them
+// increasing modification times in map-independent order when mtimes is
+// given (path → seconds after a fixed base).
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// setMtimes sets modification times: each path gets base + its seconds.
+func setMtimes(t testing.TB, dir string, secs map[string]int) {
+	t.Helper()
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for p, s := range secs {
+		tm := base.Add(time.Duration(s) * time.Second)
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), tm, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
