@@ -26,6 +26,7 @@ type workspaceFlags struct {
 	maxParallel int
 	stateDir    string
 	perm        permissionFlags
+	web         webFlags
 }
 
 func (w *workspaceFlags) add(fs *flag.FlagSet) {
@@ -35,6 +36,7 @@ func (w *workspaceFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&w.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "how many concurrency-safe calls may run at once per session")
 	fs.StringVar(&w.stateDir, "state-dir", "", "where sessions keep persisted results and task output (default: a per-user temp directory)")
 	w.perm.add(fs)
+	w.web.add(fs)
 }
 
 // sessionOptions checks the flags and turns them into session options.
@@ -95,7 +97,11 @@ func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeli
 	if err != nil {
 		return nil, err
 	}
-	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, perm.filter())
+	toolOpts, err := w.web.toolOptions()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := orchestrator.AssemblePool(builtin.Tools(toolOpts), nil, perm.filter())
 	if err != nil {
 		return nil, err
 	}

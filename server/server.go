@@ -81,6 +81,7 @@ func New(cfg Config) (*Server, error) {
 		URITemplate: orchestrator.ResultURIPrefix + "{name}",
 	}, s.readResult)
 	s.mcp.AddReceivingMiddleware(s.aliasMiddleware)
+	s.mcp.AddReceivingMiddleware(s.hideUnavailableTools)
 	return s, nil
 }
 
@@ -190,6 +191,7 @@ func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID str
 		}
 		if p.Capabilities.Sampling != nil {
 			uc.Sampler = sampler{ss}
+			uc.SubAgents = s.subAgents(ss, p.Capabilities.Sampling)
 		}
 	}
 	return uc

@@ -7,12 +7,21 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
 	"github.com/agent-mcp/agent-mcp/tools/search"
+	"github.com/agent-mcp/agent-mcp/tools/web"
 	"github.com/agent-mcp/agent-mcp/tools/workflow"
 )
 
 // Options configure the built-in tools (backends, limits). The zero value
 // gives every tool its defaults.
-type Options struct{}
+type Options struct {
+	// SearXNGURL is the SearXNG instance WebSearch queries (enables it).
+	SearXNGURL string
+	// BraveAPIKey is the Brave Search API key WebSearch uses (enables it).
+	BraveAPIKey string
+	// WebAllowPrivate lets WebFetch reach loopback, private and link-local
+	// addresses (off: no server-side request forgery through the tool).
+	WebAllowPrivate bool
+}
 
 // Tools returns every built-in tool, enabled or not; the orchestrator's
 // pool assembly filters and sorts them.
@@ -27,5 +36,11 @@ func Tools(opts Options) []tools.Tool {
 		search.Glob(),
 		search.Grep(),
 		workflow.TodoWrite(),
+		web.WebFetch(web.FetchOptions{AllowPrivate: opts.WebAllowPrivate}),
+		web.WebSearch(web.SearchOptions{SearXNGURL: opts.SearXNGURL, BraveAPIKey: opts.BraveAPIKey}),
+		workflow.AskUserQuestion(),
+		workflow.EnterPlanMode(),
+		workflow.ExitPlanMode(),
+		workflow.Agent(workflow.AgentOptions{}),
 	}
 }
