@@ -1,0 +1,141 @@
+package fs_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/tools/fs"
+)
+
+// fileTools are the tools under test.
+func fileTools() []tools.Tool {
+	return []tools.Tool{fs.Read(), fs.Write(), fs.Edit(), fs.MultiEdit(), fs.LS(), fs.NotebookEdit()}
+}
+
+// harness runs calls through the orchestrator pipeline in one session
+// whose current directory is a fresh temporary directory.
+type harness struct {
+	t   *testing.T
+	dir string
+	s   *tools.Session
+	p   *orchestrator.Pipeline
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	pool, err := orchestrator.AssemblePool(fileTools(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := tools.NewSession(tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return &harness{t: t, dir: dir, s: s, p: &orchestrator.Pipeline{Pool: pool}}
+}
+
+// path is the absolute path of rel in the working directory.
+func (h *harness) path(rel string) string { return filepath.Join(h.dir, rel) }
+
+// put creates the file rel holding data (mode 0644), with parents.
+func (h *harness) put(rel, data string) string {
+	h.t.Helper()
+	p := h.path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return p
+}
+
+// get returns the content of the file rel.
+func (h *harness) get(rel string) string {
+	h.t.Helper()
+	b, err := os.ReadFile(h.path(rel))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// call runs the tool with input (marshalled to JSON) through the pipeline.
+func (h *harness) call(name string, input any) *tools.Result {
+	h.t.Helper()
+	raw, err := json.Marshal(input)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := h.p.Run(context.Background(), &tools.UseContext{Session: h.s}, orchestrator.Call{ID: "t", Name: name, Input: raw}, nil)
+	if out.Err != nil {
+		h.t.Fatalf("%s: %v", name, out.Err)
+	}
+	return out.Result
+}
+
+// ok runs a call that must succeed.
+func (h *harness) ok(name string, input any) *tools.Result {
+	h.t.Helper()
+	res := h.call(name, input)
+	if res.IsError {
+		h.t.Fatalf("%s(%v) failed: %s", name, input, res.Text)
+	}
+	return res
+}
+
+// fail runs a call that must fail with a message holding every want.
+func (h *harness) fail(name string, input any, want ...string) string {
+	h.t.Helper()
+	res := h.call(name, input)
+	if !res.IsError {
+		h.t.Fatalf("%s(%v) succeeded, want an error; text: %s", name, input, res.Text)
+	}
+	for _, w := range want {
+		if !strings.Contains(res.Text, w) {
+			h.t.Errorf("%s error %q does not mention %q", name, res.Text, w)
+		}
+	}
+	return res.Text
+}
+
+// read reads rel with the Read tool, recording it for the session.
+func (h *harness) read(rel string) *tools.Result {
+	h.t.Helper()
+	return h.ok("Read", map[string]any{"file_path": h.path(rel)})
+}
+
+// contains fails the test unless s holds every want.
+func contains(t *testing.T, what, s string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s %q does not contain %q", what, s, w)
+		}
+	}
+}
+
+// outputJSON is a result's output object as generic JSON.
+func outputJSON(t *testing.T, res *tools.Result) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(res.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
