@@ -189,10 +189,23 @@ func (r *Runner) RunSubAgent(ctx context.Context, req tools.SubAgentRequest) (st
 			names[i] = c.Name
 		}
 		progress(tools.ProgressUpdate{Progress: float64(turn), Message: fmt.Sprintf("%s: turn %d, %s", req.Description, turn, strings.Join(names, ", "))})
-		outs := pipeline.RunCalls(ctx, uc, calls, nil)
-		results := make([]Block, len(outs))
-		for i, o := range outs {
-			results[i] = resultBlock(o)
+		// Calls of tools the sub-agent was not given are refused here, before
+		// the pipeline would validate their input against a schema the
+		// model never saw.
+		results := make([]Block, len(calls))
+		var run []orchestrator.Call
+		var at []int
+		for i, c := range calls {
+			if t, ok := r.Pipeline.Pool.Find(c.Name); ok && !offered[t.Name()] {
+				results[i] = Block{Kind: ToolResult, ID: c.ID, IsError: true,
+					Text: fmt.Sprintf("%s is not one of this sub-agent's tools; use only the tools you were given.", c.Name)}
+				continue
+			}
+			run = append(run, c)
+			at = append(at, i)
+		}
+		for j, o := range pipeline.RunCalls(ctx, uc, run, nil) {
+			results[at[j]] = resultBlock(o)
 		}
 		msgs = append(msgs, Message{Role: "user", Blocks: results})
 		if ctx.Err() != nil {

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -178,5 +177,5 @@ func subAgentTypeNames() []string {
 	for _, t := range subAgentTypes {
 		out = append(out, t.Name)
 	}
-	return slices.Clip(out)
+	return out
 }
