@@ -66,6 +66,9 @@ func (v *inputValidator) validate(tool string, raw json.RawMessage) error {
 	for _, name := range names {
 		val := args[name]
 		ps, ok := v.schema.Properties[name]
+		if !ok && allowsExtra(v.schema) {
+			continue
+		}
 		if !ok {
 			problems = append(problems, fmt.Sprintf("unknown parameter %q%s", name, v.suggest(name)))
 			continue
@@ -201,4 +204,22 @@ func cleanSchemaError(err error) string {
 	msg := err.Error()
 	msg = strings.ReplaceAll(msg, "validating root: ", "")
 	return strings.TrimSpace(msg)
+}
+
+// allowsExtra reports whether s explicitly accepts properties it does not
+// list (additionalProperties given and not false), as some upstream MCP
+// tools' schemas do. Schemas that say nothing stay strict.
+func allowsExtra(s *jsonschema.Schema) bool {
+	if s.AdditionalProperties == nil {
+		return false
+	}
+	b, err := json.Marshal(s.AdditionalProperties)
+	if err != nil {
+		return false
+	}
+	switch strings.ReplaceAll(string(b), " ", "") {
+	case "false", `{"not":{}}`:
+		return false
+	}
+	return true
 }

@@ -1,0 +1,316 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// Events receive what happens during a turn; every field is optional.
+// ToolStart, ToolProgress and ToolEnd may be called from several
+// goroutines at once (parallel calls).
+type Events struct {
+	// Text receives streamed assistant text.
+	Text func(delta string)
+	// ToolStart is called when a call starts running.
+	ToolStart func(call orchestrator.Call)
+	// ToolProgress receives a running call's progress.
+	ToolProgress func(callID string, u tools.ProgressUpdate)
+	// ToolEnd is called with each call's outcome.
+	ToolEnd func(out orchestrator.Outcome)
+	// Message is called with each message added to the conversation (the
+	// assistant's responses and the tool results), for stream-json.
+	Message func(m providers.Message)
+	// Notice receives remarks for the user (context cleared, pool changed).
+	Notice func(msg string)
+}
+
+// Config configures an Agent.
+type Config struct {
+	Provider providers.Provider
+	Model    string
+	// Pipeline runs the tool calls; its Pool is what the model is offered.
+	Pipeline *orchestrator.Pipeline
+	// UseContext is the template for each call: Session, Asker, Sampler,
+	// SubAgents, Logger.
+	UseContext tools.UseContext
+	// System is the system prompt.
+	System string
+	// MaxTurns bounds the model calls of one Run; 0 means no limit.
+	MaxTurns int
+	// MaxTokens is each call's output budget; 0 means the provider's default.
+	MaxTokens int
+	// ContextWindow is the model's context size in tokens; 0 means
+	// providers.ContextWindow's guess.
+	ContextWindow int
+	// Refresh, if set, is called before each model call; it returns a new
+	// pool when the upstream tools changed, else nil.
+	Refresh func() *orchestrator.Pool
+	// Store, if set, receives every message (conversation persistence).
+	Store  *Conversation
+	Events Events
+	Logger *slog.Logger
+}
+
+// Agent runs a conversation: it sends the history and the pool's tools to
+// the model, runs the tool calls through the pipeline while the response
+// streams, and sends the results back until the model ends its turn.
+type Agent struct {
+	cfg Config
+
+	mu       sync.Mutex
+	messages []providers.Message
+	usage    providers.Usage
+}
+
+// New makes an agent with an empty conversation.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Provider == nil || cfg.Pipeline == nil || cfg.Pipeline.Pool == nil {
+		return nil, errors.New("agent: a provider and a pipeline with a pool are required")
+	}
+	if cfg.UseContext.Session == nil {
+		return nil, errors.New("agent: a session is required")
+	}
+	if cfg.ContextWindow <= 0 {
+		cfg.ContextWindow = providers.ContextWindow(cfg.Provider.Name(), cfg.Model)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Agent{cfg: cfg}, nil
+}
+
+// Messages returns a copy of the conversation.
+func (a *Agent) Messages() []providers.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]providers.Message(nil), a.messages...)
+}
+
+// SetMessages replaces the conversation (resuming a saved one).
+func (a *Agent) SetMessages(ms []providers.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.messages = append([]providers.Message(nil), ms...)
+}
+
+// Usage is the token usage summed over the agent's model calls.
+func (a *Agent) Usage() providers.Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.usage
+}
+
+// Pipeline is the pipeline the agent runs calls through.
+func (a *Agent) Pipeline() *orchestrator.Pipeline { return a.cfg.Pipeline }
+
+// SetStore switches persistence to c (after /clear starts a new one).
+func (a *Agent) SetStore(c *Conversation) { a.cfg.Store = c }
+
+// Store is the conversation being persisted, or nil.
+func (a *Agent) Store() *Conversation { return a.cfg.Store }
+
+// Result is the outcome of one Run.
+type Result struct {
+	// Text is the assistant's text in its last response.
+	Text string
+	// Turns is how many model calls the run made.
+	Turns int
+	// Usage sums the run's model calls.
+	Usage providers.Usage
+	// Stop is the last response's stop reason.
+	Stop providers.StopReason
+}
+
+// ErrMaxTurns is returned (wrapped) when a run reaches MaxTurns while the
+// model still wants to call tools.
+var ErrMaxTurns = errors.New("reached the maximum number of turns")
+
+// Run adds prompt as a user message and runs the loop until the model
+// ends its turn, MaxTurns is reached, or ctx is cancelled. On cancellation
+// the conversation stays consistent: every tool call gets a result.
+func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
+	if err := a.append(providers.Message{Role: providers.User, Content: []providers.Block{providers.Text(prompt)}}); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	for {
+		if a.cfg.MaxTurns > 0 && res.Turns >= a.cfg.MaxTurns {
+			return res, fmt.Errorf("%w (%d)", ErrMaxTurns, a.cfg.MaxTurns)
+		}
+		if a.cfg.Refresh != nil {
+			if pool := a.cfg.Refresh(); pool != nil {
+				a.cfg.Pipeline.Pool = pool
+			}
+		}
+		if err := a.manageContext(ctx); err != nil {
+			a.cfg.Logger.Warn("managing the context", "err", err)
+		}
+		res.Turns++
+		resp, outs, err := a.step(ctx)
+		if resp != nil {
+			res.Usage = res.Usage.Add(resp.Usage)
+			res.Stop = resp.Stop
+			res.Text = resp.Message.TextOf()
+		}
+		if err != nil {
+			return res, err
+		}
+		if len(outs) == 0 {
+			return res, nil
+		}
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+	}
+}
+
+// step makes one model call and runs its tool calls. It returns the
+// outcomes (none when the model ended its turn).
+func (a *Agent) step(ctx context.Context) (*providers.Response, []orchestrator.Outcome, error) {
+	req := a.request()
+	uc := a.cfg.UseContext
+	ex := newExecutor(ctx, a.cfg.Pipeline, &uc, a.cfg.Events)
+	var seen int
+	h := providers.Handler{
+		OnText: a.cfg.Events.Text,
+		OnToolUse: func(b providers.Block) {
+			seen++
+			ex.add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})
+		},
+	}
+	resp, err := a.cfg.Provider.Stream(ctx, req, h)
+	if err != nil {
+		// The response is lost: stop what it started and drop it.
+		if seen > 0 {
+			ex.finish()
+		}
+		return nil, nil, err
+	}
+	a.mu.Lock()
+	a.usage = a.usage.Add(resp.Usage)
+	a.mu.Unlock()
+	if err := a.append(resp.Message); err != nil {
+		return resp, nil, err
+	}
+	// Calls the stream did not report one by one (a provider that only
+	// knows them at the end) are added now, in order.
+	uses := resp.Message.ToolUses()
+	for _, b := range uses[min(seen, len(uses)):] {
+		ex.add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})
+	}
+	if len(uses) == 0 {
+		return resp, nil, nil
+	}
+	outs := ex.finish()
+	results := providers.Message{Role: providers.User}
+	for i, b := range uses {
+		var out orchestrator.Outcome
+		if i < len(outs) {
+			out = outs[i]
+		}
+		results.Content = append(results.Content, toolResult(b, out))
+	}
+	if err := a.append(results); err != nil {
+		return resp, outs, err
+	}
+	return resp, outs, nil
+}
+
+func (a *Agent) append(m providers.Message) error {
+	a.mu.Lock()
+	a.messages = append(a.messages, m)
+	a.mu.Unlock()
+	if a.cfg.Events.Message != nil {
+		a.cfg.Events.Message(m)
+	}
+	if a.cfg.Store != nil {
+		if err := a.cfg.Store.Append(m); err != nil {
+			return fmt.Errorf("saving the conversation: %w", err)
+		}
+	}
+	return nil
+}
+
+// request builds the model call: the pool's tools with a cache breakpoint
+// after the built-ins and after the MCP tools.
+func (a *Agent) request() providers.Request {
+	pool := a.cfg.Pipeline.Pool
+	ts := pool.Tools()
+	defs := make([]providers.Tool, len(ts))
+	for i, t := range ts {
+		schema, _ := json.Marshal(t.Schema())
+		defs[i] = providers.Tool{Name: t.Name(), Description: t.Description(), Schema: schema}
+	}
+	if n := pool.Builtins(); n > 0 && n <= len(defs) {
+		defs[n-1].CacheBreakpoint = true
+	}
+	if len(defs) > pool.Builtins() {
+		defs[len(defs)-1].CacheBreakpoint = true
+	}
+	return providers.Request{
+		Model:     a.cfg.Model,
+		System:    a.cfg.System,
+		Messages:  a.Messages(),
+		Tools:     defs,
+		MaxTokens: a.cfg.MaxTokens,
+	}
+}
+
+// toolResult renders an outcome as the tool_result block for call b.
+func toolResult(b providers.Block, out orchestrator.Outcome) providers.Block {
+	tr := providers.Block{Type: providers.ToolResultBlock, ToolUseID: b.ID}
+	switch {
+	case out.Err != nil && errors.Is(out.Err, orchestrator.ErrUnknownTool):
+		tr.IsError = true
+		tr.Content = []providers.Block{providers.Text(fmt.Sprintf("No tool named %s is available. Use one of the tools you were given.", b.Name))}
+		return tr
+	case out.Err != nil:
+		tr.IsError = true
+		tr.Content = []providers.Block{providers.Text(out.Err.Error())}
+		return tr
+	case out.Result == nil:
+		tr.IsError = true
+		tr.Content = []providers.Block{providers.Text(fmt.Sprintf("%s did not run.", b.Name))}
+		return tr
+	}
+	r := out.Result
+	tr.IsError = r.IsError
+	if r.Text != "" {
+		tr.Content = append(tr.Content, providers.Text(r.Text))
+	}
+	for _, c := range r.Extra {
+		switch c.Kind {
+		case tools.TextContent:
+			tr.Content = append(tr.Content, providers.Text(c.Text))
+		case tools.ImageContent:
+			tr.Content = append(tr.Content, providers.Block{Type: providers.ImageBlock, MIMEType: c.MIMEType, Data: c.Data})
+		case tools.LinkContent:
+			tr.Content = append(tr.Content, providers.Text(fmt.Sprintf("[resource %s: %s]", c.Name, c.URI)))
+		}
+	}
+	if len(tr.Content) == 0 {
+		tr.Content = []providers.Block{providers.Text(fmt.Sprintf("(%s completed with no output)", b.Name))}
+	}
+	return tr
+}
+
+// Summary of text for logs and notices.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}

@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
+)
+
+// Context management: when the next request would fill most of the
+// model's context window, the agent first clears the content of old tool
+// results (keeping the most recent ones), then, if that is not enough,
+// replaces the oldest turns with a summary written by the model.
+const (
+	// contextThreshold is the share of the window that triggers clearing.
+	contextThreshold = 0.8
+	// keepToolResults is how many of the latest tool results stay intact.
+	keepToolResults = 3
+	// ClearedToolResult replaces the content of a cleared tool result.
+	ClearedToolResult = "[This tool result was cleared to save context. Run the tool again if you need it.]"
+	// SummaryPrefix starts the message that stands for summarised turns.
+	SummaryPrefix = "Summary of the earlier part of this conversation:\n"
+)
+
+// estimateTokens guesses the tokens of a request: about four characters
+// per token of its JSON.
+func estimateTokens(req providers.Request) int {
+	n := len(req.System)
+	for _, t := range req.Tools {
+		n += len(t.Name) + len(t.Description) + len(t.Schema)
+	}
+	for _, m := range req.Messages {
+		b, _ := json.Marshal(m)
+		n += len(b)
+	}
+	return n / 4
+}
+
+func (a *Agent) overBudget() bool {
+	return float64(estimateTokens(a.request())) > contextThreshold*float64(a.cfg.ContextWindow)
+}
+
+// manageContext clears old tool results, then summarises old turns, while
+// the conversation is over the threshold.
+func (a *Agent) manageContext(ctx context.Context) error {
+	if !a.overBudget() {
+		return nil
+	}
+	if n := a.clearToolResults(); n > 0 {
+		a.notice(fmt.Sprintf("Context is filling up: cleared %d old tool result(s).", n))
+		if err := a.persistAll(); err != nil {
+			return err
+		}
+		if !a.overBudget() {
+			return nil
+		}
+	}
+	summarised, err := a.summarise(ctx)
+	if err != nil {
+		return err
+	}
+	if summarised > 0 {
+		a.notice(fmt.Sprintf("Context is filling up: summarised the %d oldest message(s).", summarised))
+		return a.persistAll()
+	}
+	return nil
+}
+
+func (a *Agent) notice(msg string) {
+	a.cfg.Logger.Info(msg)
+	if a.cfg.Events.Notice != nil {
+		a.cfg.Events.Notice(msg)
+	}
+}
+
+func (a *Agent) persistAll() error {
+	if a.cfg.Store == nil {
+		return nil
+	}
+	return a.cfg.Store.Replace(a.Messages())
+}
+
+// clearToolResults replaces the content of every tool result but the
+// latest keepToolResults and returns how many it cleared.
+func (a *Agent) clearToolResults() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var idx [][2]int
+	for i, m := range a.messages {
+		for j, b := range m.Content {
+			if b.Type == providers.ToolResultBlock {
+				idx = append(idx, [2]int{i, j})
+			}
+		}
+	}
+	cleared := 0
+	for _, ij := range idx[:max(0, len(idx)-keepToolResults)] {
+		b := &a.messages[ij[0]].Content[ij[1]]
+		if len(b.Content) == 1 && b.Content[0].Text == ClearedToolResult {
+			continue
+		}
+		// Copy the message's content so earlier copies stay untouched.
+		content := append([]providers.Block(nil), a.messages[ij[0]].Content...)
+		content[ij[1]].Content = []providers.Block{providers.Text(ClearedToolResult)}
+		a.messages[ij[0]].Content = content
+		cleared++
+	}
+	return cleared
+}
+
+// summarise asks the model to summarise the older half of the
+// conversation, cut where a user prompt starts a turn (so no tool call is
+// separated from its result), and puts the summary in front of that
+// prompt. It returns how many messages it replaced.
+func (a *Agent) summarise(ctx context.Context) (int, error) {
+	msgs := a.Messages()
+	cut := -1
+	for i := len(msgs) / 2; i > 0; i-- {
+		if isPrompt(msgs[i]) {
+			cut = i
+			break
+		}
+	}
+	if cut <= 0 {
+		for i := len(msgs)/2 + 1; i < len(msgs)-1; i++ {
+			if isPrompt(msgs[i]) {
+				cut = i
+				break
+			}
+		}
+	}
+	if cut <= 0 {
+		return 0, nil
+	}
+	var transcript strings.Builder
+	for _, m := range msgs[:cut] {
+		renderForSummary(&transcript, m)
+	}
+	resp, err := a.cfg.Provider.Stream(ctx, providers.Request{
+		Model:     a.cfg.Model,
+		System:    summarySystem,
+		MaxTokens: 4096,
+		Messages: []providers.Message{{Role: providers.User, Content: []providers.Block{providers.Text(
+			"Summarise this conversation between a user and a coding assistant:\n\n" + transcript.String())}}},
+	}, providers.Handler{})
+	if err != nil {
+		return 0, fmt.Errorf("summarising old turns: %w", err)
+	}
+	a.mu.Lock()
+	a.usage = a.usage.Add(resp.Usage)
+	a.mu.Unlock()
+	summary := strings.TrimSpace(resp.Message.TextOf())
+	if summary == "" {
+		return 0, nil
+	}
+	first := msgs[cut]
+	first.Content = append([]providers.Block{providers.Text(SummaryPrefix + summary)}, first.Content...)
+	out := append([]providers.Message{first}, msgs[cut+1:]...)
+	a.SetMessages(out)
+	return cut, nil
+}
+
+const summarySystem = "You write summaries of coding sessions so the work can continue without the full history. " +
+	"Keep what matters for continuing: the user's goals and requests, decisions made, files read or changed and why, " +
+	"commands run and their outcomes, errors met and how they were handled, and what remains to be done. " +
+	"Be concise and factual; use short bullet points."
+
+// isPrompt reports whether m is a user message that is not tool results.
+func isPrompt(m providers.Message) bool {
+	if m.Role != providers.User {
+		return false
+	}
+	for _, b := range m.Content {
+		if b.Type == providers.ToolResultBlock {
+			return false
+		}
+	}
+	return true
+}
+
+func renderForSummary(w *strings.Builder, m providers.Message) {
+	for _, b := range m.Content {
+		switch b.Type {
+		case providers.TextBlock:
+			fmt.Fprintf(w, "%s: %s\n", m.Role, b.Text)
+		case providers.ToolUseBlock:
+			fmt.Fprintf(w, "assistant called %s %s\n", b.Name, truncate(string(b.Input), 500))
+		case providers.ToolResultBlock:
+			var parts []string
+			for _, c := range b.Content {
+				if c.Type == providers.TextBlock {
+					parts = append(parts, c.Text)
+				}
+			}
+			status := "result"
+			if b.IsError {
+				status = "error"
+			}
+			fmt.Fprintf(w, "tool %s: %s\n", status, truncate(strings.Join(parts, "\n"), 1000))
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

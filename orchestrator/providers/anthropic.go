@@ -1,0 +1,217 @@
+package providers
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// anthropicProvider speaks the Anthropic Messages API.
+type anthropicProvider struct {
+	client anthropic.Client
+	base   string
+}
+
+// DefaultMaxTokens is the output budget of a call when none is configured
+// (the Messages API requires one).
+const DefaultMaxTokens = 16384
+
+func newAnthropic(base, key string, opts Options) *anthropicProvider {
+	ro := []option.RequestOption{option.WithBaseURL(base)}
+	if key != "" {
+		ro = append(ro, option.WithAPIKey(key))
+	}
+	if opts.HTTPClient != nil {
+		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	}
+	if opts.MaxRetries >= 0 {
+		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
+	}
+	return &anthropicProvider{client: anthropic.NewClient(ro...), base: base}
+}
+
+func (p *anthropicProvider) Name() string { return "anthropic" }
+
+// params maps a Request onto the Messages API. Prompt caching: a
+// breakpoint on each tool that asks for one (the last built-in tool and the
+// last MCP tool) and one on the last block of the last message, so each
+// turn reuses the previous turn's prefix.
+func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, error) {
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	params := anthropic.MessageNewParams{
+		Model:     anthropic.Model(req.Model),
+		MaxTokens: int64(maxTokens),
+	}
+	if req.System != "" {
+		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+	}
+	for _, t := range req.Tools {
+		var schema struct {
+			Properties any      `json:"properties"`
+			Required   []string `json:"required"`
+		}
+		var extra map[string]any
+		if err := json.Unmarshal(t.Schema, &schema); err != nil {
+			return params, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		_ = json.Unmarshal(t.Schema, &extra)
+		delete(extra, "type")
+		delete(extra, "properties")
+		delete(extra, "required")
+		tp := &anthropic.ToolParam{
+			Name:        t.Name,
+			Description: anthropic.String(t.Description),
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema.Properties, Required: schema.Required, ExtraFields: extra},
+		}
+		if schema.Properties == nil {
+			tp.InputSchema.Properties = map[string]any{}
+		}
+		if t.CacheBreakpoint {
+			tp.CacheControl = anthropic.NewCacheControlEphemeralParam()
+		}
+		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: tp})
+	}
+	for i, m := range req.Messages {
+		blocks := make([]anthropic.ContentBlockParamUnion, 0, len(m.Content))
+		for _, b := range m.Content {
+			blocks = append(blocks, anthropicBlock(b))
+		}
+		if i == len(req.Messages)-1 && len(blocks) > 0 {
+			setCacheControl(&blocks[len(blocks)-1])
+		}
+		if m.Role == Assistant {
+			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
+		} else {
+			params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
+		}
+	}
+	return params, nil
+}
+
+func anthropicBlock(b Block) anthropic.ContentBlockParamUnion {
+	switch b.Type {
+	case ToolUseBlock:
+		input := b.Input
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		}
+		return anthropic.NewToolUseBlock(b.ID, input, b.Name)
+	case ToolResultBlock:
+		tr := anthropic.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+		if b.IsError {
+			tr.IsError = anthropic.Bool(true)
+		}
+		for _, c := range b.Content {
+			switch c.Type {
+			case ImageBlock:
+				img := anthropic.NewImageBlockBase64(c.MIMEType, base64.StdEncoding.EncodeToString(c.Data))
+				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img.OfImage})
+			default:
+				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: c.Text}})
+			}
+		}
+		return anthropic.ContentBlockParamUnion{OfToolResult: &tr}
+	case ImageBlock:
+		return anthropic.NewImageBlockBase64(b.MIMEType, base64.StdEncoding.EncodeToString(b.Data))
+	default:
+		return anthropic.NewTextBlock(b.Text)
+	}
+}
+
+func setCacheControl(b *anthropic.ContentBlockParamUnion) {
+	cc := anthropic.NewCacheControlEphemeralParam()
+	switch {
+	case b.OfText != nil:
+		b.OfText.CacheControl = cc
+	case b.OfToolResult != nil:
+		b.OfToolResult.CacheControl = cc
+	case b.OfToolUse != nil:
+		b.OfToolUse.CacheControl = cc
+	case b.OfImage != nil:
+		b.OfImage.CacheControl = cc
+	}
+}
+
+func (p *anthropicProvider) Stream(ctx context.Context, req Request, h Handler) (*Response, error) {
+	params, err := p.params(req)
+	if err != nil {
+		return nil, err
+	}
+	stream := p.client.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+	var acc anthropic.Message
+	for stream.Next() {
+		ev := stream.Current()
+		if err := acc.Accumulate(ev); err != nil {
+			return nil, fmt.Errorf("anthropic: reading the stream: %w", err)
+		}
+		switch ev.Type {
+		case "content_block_delta":
+			if ev.Delta.Type == "text_delta" && h.OnText != nil && ev.Delta.Text != "" {
+				h.OnText(ev.Delta.Text)
+			}
+		case "content_block_stop":
+			if i := int(ev.Index); i >= 0 && i < len(acc.Content) && acc.Content[i].Type == "tool_use" && h.OnToolUse != nil {
+				h.OnToolUse(toolUseOf(acc.Content[i].ID, acc.Content[i].Name, acc.Content[i].Input))
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, p.wrapErr(err)
+	}
+	resp := &Response{
+		Message: Message{Role: Assistant},
+		Stop:    StopReason(acc.StopReason),
+		Usage: Usage{
+			InputTokens: acc.Usage.InputTokens, OutputTokens: acc.Usage.OutputTokens,
+			CacheReadTokens: acc.Usage.CacheReadInputTokens, CacheWriteTokens: acc.Usage.CacheCreationInputTokens,
+		},
+	}
+	for _, c := range acc.Content {
+		switch c.Type {
+		case "text":
+			if c.Text != "" {
+				resp.Message.Content = append(resp.Message.Content, Text(c.Text))
+			}
+		case "tool_use":
+			resp.Message.Content = append(resp.Message.Content, toolUseOf(c.ID, c.Name, c.Input))
+		}
+	}
+	if resp.Stop == "" {
+		resp.Stop = StopEndTurn
+	}
+	return resp, nil
+}
+
+func toolUseOf(id, name string, input json.RawMessage) Block {
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	return Block{Type: ToolUseBlock, ID: id, Name: name, Input: append(json.RawMessage(nil), input...)}
+}
+
+func (p *anthropicProvider) wrapErr(err error) error {
+	var apiErr *anthropic.Error
+	if errors.As(err, &apiErr) {
+		switch apiErr.StatusCode {
+		case 401, 403:
+			return fmt.Errorf("anthropic refused the API key (HTTP %d): check ANTHROPIC_API_KEY", apiErr.StatusCode)
+		case 404:
+			return fmt.Errorf("anthropic: HTTP 404 from %s: check the model name and ANTHROPIC_BASE_URL", p.base)
+		}
+		msg := apiErr.Message
+		if msg == "" {
+			msg = apiErr.Error()
+		}
+		return fmt.Errorf("anthropic: HTTP %d: %s", apiErr.StatusCode, msg)
+	}
+	return endpointError("anthropic", p.base, "ANTHROPIC_BASE_URL", err)
+}

@@ -1,0 +1,265 @@
+package providers
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// openAIProvider speaks OpenAI's Chat Completions API, which OpenAI,
+// Ollama, vLLM, llama.cpp's server, LM Studio and OpenRouter all serve.
+type openAIProvider struct {
+	name   string
+	client openai.Client
+	base   string
+}
+
+func newOpenAI(name, base, key string, opts Options) *openAIProvider {
+	ro := []option.RequestOption{option.WithBaseURL(base)}
+	if key != "" {
+		ro = append(ro, option.WithAPIKey(key))
+	}
+	if opts.HTTPClient != nil {
+		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	}
+	if opts.MaxRetries >= 0 {
+		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
+	}
+	return &openAIProvider{name: name, client: openai.NewClient(ro...), base: base}
+}
+
+func (p *openAIProvider) Name() string { return p.name }
+
+// params maps a Request onto Chat Completions: the system prompt is the
+// first message, tool results become "tool" messages right after the
+// assistant message that asked for them, and images in tool results (which
+// tool messages cannot carry) follow in a user message.
+func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, error) {
+	params := openai.ChatCompletionNewParams{
+		Model:         shared.ChatModel(req.Model),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if req.MaxTokens > 0 {
+		params.MaxTokens = openai.Int(int64(req.MaxTokens))
+	}
+	if req.System != "" {
+		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
+	}
+	for _, t := range req.Tools {
+		var schema map[string]any
+		if err := json.Unmarshal(t.Schema, &schema); err != nil {
+			return params, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: openai.String(t.Description),
+			Parameters:  shared.FunctionParameters(schema),
+		}))
+	}
+	for _, m := range req.Messages {
+		if m.Role == Assistant {
+			var am openai.ChatCompletionAssistantMessageParam
+			if text := m.TextOf(); text != "" {
+				am.Content.OfString = openai.String(text)
+			}
+			for _, b := range m.ToolUses() {
+				input := string(b.Input)
+				if input == "" {
+					input = "{}"
+				}
+				am.ToolCalls = append(am.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       b.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: input},
+					},
+				})
+			}
+			params.Messages = append(params.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &am})
+			continue
+		}
+		var parts []openai.ChatCompletionContentPartUnionParam
+		for _, b := range m.Content {
+			switch b.Type {
+			case ToolResultBlock:
+				var texts []string
+				for _, c := range b.Content {
+					switch c.Type {
+					case ImageBlock:
+						parts = append(parts, imagePart(c))
+					default:
+						texts = append(texts, c.Text)
+					}
+				}
+				text := strings.Join(texts, "\n")
+				if b.IsError && !strings.HasPrefix(text, "Error") {
+					text = "Error: " + text
+				}
+				params.Messages = append(params.Messages, openai.ToolMessage(text, b.ToolUseID))
+			case ImageBlock:
+				parts = append(parts, imagePart(b))
+			case TextBlock:
+				parts = append(parts, openai.TextContentPart(b.Text))
+			}
+		}
+		switch {
+		case len(parts) == 1 && parts[0].OfText != nil:
+			params.Messages = append(params.Messages, openai.UserMessage(parts[0].OfText.Text))
+		case len(parts) > 0:
+			params.Messages = append(params.Messages, openai.UserMessage(parts))
+		}
+	}
+	return params, nil
+}
+
+func imagePart(b Block) openai.ChatCompletionContentPartUnionParam {
+	return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+		URL: "data:" + b.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(b.Data),
+	})
+}
+
+// pendingCall accumulates one streamed tool call.
+type pendingCall struct {
+	id, name string
+	args     strings.Builder
+	reported bool
+}
+
+func (p *openAIProvider) Stream(ctx context.Context, req Request, h Handler) (*Response, error) {
+	params, err := p.params(req)
+	if err != nil {
+		return nil, err
+	}
+	stream := p.client.Chat.Completions.NewStreaming(ctx, params)
+	defer stream.Close()
+	var text strings.Builder
+	calls := map[int64]*pendingCall{}
+	var order []int64
+	var finish string
+	var usage Usage
+	// A call is complete once a later call starts or the choice finishes;
+	// report it then, so safe calls can start while the rest streams.
+	flush := func(before int64, all bool) {
+		for _, idx := range order {
+			c := calls[idx]
+			if !c.reported && (all || idx < before) {
+				c.reported = true
+				if h.OnToolUse != nil {
+					h.OnToolUse(c.block())
+				}
+			}
+		}
+	}
+	for stream.Next() {
+		chunk := stream.Current()
+		if chunk.JSON.Usage.Valid() && (chunk.Usage.PromptTokens > 0 || chunk.Usage.CompletionTokens > 0) {
+			usage = Usage{
+				InputTokens:     chunk.Usage.PromptTokens,
+				OutputTokens:    chunk.Usage.CompletionTokens,
+				CacheReadTokens: chunk.Usage.PromptTokensDetails.CachedTokens,
+			}
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue
+			}
+			if d := ch.Delta.Content; d != "" {
+				flush(0, true) // text after a call means the call is complete
+				text.WriteString(d)
+				if h.OnText != nil {
+					h.OnText(d)
+				}
+			}
+			for _, tc := range ch.Delta.ToolCalls {
+				c, ok := calls[tc.Index]
+				if !ok {
+					flush(tc.Index, false)
+					c = &pendingCall{}
+					calls[tc.Index] = c
+					order = append(order, tc.Index)
+				}
+				if tc.ID != "" {
+					c.id = tc.ID
+				}
+				if tc.Function.Name != "" {
+					c.name = tc.Function.Name
+				}
+				c.args.WriteString(tc.Function.Arguments)
+			}
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+				flush(0, true)
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, p.wrapErr(err)
+	}
+	flush(0, true)
+	resp := &Response{Message: Message{Role: Assistant}, Usage: usage}
+	if text.Len() > 0 {
+		resp.Message.Content = append(resp.Message.Content, Text(text.String()))
+	}
+	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+	for _, idx := range order {
+		resp.Message.Content = append(resp.Message.Content, calls[idx].block())
+	}
+	switch finish {
+	case "tool_calls", "function_call":
+		resp.Stop = StopToolUse
+	case "length":
+		resp.Stop = StopMaxTokens
+	case "content_filter":
+		resp.Stop = StopRefusal
+	default:
+		resp.Stop = StopEndTurn
+	}
+	if len(order) > 0 {
+		resp.Stop = StopToolUse
+	}
+	return resp, nil
+}
+
+func (c *pendingCall) block() Block {
+	args := strings.TrimSpace(c.args.String())
+	if args == "" {
+		args = "{}"
+	}
+	raw := json.RawMessage(args)
+	if !json.Valid(raw) {
+		// Keep what the model sent as a string, so the validation error the
+		// model gets back shows what it wrote.
+		b, _ := json.Marshal(map[string]string{"_invalid_json": args})
+		raw = b
+	}
+	id := c.id
+	if id == "" {
+		id = "call_" + c.name
+	}
+	return Block{Type: ToolUseBlock, ID: id, Name: c.name, Input: raw}
+}
+
+func (p *openAIProvider) wrapErr(err error) error {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		switch apiErr.StatusCode {
+		case 401, 403:
+			return fmt.Errorf("%s refused the API key (HTTP %d): check OPENAI_API_KEY", p.name, apiErr.StatusCode)
+		case 404:
+			return fmt.Errorf("%s: HTTP 404 from %s: check the model name and the base URL (OPENAI_BASE_URL / --base-url)", p.name, p.base)
+		}
+		msg := apiErr.Message
+		if msg == "" {
+			msg = apiErr.Error()
+		}
+		return fmt.Errorf("%s: HTTP %d: %s", p.name, apiErr.StatusCode, msg)
+	}
+	return endpointError(p.name, p.base, "OPENAI_BASE_URL", err)
+}

@@ -1,0 +1,236 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// Tool is an upstream MCP server's tool adapted to tools.Tool, so it joins
+// the pool and runs through the same pipeline as the built-ins. Its input
+// is the raw JSON arguments; the upstream server validates them further.
+type Tool struct {
+	srv    *server
+	name   string // pool name, mcp__<server>__<tool>
+	remote string // the tool's name on its server
+	desc   string
+	schema *jsonschema.Schema
+	// Annotations from the server. Read-only tools may run beside others.
+	readOnly, destructive, idempotent, openWorld bool
+}
+
+// input is the decoded input of an upstream tool: its arguments as JSON.
+type input struct{ raw json.RawMessage }
+
+// Server is the upstream server's name.
+func (t *Tool) Server() string { return t.srv.cfg.Name }
+
+// RemoteName is the tool's name on its server.
+func (t *Tool) RemoteName() string { return t.remote }
+
+func (t *Tool) Name() string                       { return t.name }
+func (t *Tool) Aliases() []string                  { return nil }
+func (t *Tool) Description() string                { return t.desc }
+func (t *Tool) Schema() *jsonschema.Schema         { return t.schema }
+func (t *Tool) IsEnabled() bool                    { return true }
+func (t *Tool) MaxResultSizeChars() int            { return tools.DefaultMaxResultSizeChars }
+func (t *Tool) Interrupt() tools.InterruptBehavior { return tools.InterruptCancel }
+func (t *Tool) OpenWorld() bool                    { return t.openWorld }
+func (t *Tool) AbortsSiblingsOnError() bool        { return false }
+func (t *Tool) String() string                     { return t.name }
+
+// Decode keeps the arguments as they are: the schema check already ran.
+func (t *Tool) Decode(raw json.RawMessage) (tools.Input, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = json.RawMessage("{}")
+	}
+	if !json.Valid(raw) {
+		return nil, fmt.Errorf("%s: arguments are not valid JSON", t.name)
+	}
+	return &input{raw: append(json.RawMessage(nil), raw...)}, nil
+}
+
+func (t *Tool) ValidateInput(context.Context, tools.Input, *tools.UseContext) error { return nil }
+
+// CheckPermissions has no opinion: the permission rules (mcp__server,
+// mcp__server__tool) and the mode decide.
+func (t *Tool) CheckPermissions(context.Context, tools.Input, *tools.UseContext) permissions.Decision {
+	return permissions.Decision{Behavior: permissions.Passthrough}
+}
+
+func (t *Tool) IsReadOnly(tools.Input) bool        { return t.readOnly }
+func (t *Tool) IsConcurrencySafe(tools.Input) bool { return t.readOnly }
+func (t *Tool) IsDestructive(tools.Input) bool     { return t.destructive }
+func (t *Tool) IsIdempotent(tools.Input) bool      { return t.idempotent }
+
+// Call forwards the call to the upstream server (restarting it first if it
+// died) and converts its result.
+func (t *Tool) Call(ctx context.Context, in tools.Input, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+	v, ok := in.(*input)
+	if !ok {
+		return nil, fmt.Errorf("%s: input of type %T is not this tool's", t.name, in)
+	}
+	res, err := t.srv.call(ctx, t.remote, v.raw, progress)
+	if err != nil {
+		return nil, err
+	}
+	return convertResult(res), nil
+}
+
+// convertResult maps an MCP tool result onto a tools.Result: text blocks
+// join into Text, images and links become Extra blocks, embedded text
+// resources are inlined, and structuredContent becomes Output.
+func convertResult(res *mcp.CallToolResult) *tools.Result {
+	out := &tools.Result{IsError: res.IsError}
+	var texts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			texts = append(texts, c.Text)
+		case *mcp.ImageContent:
+			out.Extra = append(out.Extra, tools.Content{Kind: tools.ImageContent, MIMEType: c.MIMEType, Data: c.Data})
+		case *mcp.AudioContent:
+			texts = append(texts, fmt.Sprintf("[audio content of type %s, %s, not shown]", c.MIMEType, tools.FormatSize(int64(len(c.Data)))))
+		case *mcp.ResourceLink:
+			var size int64
+			if c.Size != nil {
+				size = *c.Size
+			}
+			out.Extra = append(out.Extra, tools.Content{Kind: tools.LinkContent, URI: c.URI, Name: c.Name, MIMEType: c.MIMEType, Size: size})
+		case *mcp.EmbeddedResource:
+			if r := c.Resource; r != nil {
+				if r.Text != "" {
+					texts = append(texts, r.Text)
+				} else {
+					texts = append(texts, fmt.Sprintf("[resource %s (%s, %s)]", r.URI, r.MIMEType, tools.FormatSize(int64(len(r.Blob)))))
+				}
+			}
+		}
+	}
+	out.Text = strings.Join(texts, "\n")
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil && len(b) > 0 && b[0] == '{' {
+			out.Output = res.StructuredContent
+			if out.Text == "" {
+				out.Text = string(b)
+			}
+		}
+	}
+	return out
+}
+
+// adapt builds the pool tool for a remote tool.
+func adapt(srv *server, name string, rt *mcp.Tool) *Tool {
+	t := &Tool{srv: srv, name: name, remote: rt.Name, desc: rt.Description, destructive: true, openWorld: true}
+	if t.desc == "" {
+		t.desc = fmt.Sprintf("The %s tool of the %s MCP server.", rt.Name, srv.cfg.Name)
+	}
+	if a := rt.Annotations; a != nil {
+		t.readOnly = a.ReadOnlyHint
+		t.idempotent = a.IdempotentHint
+		t.destructive = !a.ReadOnlyHint
+		if a.DestructiveHint != nil && !a.ReadOnlyHint {
+			t.destructive = *a.DestructiveHint
+		}
+		if a.OpenWorldHint != nil {
+			t.openWorld = *a.OpenWorldHint
+		}
+	}
+	t.schema = inputSchema(rt.InputSchema)
+	return t
+}
+
+// inputSchema turns a server's inputSchema into a schema the pipeline can
+// validate against: local $refs are inlined (the validator checks each
+// property on its own), the type is object, and a property schema that
+// still cannot be resolved is relaxed to accept any value rather than
+// losing the whole tool.
+func inputSchema(raw any) *jsonschema.Schema {
+	var m map[string]any
+	switch v := raw.(type) {
+	case map[string]any:
+		m = v
+	case nil:
+	default:
+		b, _ := json.Marshal(v)
+		_ = json.Unmarshal(b, &m)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	defs := map[string]any{}
+	for _, k := range []string{"$defs", "definitions"} {
+		if d, ok := m[k].(map[string]any); ok {
+			for name, s := range d {
+				defs["#/"+k+"/"+name] = s
+			}
+		}
+	}
+	m = inline(m, defs, 0).(map[string]any)
+	delete(m, "$defs")
+	delete(m, "definitions")
+	delete(m, "$schema")
+	delete(m, "$id")
+	m["type"] = "object"
+	if _, ok := m["properties"].(map[string]any); !ok {
+		m["properties"] = map[string]any{}
+	}
+	b, _ := json.Marshal(m)
+	s := &jsonschema.Schema{}
+	if err := json.Unmarshal(b, s); err != nil {
+		s = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	for name, p := range s.Properties {
+		if p == nil {
+			s.Properties[name] = &jsonschema.Schema{}
+			continue
+		}
+		if _, err := p.Resolve(nil); err != nil {
+			s.Properties[name] = &jsonschema.Schema{Description: p.Description}
+		}
+	}
+	return s
+}
+
+// inline replaces {"$ref": "#/$defs/X"} by the definition, to a bounded
+// depth (recursive definitions end as an unconstrained schema).
+func inline(v any, defs map[string]any, depth int) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			if def, ok := defs[ref]; ok && depth < 8 {
+				return inline(def, defs, depth+1)
+			}
+			return map[string]any{}
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if k == "$defs" || k == "definitions" {
+				if depth > 0 {
+					continue
+				}
+			}
+			out[k] = inline(e, defs, depth)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = inline(e, defs, depth)
+		}
+		return out
+	}
+	return v
+}
