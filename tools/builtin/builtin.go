@@ -7,6 +7,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
 	"github.com/agent-mcp/agent-mcp/tools/search"
+	"github.com/agent-mcp/agent-mcp/tools/shell"
 	"github.com/agent-mcp/agent-mcp/tools/web"
 	"github.com/agent-mcp/agent-mcp/tools/workflow"
 )
@@ -35,6 +36,9 @@ func Tools(opts Options) []tools.Tool {
 		fs.NotebookEdit(),
 		search.Glob(),
 		search.Grep(),
+		shell.Bash(shell.Options{}),
+		shell.TaskOutput(),
+		shell.TaskStop(),
 		workflow.TodoWrite(),
 		web.WebFetch(web.FetchOptions{AllowPrivate: opts.WebAllowPrivate}),
 		web.WebSearch(web.SearchOptions{SearXNGURL: opts.SearXNGURL, BraveAPIKey: opts.BraveAPIKey}),

@@ -1,0 +1,476 @@
+package shell
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+//go:embed bash.md
+var bashDescription string
+
+// Bash's limits (PARITY §7).
+const (
+	// BashDefaultTimeoutMS is a command's timeout when none is given.
+	BashDefaultTimeoutMS = 120_000
+	// BashMaxTimeoutMS is the largest timeout a call may ask for.
+	BashMaxTimeoutMS = 600_000
+	// BashMaxResultSizeChars is Bash's result budget; longer output is
+	// persisted by the orchestrator, and the structured output keeps this
+	// many characters.
+	BashMaxResultSizeChars = 30_000
+)
+
+// DisableBackgroundEnv, set to a true value ("1", "true"), turns off
+// background tasks: run_in_background is refused and a command that times
+// out is stopped instead of moved to the background.
+const DisableBackgroundEnv = "AGENT_MCP_DISABLE_BACKGROUND_TASKS"
+
+// Options configure the shell tools. The zero value gives the defaults.
+type Options struct {
+	// DisableBackground turns background tasks off (see
+	// [DisableBackgroundEnv], which does the same).
+	DisableBackground bool
+	// KillGrace is how long a process group has between SIGTERM and
+	// SIGKILL; default 2s.
+	KillGrace time.Duration
+	// OutputFileLimit caps each task's output file; default 64 MiB.
+	OutputFileLimit int64
+	// ProgressInterval is how often a running foreground command reports
+	// its latest output line as progress; default 1s.
+	ProgressInterval time.Duration
+}
+
+func (o Options) backgroundDisabled() bool {
+	if o.DisableBackground {
+		return true
+	}
+	switch strings.ToLower(os.Getenv(DisableBackgroundEnv)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// BashInput is Bash's input.
+type BashInput struct {
+	Command         string   `json:"command"`
+	Timeout         *float64 `json:"timeout,omitempty"`
+	Description     string   `json:"description,omitempty"`
+	RunInBackground bool     `json:"run_in_background,omitempty"`
+}
+
+// BashOutput is Bash's structured output.
+type BashOutput struct {
+	// Stdout is the command's output (stderr is merged into it), trimmed,
+	// at most BashMaxResultSizeChars characters.
+	Stdout string `json:"stdout"`
+	// Stderr is always empty: stderr is merged into Stdout.
+	Stderr string `json:"stderr"`
+	// ExitCode is the shell's exit status (128+N after signal N); absent
+	// while the command runs on in the background.
+	ExitCode *int `json:"exitCode,omitempty"`
+	// Interrupted is true when the command was stopped or moved to the
+	// background before it finished.
+	Interrupted bool `json:"interrupted"`
+	// BackgroundTaskID names the task for TaskOutput and TaskStop.
+	BackgroundTaskID string `json:"backgroundTaskId,omitempty"`
+	// OutputFile is the file the command's output goes to.
+	OutputFile string `json:"outputFile,omitempty"`
+	// ReturnCodeInterpretation explains a non-zero exit that is not an
+	// error (grep without a match, diff of differing files, ...).
+	ReturnCodeInterpretation string `json:"returnCodeInterpretation,omitempty"`
+	// StdoutTruncated is true when Stdout holds only part of the output.
+	StdoutTruncated bool `json:"stdoutTruncated,omitempty"`
+	// Cwd is the session's working directory after the call.
+	Cwd string `json:"cwd,omitempty"`
+	// CwdReset is true when the command left the working directories and
+	// the directory was reset.
+	CwdReset bool `json:"cwdReset,omitempty"`
+}
+
+// Bash returns the Bash tool.
+func Bash(opts Options) tools.Tool {
+	return tools.New(tools.Spec[BashInput]{
+		Name:                  "Bash",
+		Description:           bashDescription,
+		MaxResultSizeChars:    BashMaxResultSizeChars,
+		AbortsSiblingsOnError: true,
+		Interrupt:             tools.InterruptCancel,
+		Schema: func(s *jsonschema.Schema) {
+			tools.Describe(s, map[string]string{
+				"command":           "The bash command line to run",
+				"timeout":           fmt.Sprintf("Timeout in milliseconds (at most %d); when it passes the command moves to the background", BashMaxTimeoutMS),
+				"description":       "A short description of what the command does, in 5-10 words",
+				"run_in_background": "Run the command as a background task and return its id at once; read its output with TaskOutput",
+			})
+			tools.Prop(s, "command").MinLength = tools.Ptr(1)
+			tools.Prop(s, "timeout").Minimum = tools.Ptr(1.0)
+			tools.Prop(s, "timeout").Maximum = tools.Ptr(float64(BashMaxTimeoutMS))
+			tools.Default(s, "timeout", BashDefaultTimeoutMS)
+			tools.Default(s, "run_in_background", false)
+		},
+		Validate: func(_ context.Context, in *BashInput, _ *tools.UseContext) error {
+			if strings.TrimSpace(in.Command) == "" {
+				return errors.New("command is empty: give the bash command line to run")
+			}
+			if _, err := timeoutOf(in.Timeout, BashDefaultTimeoutMS, "timeout"); err != nil {
+				return err
+			}
+			if in.RunInBackground && opts.backgroundDisabled() {
+				return fmt.Errorf("run_in_background is not available: background tasks are turned off on this server (%s)", DisableBackgroundEnv)
+			}
+			return nil
+		},
+		ReadOnly:        func(in *BashInput) bool { return shellcmd.IsReadOnly(in.Command) },
+		ConcurrencySafe: func(in *BashInput) bool { return shellcmd.IsReadOnly(in.Command) },
+		Run: func(ctx context.Context, in *BashInput, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+			return runBash(ctx, opts, in, uc, progress)
+		},
+	})
+}
+
+// timeoutOf checks a millisecond timeout given as field and returns it as a
+// duration (dflt when absent).
+func timeoutOf(ms *float64, dflt int, field string) (time.Duration, error) {
+	if ms == nil {
+		return time.Duration(dflt) * time.Millisecond, nil
+	}
+	v := *ms
+	if math.IsNaN(v) || v < 1 || v > BashMaxTimeoutMS {
+		return 0, fmt.Errorf("%s must be between 1 and %d milliseconds, got %v", field, BashMaxTimeoutMS, v)
+	}
+	return time.Duration(v * float64(time.Millisecond)), nil
+}
+
+func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+	if uc == nil || uc.Session == nil {
+		return nil, errors.New("Bash needs a session")
+	}
+	sess := uc.Session
+	timeout, err := timeoutOf(in.Timeout, BashDefaultTimeoutMS, "timeout")
+	if err != nil {
+		return nil, err
+	}
+	m := managerFor(sess)
+
+	// Start in the session's directory; if it has gone, in the first
+	// working directory.
+	dir, notice := sess.Cwd(), ""
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		home := sess.WorkDirs()[0]
+		notice = fmt.Sprintf("The working directory %s no longer exists; the command ran in %s instead.", dir, home)
+		dir = home
+	}
+	spec := startSpec{
+		command: in.Command, description: in.Description, script: in.Command, dir: dir,
+		grace: cmpOr(opts.KillGrace, defaultGrace), fileLimit: cmpOr(opts.OutputFileLimit, defaultFileLimit),
+	}
+
+	if in.RunInBackground {
+		spec.pty, spec.visible = true, true
+		t, err := m.start(spec)
+		if err != nil {
+			return nil, err
+		}
+		text := fmt.Sprintf("Command running in the background as task %s. Its output goes to %s; check it with TaskOutput and end it with TaskStop.",
+			t.ID, t.OutputPath)
+		if notice != "" {
+			text = notice + "\n" + text
+		}
+		res := &tools.Result{Text: text, Output: BashOutput{BackgroundTaskID: t.ID, OutputFile: t.OutputPath, Cwd: dir}}
+		if notice != "" {
+			res.Modify = func(s *tools.Session) { s.SetCwd(dir) }
+		}
+		return res, nil
+	}
+
+	cwdFile := filepath.Join(m.dir, "cwd-"+tools.RandomID()[:12])
+	spec.script = cwdTrailer(cwdFile) + in.Command
+	t, err := m.start(spec)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(cwdFile)
+
+	interval := cmpOr(opts.ProgressInterval, time.Second)
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	lastLine := ""
+	for {
+		select {
+		case <-t.Done():
+			res := finishedResult(t, in.Command, notice)
+			applyCwd(res, sess, cwdFile, dir)
+			m.forget(t)
+			return res, nil
+		case <-ctx.Done():
+			m.Stop(t)
+			m.forget(t)
+			return nil, fmt.Errorf("the command was stopped and its processes ended: %w", context.Cause(ctx))
+		case <-timer.C:
+			return timedOutResult(m, t, timeout, opts.backgroundDisabled(), notice), nil
+		case <-ticker.C:
+			if line := t.out.lastLine(); line != "" && line != lastLine {
+				lastLine = line
+				elapsed := time.Since(t.Started)
+				progress(tools.ProgressUpdate{
+					Progress: math.Round(elapsed.Seconds()*10) / 10,
+					Total:    timeout.Seconds(),
+					Message:  line,
+				})
+			}
+		}
+	}
+}
+
+// cwdTrailer makes the shell write its final directory to file on exit,
+// keeping the command's exit status. It goes on the command's first line
+// so error messages keep their line numbers.
+func cwdTrailer(file string) string {
+	q, err := syntax.Quote(file, syntax.LangBash)
+	if err != nil {
+		q = "'" + strings.ReplaceAll(file, "'", `'\''`) + "'"
+	}
+	inner := "builtin pwd -P >| " + q + " 2>/dev/null"
+	qi, err := syntax.Quote(inner, syntax.LangBash)
+	if err != nil {
+		qi = "'" + strings.ReplaceAll(inner, "'", `'\''`) + "'"
+	}
+	return "trap " + qi + " EXIT; "
+}
+
+// finishedResult renders a command that ran to its end.
+func finishedResult(t *Task, command, notice string) *tools.Result {
+	status, code := t.Status()
+	raw, windowed := t.out.text()
+	output := trimOutput(raw)
+	out := BashOutput{ExitCode: &code, OutputFile: t.OutputPath, Interrupted: status == StatusKilled}
+	out.Stdout, out.StdoutTruncated = headChars(output, BashMaxResultSizeChars)
+	out.StdoutTruncated = out.StdoutTruncated || windowed
+	res := &tools.Result{Output: &out}
+	isError := code != 0
+	if code == 1 {
+		if why := benignExit(command); why != "" {
+			isError = false
+			out.ReturnCodeInterpretation = why
+		}
+	}
+	var b strings.Builder
+	if isError {
+		fmt.Fprintf(&b, "Exit code %d\n", code)
+		// Error results are not persisted by the orchestrator, so a long
+		// one is cut here, pointing at the full output.
+		output = middleCut(output, BashMaxResultSizeChars, t.OutputPath)
+	}
+	b.WriteString(output)
+	if notice != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(notice)
+	}
+	res.Text = strings.TrimRight(b.String(), "\n")
+	res.IsError = isError
+	return res
+}
+
+// timedOutResult moves a command that ran past its timeout to the
+// background, or stops it when background tasks are off.
+func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground bool, notice string) *tools.Result {
+	if noBackground {
+		m.Stop(t)
+		m.forget(t)
+		_, code := t.Status()
+		raw, _ := t.out.text()
+		output := middleCut(trimOutput(raw), BashMaxResultSizeChars, t.OutputPath)
+		out := BashOutput{ExitCode: &code, Interrupted: true, OutputFile: t.OutputPath}
+		out.Stdout, out.StdoutTruncated = headChars(output, BashMaxResultSizeChars)
+		text := fmt.Sprintf("Command timed out after %s and was stopped (its processes were ended).", formatDuration(timeout))
+		if output != "" {
+			text = output + "\n\n" + text
+		}
+		if notice != "" {
+			text += "\n" + notice
+		}
+		return &tools.Result{Text: text, IsError: true, Output: &out}
+	}
+	_, shown := t.out.size()
+	raw, windowed := t.out.text()
+	t.makeVisible(shown)
+	output := trimOutput(raw)
+	out := BashOutput{Interrupted: true, BackgroundTaskID: t.ID, OutputFile: t.OutputPath}
+	out.Stdout, out.StdoutTruncated = headChars(output, BashMaxResultSizeChars)
+	out.StdoutTruncated = out.StdoutTruncated || windowed
+	text := fmt.Sprintf("Command did not finish within %s and was moved to the background as task %s. Its output goes on to %s; check it with TaskOutput and end it with TaskStop.",
+		formatDuration(timeout), t.ID, t.OutputPath)
+	if output != "" {
+		text = output + "\n\n" + text
+	}
+	if notice != "" {
+		text += "\n" + notice
+	}
+	return &tools.Result{Text: text, Output: &out}
+}
+
+// applyCwd carries the shell's final directory into the session when it is
+// inside the working directories, and resets the directory with a notice
+// when it is not.
+func applyCwd(res *tools.Result, sess *tools.Session, cwdFile, startDir string) {
+	out := res.Output.(*BashOutput)
+	b, err := os.ReadFile(cwdFile)
+	final := strings.TrimRight(string(b), "\n")
+	if err != nil || final == "" || !filepath.IsAbs(final) {
+		// The shell did not report (exec, killed, directory removed).
+		out.Cwd = startDir
+		if startDir != sess.Cwd() {
+			res.Modify = func(s *tools.Session) { s.SetCwd(startDir) }
+		}
+		return
+	}
+	conf := permissions.NewConfinement(sess.WorkDirs())
+	if conf.Contains(final) {
+		out.Cwd = final
+		if sameDir(final, sess.Cwd()) {
+			out.Cwd = sess.Cwd()
+			return
+		}
+		res.Modify = func(s *tools.Session) { s.SetCwd(final) }
+		return
+	}
+	home := sess.WorkDirs()[0]
+	out.Cwd, out.CwdReset = home, true
+	res.Modify = func(s *tools.Session) { s.SetCwd(home) }
+	msg := fmt.Sprintf("The shell ended in %s, outside the working directories; the working directory was reset to %s.", final, home)
+	if res.Text != "" {
+		res.Text += "\n"
+	}
+	res.Text += msg
+}
+
+// sameDir reports whether a and b are the same directory once symlinks
+// are resolved.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// benignExits say why exit 1 of these programs is not a failure.
+var benignExits = map[string]string{
+	"grep":  "No matches found",
+	"egrep": "No matches found",
+	"fgrep": "No matches found",
+	"rg":    "No matches found",
+	"diff":  "Files differ",
+	"test":  "Condition is false",
+	"[":     "Condition is false",
+	"find":  "Some directories were inaccessible",
+}
+
+// benignExit returns why exit status 1 of command is not an error, or ""
+// when it is one. The status is the last top-level command's, so that is
+// the program looked at (through pipes, && and ||).
+func benignExit(command string) string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil || len(f.Stmts) == 0 {
+		return ""
+	}
+	st := f.Stmts[len(f.Stmts)-1]
+	for {
+		if st.Negated || st.Cmd == nil {
+			return "" // `! grep` fails when grep matches
+		}
+		bin, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok {
+			break
+		}
+		st = bin.Y
+	}
+	if _, ok := st.Cmd.(*syntax.TestClause); ok {
+		return "Condition is false"
+	}
+	src := command[st.Cmd.Pos().Offset():min(int(st.Cmd.End().Offset()), len(command))]
+	s, err := shellcmd.Parse(src)
+	if err != nil || len(s.Commands) == 0 {
+		return ""
+	}
+	name, ok := s.Commands[0].Name()
+	if !ok {
+		return ""
+	}
+	return benignExits[filepath.Base(name)]
+}
+
+// trimOutput drops leading blank lines and trailing whitespace, and
+// replaces bytes that are not UTF-8.
+func trimOutput(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	for {
+		nl := strings.IndexByte(s, '\n')
+		if nl < 0 || strings.TrimSpace(s[:nl]) != "" {
+			break
+		}
+		s = s[nl+1:]
+	}
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return strings.TrimRight(s, " \t\r\n")
+}
+
+// headChars returns the first n characters of s, and whether s was longer.
+func headChars(s string, n int) (string, bool) {
+	cut := truncateRunes(s, n)
+	return cut, len(cut) < len(s)
+}
+
+// middleCut keeps the first and last half of n characters of s around a
+// note naming the file that holds everything.
+func middleCut(s string, n int, file string) string {
+	runes := []rune(s)
+	if len(runes) <= n {
+		return s
+	}
+	half := n / 2
+	return fmt.Sprintf("%s\n\n[... %d characters omitted; the whole output is in %s ...]\n\n%s",
+		string(runes[:half]), len(runes)-2*half, file, string(runes[len(runes)-half:]))
+}
+
+// formatDuration writes a timeout the way people say it: 2m, 1m30s, 45s,
+// 1.5s, 250ms.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d%time.Second != 0 && d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	d = d.Round(time.Second)
+	m, s := int(d.Minutes()), int(d.Seconds())%60
+	switch {
+	case m == 0:
+		return fmt.Sprintf("%ds", s)
+	case s == 0:
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%dm%ds", m, s)
+}

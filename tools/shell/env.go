@@ -1,0 +1,67 @@
+package shell
+
+import (
+	"os"
+	"strings"
+)
+
+// markerVar is set in every command's environment to "<session>/<task>",
+// so the processes of a task can be told apart from any other (and found
+// by tests and by the cleanup when a group id may have been reused).
+const markerVar = "AGENT_MCP_TASK"
+
+// nonInteractive are set for every command so that nothing waits for a
+// person: editors exit at once (a commit without a message aborts),
+// pagers print and return, git and package managers do not prompt.
+var nonInteractive = map[string]string{
+	"AGENT_MCP":               "1",
+	"GIT_EDITOR":              "true",
+	"EDITOR":                  "true",
+	"VISUAL":                  "true",
+	"GIT_SEQUENCE_EDITOR":     "true",
+	"PAGER":                   "cat",
+	"GIT_PAGER":               "cat",
+	"MANPAGER":                "cat",
+	"SYSTEMD_PAGER":           "",
+	"LESS":                    "-FRX",
+	"GIT_TERMINAL_PROMPT":     "0",
+	"GCM_INTERACTIVE":         "never",
+	"DEBIAN_FRONTEND":         "noninteractive",
+	"PIP_NO_INPUT":            "1",
+	"HOMEBREW_NO_AUTO_UPDATE": "1",
+}
+
+// commandEnv is the environment of a command: the server's, with the
+// non-interactive settings, TERM (dumb on a pipe, xterm-256color on a
+// pseudo-terminal) and the task marker.
+func commandEnv(marker string, pty bool) []string {
+	set := map[string]string{}
+	for k, v := range nonInteractive {
+		set[k] = v
+	}
+	set["TERM"] = "dumb"
+	if pty {
+		set["TERM"] = "xterm-256color"
+	}
+	set[markerVar] = marker
+	// SSH must not ask for a password or a host key confirmation.
+	if os.Getenv("GIT_SSH_COMMAND") == "" {
+		set["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
+	}
+	env := make([]string, 0, len(os.Environ())+len(set))
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, override := set[k]; override {
+			continue
+		}
+		// A parent's BASH_ENV would run a file before every command.
+		if k == "BASH_ENV" || k == "ENV" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for k, v := range set {
+		env = append(env, k+"="+v)
+	}
+	return env
+}

@@ -1,0 +1,477 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// Task statuses (TaskOutput reports them).
+const (
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusKilled    = "killed"
+)
+
+// defaultGrace is how long a process group has to exit after SIGTERM
+// before it gets SIGKILL.
+const defaultGrace = 2 * time.Second
+
+// drainWait is how long a finished command's output is awaited when
+// processes it left behind keep the output open.
+const drainWait = 250 * time.Millisecond
+
+// Manager runs a session's commands and keeps its background tasks. There
+// is one per session, kept in the session's slot; closing it (at session
+// end) kills every process group it started.
+type Manager struct {
+	dir       string // where output files go
+	sessionID string
+
+	mu     sync.Mutex
+	tasks  map[string]*Task
+	order  []*Task
+	closed bool
+}
+
+type managerKey struct{}
+
+// managerFor returns the session's task manager, making it on first use.
+func managerFor(s *tools.Session) *Manager {
+	return s.Slot(managerKey{}, func() any {
+		return &Manager{
+			dir:       filepath.Join(s.StateDir(), "tasks"),
+			sessionID: s.ID(),
+			tasks:     map[string]*Task{},
+		}
+	}).(*Manager)
+}
+
+func cmpOr[T comparable](v, dflt T) T {
+	var zero T
+	if v == zero {
+		return dflt
+	}
+	return v
+}
+
+// Task is one command started by Bash: a process group whose output goes
+// to a file.
+type Task struct {
+	ID          string
+	Command     string
+	Description string
+	OutputPath  string
+	Started     time.Time
+
+	marker string        // value of the marker variable in its environment
+	grace  time.Duration // between SIGTERM and SIGKILL
+	cmd    *exec.Cmd
+	pgid   int
+	out    *capture
+	reader *os.File      // the read side of the output pipe or terminal
+	done   chan struct{} // closed when the shell has exited
+
+	mu         sync.Mutex
+	status     string
+	exitCode   int
+	reaped     bool // the shell was waited for: the pgid may be reused
+	killed     bool
+	visible    bool // listed for TaskOutput/TaskStop
+	background bool
+	readOffset int64
+}
+
+// Status returns the task's status and exit code (meaningful once it is
+// not running).
+func (t *Task) Status() (string, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.status, t.exitCode
+}
+
+// Done is closed when the task's shell has exited.
+func (t *Task) Done() <-chan struct{} { return t.done }
+
+// startSpec says how to start a command.
+type startSpec struct {
+	command, description string
+	script               string // what bash -c runs (the command with its trailer)
+	dir                  string
+	pty                  bool
+	visible              bool
+	grace                time.Duration
+	fileLimit            int64
+}
+
+// ErrManagerClosed is returned when a command is started in a session that
+// is ending.
+var ErrManagerClosed = errors.New("the session is closing; no new commands can start")
+
+// start runs spec.script with bash in its own process group.
+func (m *Manager) start(spec startSpec) (*Task, error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, ErrManagerClosed
+	}
+	id := m.newIDLocked()
+	m.mu.Unlock()
+
+	if err := os.MkdirAll(m.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the task directory: %w", err)
+	}
+	t := &Task{
+		ID: id, Command: spec.command, Description: spec.description,
+		OutputPath: filepath.Join(m.dir, id+".output"),
+		Started:    time.Now(), marker: m.sessionID + "/" + id, grace: cmpOr(spec.grace, defaultGrace),
+		done: make(chan struct{}), status: StatusRunning,
+		visible: spec.visible, background: spec.visible,
+	}
+	out, err := newCapture(t.OutputPath, spec.fileLimit)
+	if err != nil {
+		return nil, err
+	}
+	t.out = out
+	cmd := exec.Command(bashPath(), "-c", spec.script)
+	cmd.Dir = spec.dir
+	cmd.Env = commandEnv(t.marker, spec.pty)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Stdin stays nil: the command reads /dev/null.
+
+	var reader *os.File
+	var writer *os.File
+	if spec.pty {
+		master, slave, err := pty.Open()
+		if err != nil {
+			out.finish()
+			return nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
+		}
+		_ = pty.Setsize(master, &pty.Winsize{Rows: 50, Cols: 200})
+		rawOutput(slave)
+		reader, writer = master, slave
+	} else {
+		r, w, err := os.Pipe()
+		if err != nil {
+			out.finish()
+			return nil, fmt.Errorf("creating the output pipe: %w", err)
+		}
+		reader, writer = r, w
+	}
+	cmd.Stdout, cmd.Stderr = writer, writer
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		reader.Close()
+		writer.Close()
+		out.finish()
+		return nil, ErrManagerClosed
+	}
+	err = cmd.Start()
+	writer.Close()
+	if err != nil {
+		m.mu.Unlock()
+		reader.Close()
+		out.finish()
+		return nil, fmt.Errorf("starting bash: %w", err)
+	}
+	t.cmd, t.pgid, t.reader = cmd, cmd.Process.Pid, reader
+	m.tasks[id] = t
+	m.order = append(m.order, t)
+	m.mu.Unlock()
+
+	go out.copyFrom(reader)
+	go func() {
+		err := cmd.Wait()
+		code := exitCode(cmd.ProcessState, err)
+		// Output still in the pipe is read before the task is final;
+		// processes left running in the background may keep it open, so
+		// the wait is bounded (their output still reaches the file).
+		select {
+		case <-out.done:
+		case <-time.After(drainWait):
+		}
+		t.mu.Lock()
+		t.reaped = true
+		t.exitCode = code
+		switch {
+		case t.killed:
+			t.status = StatusKilled
+		case code == 0:
+			t.status = StatusCompleted
+		default:
+			t.status = StatusFailed
+		}
+		t.mu.Unlock()
+		close(t.done)
+		go func() {
+			// Close the reader once the output ends or the group is gone,
+			// so the copy does not outlive the processes.
+			<-out.done
+			reader.Close()
+		}()
+	}()
+	return t, nil
+}
+
+// newIDLocked makes a task id unique in the manager: "b" and 7 hex digits.
+func (m *Manager) newIDLocked() string {
+	for {
+		id := "b" + tools.RandomID()[:7]
+		if _, taken := m.tasks[id]; !taken {
+			return id
+		}
+	}
+}
+
+// Get returns a visible task by id.
+func (m *Manager) Get(id string) (*Task, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	if !ok {
+		return nil, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t, t.visible
+}
+
+// ids lists the visible tasks' ids, oldest first.
+func (m *Manager) ids() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, t := range m.order {
+		t.mu.Lock()
+		if t.visible {
+			out = append(out, t.ID)
+		}
+		t.mu.Unlock()
+	}
+	return out
+}
+
+// forget drops a finished foreground task whose processes are all gone.
+func (m *Manager) forget(t *Task) {
+	if t.groupAlive() {
+		return // killed at session end
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.tasks, t.ID)
+	if i := slices.Index(m.order, t); i >= 0 {
+		m.order = slices.Delete(m.order, i, i+1)
+	}
+}
+
+// makeVisible turns a foreground task into a background one whose first
+// shown bytes of output have been reported already.
+func (t *Task) makeVisible(shown int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.visible, t.background = true, true
+	t.readOffset = shown
+}
+
+// Stop ends the task's process group: SIGTERM, then SIGKILL after grace.
+// It reports false when the task had already finished.
+func (m *Manager) Stop(t *Task) bool {
+	t.mu.Lock()
+	running := t.status == StatusRunning
+	t.killed = t.killed || running
+	t.mu.Unlock()
+	killGroups([]*Task{t})
+	if running {
+		<-t.done
+	}
+	return running
+}
+
+// Close kills every process group the manager started (SIGTERM, grace,
+// SIGKILL) and waits for their shells. Later starts fail. Safe to call
+// more than once.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	all := slices.Clone(m.order)
+	m.mu.Unlock()
+	for _, t := range all {
+		t.mu.Lock()
+		if t.status == StatusRunning {
+			t.killed = true
+		}
+		t.mu.Unlock()
+	}
+	killGroups(all)
+	for _, t := range all {
+		<-t.done
+		select {
+		case <-t.out.done:
+		case <-time.After(t.grace):
+			// A process that left the group still holds the output open.
+			t.reader.Close()
+			t.out.finish()
+		}
+	}
+}
+
+// killGroups sends SIGTERM to every live group, waits up to the tasks'
+// grace for them to empty, then sends SIGKILL to what is left.
+func killGroups(ts []*Task) {
+	var live []*Task
+	var grace time.Duration
+	for _, t := range ts {
+		if t.signal(syscall.SIGTERM) {
+			live = append(live, t)
+			grace = max(grace, t.grace)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		live = slices.DeleteFunc(live, func(t *Task) bool { return !t.groupAlive() })
+		if len(live) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, t := range live {
+		t.signal(syscall.SIGKILL)
+	}
+}
+
+// signal sends sig to the task's process group and reports whether the
+// group had members. Once the shell has been reaped the group id could
+// belong to someone else, so the group is only signalled while a member
+// carries this task's marker.
+func (t *Task) signal(sig syscall.Signal) bool {
+	t.mu.Lock()
+	reaped := t.reaped
+	t.mu.Unlock()
+	if reaped && !t.markedMemberExists() {
+		return false
+	}
+	// A stopped process cannot act on SIGTERM; wake it up.
+	err := syscall.Kill(-t.pgid, sig)
+	if sig == syscall.SIGTERM {
+		_ = syscall.Kill(-t.pgid, syscall.SIGCONT)
+	}
+	return err == nil
+}
+
+// groupAlive reports whether any process of the task's group remains.
+func (t *Task) groupAlive() bool {
+	t.mu.Lock()
+	reaped := t.reaped
+	t.mu.Unlock()
+	if reaped {
+		return t.markedMemberExists()
+	}
+	return syscall.Kill(-t.pgid, 0) == nil
+}
+
+// markedMemberExists scans /proc for a live process in the task's group
+// whose environment carries the task's marker.
+func (t *Task) markedMemberExists() bool {
+	if syscall.Kill(-t.pgid, 0) != nil {
+		return false // nobody in the group at all
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		// No /proc: trust the group id.
+		return syscall.Kill(-t.pgid, 0) == nil
+	}
+	want := []byte(markerVar + "=" + t.marker + "\x00")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		pgid, state, ok := procStat(pid)
+		if !ok || pgid != t.pgid || state == 'Z' {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && containsBytes(append([]byte{0}, env...), append([]byte{0}, want...)) {
+			return true
+		}
+	}
+	return false
+}
+
+// procStat reads a process's group id and state from /proc/PID/stat.
+func procStat(pid int) (pgid int, state byte, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	s := string(b)
+	// The command name is in parentheses and may hold spaces.
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 3 {
+		return 0, 0, false
+	}
+	pg, err := strconv.Atoi(f[2])
+	if err != nil || len(f[0]) == 0 {
+		return 0, 0, false
+	}
+	return pg, f[0][0], true
+}
+
+func containsBytes(haystack, needle []byte) bool {
+	return strings.Contains(string(haystack), string(needle))
+}
+
+// exitCode is the shell's exit status, 128+N for a death by signal N.
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// rawOutput turns off output post-processing on a terminal, so lines end
+// in "\n" rather than "\r\n".
+func rawOutput(tty *os.File) {
+	termios, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		return
+	}
+	termios.Oflag &^= unix.OPOST
+	_ = unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, termios)
+}
+
+// bashPath finds bash once.
+var bashPath = sync.OnceValue(func() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/bash"
+})
