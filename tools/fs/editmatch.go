@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -107,16 +106,12 @@ func applyEdit(body []byte, f textFormat, e editSpec, strict bool) (*editApplied
 		if e.ReplaceAll {
 			limit = -1
 		}
-		locs := re.FindAllIndex(body, limit)
-		if len(locs) == 0 {
+		spans := re.findAll(body, limit)
+		if len(spans) == 0 {
 			continue
 		}
-		if len(locs) > 1 && !e.ReplaceAll {
-			return nil, &matchError{count: len(re.FindAllIndex(body, -1))}
-		}
-		spans := make([][2]int, len(locs))
-		for i, l := range locs {
-			spans[i] = [2]int{l[0], l[1]}
+		if len(spans) > 1 && !e.ReplaceAll {
+			return nil, &matchError{count: len(re.findAll(body, -1))}
 		}
 		repl := func(i int) string {
 			m := body[spans[i][0]:spans[i][1]]
@@ -177,32 +172,116 @@ func isSingleQuote(r rune) bool {
 	return r == '\'' || r == curlySingleOpen || r == curlySingleClose
 }
 
-// quoteTolerant compiles old into a pattern where each quote, curly or
-// straight, matches any quote of its kind; nil when old has no quotes.
-func quoteTolerant(old string) *regexp.Regexp {
-	if !strings.ContainsFunc(old, func(r rune) bool { return isDoubleQuote(r) || isSingleQuote(r) }) {
-		return nil
-	}
-	var b strings.Builder
-	b.WriteString("(?s)")
+// quoteMatcher finds text equal to a pattern in which each quote, curly or
+// straight, matches any quote of its kind. It works on bytes, so files and
+// strings that are not valid UTF-8 match byte for byte.
+type quoteMatcher struct {
+	segs []quoteSeg
+}
+
+// quoteSeg is a literal run of bytes, or (when class is set) one quote.
+type quoteSeg struct {
+	lit   []byte
+	class [][]byte // the encodings the quote may take
+}
+
+var (
+	doubleQuotes = [][]byte{[]byte(`"`), []byte("\u201c"), []byte("\u201d")}
+	singleQuotes = [][]byte{[]byte(`'`), []byte("\u2018"), []byte("\u2019")}
+)
+
+// quoteTolerant builds the matcher for old; nil when old has no quotes.
+func quoteTolerant(old string) *quoteMatcher {
+	m := &quoteMatcher{}
 	lit := 0
-	flush := func(i int) {
-		b.WriteString(regexp.QuoteMeta(old[lit:i]))
-	}
+	quotes := false
 	for i, r := range old {
+		var class [][]byte
 		switch {
 		case isDoubleQuote(r):
-			flush(i)
-			b.WriteString(`(?:"|\x{201c}|\x{201d})`)
-			lit = i + utf8.RuneLen(r)
+			class = doubleQuotes
 		case isSingleQuote(r):
-			flush(i)
-			b.WriteString(`(?:'|\x{2018}|\x{2019})`)
-			lit = i + utf8.RuneLen(r)
+			class = singleQuotes
+		default:
+			continue
+		}
+		quotes = true
+		if i > lit {
+			m.segs = append(m.segs, quoteSeg{lit: []byte(old[lit:i])})
+		}
+		m.segs = append(m.segs, quoteSeg{class: class})
+		lit = i + utf8.RuneLen(r)
+	}
+	if !quotes {
+		return nil
+	}
+	if lit < len(old) {
+		m.segs = append(m.segs, quoteSeg{lit: []byte(old[lit:])})
+	}
+	return m
+}
+
+// matchAt returns the end of a match starting at i, or -1.
+func (m *quoteMatcher) matchAt(body []byte, i int) int {
+	for _, s := range m.segs {
+		if s.class == nil {
+			if !bytes.HasPrefix(body[i:], s.lit) {
+				return -1
+			}
+			i += len(s.lit)
+			continue
+		}
+		matched := false
+		for _, q := range s.class {
+			if bytes.HasPrefix(body[i:], q) {
+				i += len(q)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return -1
 		}
 	}
-	flush(len(old))
-	return regexp.MustCompile(b.String())
+	return i
+}
+
+// candidate returns the first position at or after at where a match could
+// start, or -1.
+func (m *quoteMatcher) candidate(body []byte, at int) int {
+	first := m.segs[0]
+	if first.class == nil {
+		if i := bytes.Index(body[at:], first.lit); i >= 0 {
+			return at + i
+		}
+		return -1
+	}
+	best := -1
+	for _, q := range first.class {
+		if i := bytes.IndexByte(body[at:], q[0]); i >= 0 && (best < 0 || at+i < best) {
+			best = at + i
+		}
+	}
+	return best
+}
+
+// findAll returns the leftmost non-overlapping matches, at most limit of
+// them (all when limit < 0).
+func (m *quoteMatcher) findAll(body []byte, limit int) [][2]int {
+	var spans [][2]int
+	for at := 0; at <= len(body) && (limit < 0 || len(spans) < limit); {
+		i := m.candidate(body, at)
+		if i < 0 {
+			break
+		}
+		if end := m.matchAt(body, i); end >= 0 {
+			spans = append(spans, [2]int{i, end})
+			at = end
+		} else {
+			at = i + 1
+		}
+	}
+	return spans
 }
 
 // adaptQuotes gives newS the quote style of matched, the file's text that
