@@ -204,7 +204,7 @@ func (r *editResult) text() string {
 		b.WriteString(" old_string matched once curly and straight quotes were treated alike; the new text uses the file's quote style.")
 	}
 	if snip := snippet(r.patch); snip != "" {
-		b.WriteString(" The changed lines now read:\n")
+		b.WriteString(" The lines around the change now read:\n")
 		b.WriteString(snip)
 	}
 	if r.unseen {
