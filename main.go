@@ -30,6 +30,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve the tools over MCP (stdio, or streamable HTTP with --http)", cmdServe},
+		{"chat", "run the bundled coding agent in the terminal, or once with -p PROMPT", cmdChat},
 		{"tools", "list the tool pool with input schemas and annotations", cmdTools},
 		{"version", "print the version", cmdVersion},
 	}
@@ -60,10 +61,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, errUsage):
 				return 2
-			default:
-				fmt.Fprintf(stderr, "agent-mcp %s: %v\n", c.name, err)
-				return 1
 			}
+			// A command may choose its exit code (chat: max turns, interrupted).
+			var coded interface{ ExitCode() int }
+			if errors.As(err, &coded) {
+				if msg := err.Error(); msg != "" {
+					fmt.Fprintf(stderr, "agent-mcp %s: %s\n", c.name, msg)
+				}
+				return coded.ExitCode()
+			}
+			fmt.Fprintf(stderr, "agent-mcp %s: %v\n", c.name, err)
+			return 1
 		}
 	}
 	fmt.Fprintf(stderr, "agent-mcp: unknown command %q\n\n", args[0])

@@ -124,7 +124,7 @@ func (a *Agent) summarise(ctx context.Context) (int, error) {
 		}
 	}
 	if cut <= 0 {
-		for i := len(msgs)/2 + 1; i < len(msgs)-1; i++ {
+		for i := len(msgs)/2 + 1; i < len(msgs); i++ {
 			if isPrompt(msgs[i]) {
 				cut = i
 				break

@@ -1,0 +1,491 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	xterm "golang.org/x/term"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
+	"github.com/agent-mcp/agent-mcp/orchestrator/agent/term"
+	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
+	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/tools/builtin"
+)
+
+// defaultModel is used when neither --model, $AGENT_MCP_MODEL nor the
+// settings' "model" name one.
+const defaultModel = "anthropic/claude-sonnet-4-5"
+
+// Exit codes of chat, besides 0 (success), 1 (error) and 2 (usage).
+const (
+	exitMaxTurns    = 3
+	exitInterrupted = 130
+)
+
+// exitError carries a specific exit code; run prints its message (if any)
+// and exits with the code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
+
+type chatFlags struct {
+	w             workspaceFlags
+	print         bool
+	model         string
+	baseURL       string
+	outputFormat  string
+	maxTurns      int
+	maxTokens     int
+	contextWindow int
+	mcpConfigs    stringList
+	strictMCP     bool
+	mcpConnect    time.Duration
+	mcpCall       time.Duration
+	cont          bool
+	resume        string
+	appendSystem  string
+}
+
+func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("chat", "chat [-p [PROMPT]] [flags]",
+		"Runs the bundled coding agent: interactively in the terminal, or with -p once on PROMPT\n"+
+			"(or on stdin) for scripts. Models: --model anthropic/NAME (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL),\n"+
+			"openai/NAME (OPENAI_API_KEY, OPENAI_BASE_URL), ollama/, lmstudio/, vllm/, llamacpp/, openrouter/NAME,\n"+
+			"or PROVIDER/NAME with --base-url. Upstream MCP servers come from .mcp.json, the user config\n"+
+			"and --mcp-config. Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted.", stderr)
+	var f chatFlags
+	f.w.add(fs)
+	f.w.perm.strict = true
+	fs.BoolVar(&f.print, "p", false, "print mode: answer PROMPT (the arguments, and stdin when it is not a terminal) and exit")
+	fs.BoolVar(&f.print, "print", false, "same as -p")
+	fs.StringVar(&f.model, "model", "", "provider/model (default: $AGENT_MCP_MODEL, the settings' \"model\", else "+defaultModel+")")
+	fs.StringVar(&f.baseURL, "base-url", "", "the model endpoint (default: the provider's, or $ANTHROPIC_BASE_URL / $OPENAI_BASE_URL)")
+	fs.StringVar(&f.outputFormat, "output-format", "text", "with -p: text, json or stream-json")
+	fs.IntVar(&f.maxTurns, "max-turns", 0, "stop after this many model calls per prompt (0: no limit)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "output tokens per model call (default: the provider's)")
+	fs.IntVar(&f.contextWindow, "context-window", 0, "the model's context size in tokens (default: a guess from the model name)")
+	fs.Var(&f.mcpConfigs, "mcp-config", "an MCP server config file (mcpServers JSON; repeatable)")
+	fs.BoolVar(&f.strictMCP, "strict-mcp-config", false, "use only the --mcp-config files, not .mcp.json or the user config")
+	fs.DurationVar(&f.mcpConnect, "mcp-connect-timeout", upstream.DefaultConnectTimeout, "how long an upstream MCP server may take to start")
+	fs.DurationVar(&f.mcpCall, "mcp-call-timeout", upstream.DefaultCallTimeout, "how long an upstream MCP tool call may take")
+	fs.BoolVar(&f.cont, "continue", false, "continue the last conversation in this directory")
+	fs.BoolVar(&f.cont, "c", false, "same as --continue")
+	fs.StringVar(&f.resume, "resume", "", "resume the conversation with this id")
+	fs.StringVar(&f.appendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	switch f.outputFormat {
+	case "text", "json", "stream-json":
+	default:
+		return fmt.Errorf("--output-format %q: expected text, json or stream-json", f.outputFormat)
+	}
+	if !f.print && len(positional) > 0 {
+		fmt.Fprintf(stderr, "unexpected argument %q (use -p to answer a prompt and exit)\n", positional[0])
+		return errUsage
+	}
+	if f.cont && f.resume != "" {
+		return errors.New("--continue and --resume cannot be used together")
+	}
+	if f.print {
+		return runPrint(ctx, &f, strings.Join(positional, " "), stdout, stderr)
+	}
+	return runInteractive(ctx, &f, stdout, stderr)
+}
+
+// parseInterspersed parses flags that may come after positional
+// arguments (chat -p "PROMPT" --max-turns 3) and returns the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// chatEnv is everything a chat needs, built from the flags.
+type chatEnv struct {
+	provider providers.Provider
+	model    string // provider/name as given
+	name     string // name within the provider
+	session  *tools.Session
+	pipeline *orchestrator.Pipeline
+	mcp      *upstream.Manager
+	perm     *permissionSetup
+	store    *agent.Store
+	conv     *agent.Conversation
+	history  []providers.Message
+	agentCfg agent.Config
+}
+
+func (e *chatEnv) close() {
+	if e.mcp != nil {
+		e.mcp.Close()
+	}
+	if e.session != nil {
+		_ = e.session.Close()
+	}
+}
+
+func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slog.Logger, stderr io.Writer) (*chatEnv, error) {
+	env := &chatEnv{}
+	sessOpts, err := f.w.sessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	cwd := sessOpts.Cwd
+	env.model = f.model
+	if env.model == "" {
+		env.model = os.Getenv("AGENT_MCP_MODEL")
+	}
+	if env.model == "" {
+		env.model = settingsModel(cwd, f.w.perm.settings)
+	}
+	if env.model == "" {
+		env.model = defaultModel
+	}
+	env.provider, env.name, err = providers.New(providers.Options{Model: env.model, BaseURL: f.baseURL, MaxRetries: -1})
+	if err != nil {
+		return nil, err
+	}
+	perm, err := f.w.permissionSetup(cwd)
+	if err != nil {
+		return nil, err
+	}
+	env.perm = perm
+	cfgs, warnings, err := upstream.Load(upstream.LoadOptions{ProjectDir: cwd, Files: f.mcpConfigs, Strict: f.strictMCP})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %v\n", w)
+	}
+	env.mcp = upstream.Start(ctx, cfgs, upstream.Options{
+		ConnectTimeout: f.mcpConnect, CallTimeout: f.mcpCall,
+		ClientName: "agent-mcp", ClientVersion: version, Logger: logger,
+	})
+	toolOpts, err := f.w.web.toolOptions()
+	if err != nil {
+		env.close()
+		return nil, err
+	}
+	builtins := builtin.Tools(toolOpts)
+	filter := perm.filter()
+	assemble := func() (*orchestrator.Pool, error) {
+		return orchestrator.AssemblePool(builtins, env.mcp.Tools(), filter)
+	}
+	pool, err := assemble()
+	if err != nil {
+		env.close()
+		return nil, err
+	}
+	env.pipeline = &orchestrator.Pipeline{Pool: pool, MaxParallel: f.w.maxParallel, Logger: logger}
+	perm.wire(env.pipeline)
+	if env.session, err = tools.NewSession(sessOpts); err != nil {
+		env.close()
+		return nil, err
+	}
+	stateDir, err := agent.DefaultStateDir()
+	if err == nil {
+		env.store, err = agent.OpenStore(stateDir)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: conversations will not be saved: %v\n", err)
+	}
+	if env.store != nil {
+		id := f.resume
+		if f.cont {
+			if id, err = env.store.Latest(cwd); err != nil {
+				env.close()
+				return nil, fmt.Errorf("--continue: %w", err)
+			}
+		}
+		if id != "" {
+			if env.conv, env.history, err = env.store.Open(id); err != nil {
+				env.close()
+				return nil, err
+			}
+		} else if env.conv, err = env.store.Create(cwd, env.model); err != nil {
+			fmt.Fprintf(stderr, "warning: conversations will not be saved: %v\n", err)
+		}
+	} else if f.cont || f.resume != "" {
+		env.close()
+		return nil, errors.New("no conversation store to resume from")
+	}
+	runner, err := agent.NewSubAgentRunner(env.provider, env.name, env.pipeline, f.maxTokens)
+	if err != nil {
+		env.close()
+		return nil, err
+	}
+	sysEnv := agent.DetectEnv(cwd, time.Now())
+	env.agentCfg = agent.Config{
+		Provider: env.provider, Model: env.name, Pipeline: env.pipeline,
+		UseContext: tools.UseContext{
+			Session: env.session, Asker: asker, Logger: logger, SubAgents: runner,
+			Sampler: &agent.Sampler{Provider: env.provider, Model: env.name},
+		},
+		System:        agent.SystemPrompt(pool, sysEnv, f.appendSystem),
+		MaxTurns:      f.maxTurns,
+		MaxTokens:     f.maxTokens,
+		ContextWindow: f.contextWindow,
+		Store:         env.conv,
+		Logger:        logger,
+		Refresh: func() *orchestrator.Pool {
+			if !env.mcp.Changed() {
+				return nil
+			}
+			p, err := assemble()
+			if err != nil {
+				logger.Warn("rebuilding the tool pool", "err", err)
+				return nil
+			}
+			return p
+		},
+	}
+	return env, nil
+}
+
+// settingsModel reads "model" from the settings files (the user's Claude
+// Code and agent-mcp settings, the project's, then --settings); the last
+// one that sets it wins. A name without a provider is an Anthropic model.
+func settingsModel(project string, extra []string) string {
+	loc := permissions.DefaultLocations(project)
+	claude := loc.ClaudeDir
+	if claude == "" && loc.Home != "" {
+		claude = filepath.Join(loc.Home, ".claude")
+	}
+	var docs [][]byte
+	for _, p := range []string{
+		filepath.Join(claude, "settings.json"),
+		filepath.Join(loc.ConfigDir, "settings.json"),
+		filepath.Join(project, ".claude", "settings.json"),
+		filepath.Join(project, ".claude", "settings.local.json"),
+	} {
+		if b, err := os.ReadFile(p); err == nil {
+			docs = append(docs, b)
+		}
+	}
+	for _, e := range extra {
+		if strings.HasPrefix(strings.TrimSpace(e), "{") {
+			docs = append(docs, []byte(e))
+		} else if b, err := os.ReadFile(e); err == nil {
+			docs = append(docs, b)
+		}
+	}
+	model := ""
+	for _, d := range docs {
+		var s struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(d, &s) == nil && s.Model != "" {
+			model = s.Model
+		}
+	}
+	if model != "" && !strings.Contains(model, "/") {
+		model = "anthropic/" + model
+	}
+	return model
+}
+
+func chatLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}}))
+}
+
+// runPrint answers one prompt and exits.
+func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr io.Writer) error {
+	if st, err := os.Stdin.Stat(); err == nil && st.Mode()&os.ModeCharDevice == 0 {
+		in, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return fmt.Errorf("reading stdin: %w", err)
+		}
+		if s := strings.TrimSpace(string(in)); s != "" {
+			if prompt != "" {
+				prompt += "\n\n"
+			}
+			prompt += s
+		}
+	}
+	if strings.TrimSpace(prompt) == "" {
+		fmt.Fprintln(stderr, "agent-mcp chat -p: no prompt: give it as an argument or on stdin")
+		return errUsage
+	}
+	logger := chatLogger(stderr)
+	env, err := setupChat(ctx, f, nil, logger, stderr)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	sessionID := env.session.ID()
+	if env.conv != nil {
+		sessionID = env.conv.ID
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	cfg := env.agentCfg
+	if f.outputFormat == "stream-json" {
+		tools := []string{}
+		for _, t := range env.pipeline.Pool.Tools() {
+			tools = append(tools, t.Name())
+		}
+		_ = enc.Encode(map[string]any{"type": "system", "subtype": "init", "session_id": sessionID, "model": env.model,
+			"cwd": env.session.Cwd(), "tools": tools, "mcp_servers": env.mcp.Status(), "permission_mode": env.session.Mode()})
+		cfg.Events.Message = func(m providers.Message) {
+			_ = enc.Encode(map[string]any{"type": string(m.Role), "message": m, "session_id": sessionID})
+		}
+	}
+	a, err := agent.New(cfg)
+	if err != nil {
+		return err
+	}
+	a.SetMessages(env.history)
+	start := time.Now()
+	res, runErr := a.Run(ctx, prompt)
+	if res == nil {
+		res = &agent.Result{}
+	}
+	subtype, code := "success", 0
+	switch {
+	case runErr == nil:
+	case errors.Is(runErr, agent.ErrMaxTurns):
+		subtype, code = "error_max_turns", exitMaxTurns
+	case ctx.Err() != nil:
+		subtype, code = "error_interrupted", exitInterrupted
+	default:
+		subtype, code = "error_during_execution", 1
+	}
+	switch f.outputFormat {
+	case "text":
+		if runErr == nil {
+			fmt.Fprintln(stdout, strings.TrimRight(res.Text, "\n"))
+		}
+	default:
+		out := map[string]any{
+			"type": "result", "subtype": subtype, "is_error": runErr != nil, "result": res.Text,
+			"session_id": sessionID, "num_turns": res.Turns, "duration_ms": time.Since(start).Milliseconds(),
+			"usage": res.Usage, "model": env.model,
+		}
+		if runErr != nil {
+			out["error"] = runErr.Error()
+		}
+		_ = enc.Encode(out)
+	}
+	if runErr != nil {
+		return &exitError{code: code, err: runErr}
+	}
+	return nil
+}
+
+// runInteractive runs the terminal chat.
+func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer) error {
+	// Ctrl-C cancels a turn, not the program: handle SIGINT here and keep
+	// only SIGTERM (and a second Ctrl-C) as a way out.
+	base := context.WithoutCancel(ctx)
+	base, stop := context.WithCancel(base)
+	defer stop()
+	interrupts := make(chan os.Signal, 4)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+	terms := make(chan os.Signal, 1)
+	signal.Notify(terms, syscall.SIGTERM)
+	defer signal.Stop(terms)
+	go func() {
+		select {
+		case <-terms:
+			stop()
+		case <-base.Done():
+		}
+	}()
+	ui := term.New(os.Stdin, stdout)
+	logger := chatLogger(stderr)
+	env, err := setupChat(base, f, ui, logger, stderr)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	cfg := env.agentCfg
+	cfg.Events = ui.Events()
+	a, err := agent.New(cfg)
+	if err != nil {
+		return err
+	}
+	a.SetMessages(env.history)
+	for _, s := range env.mcp.Status() {
+		if s.State != upstream.Connected {
+			ui.Printf("MCP server %s: %s (%s)\n", s.Name, s.State, s.Error)
+		}
+	}
+	if len(env.history) > 0 && env.conv != nil {
+		ui.Printf("Resumed conversation %s (%d messages).\n", env.conv.ID, len(env.history))
+	}
+	repl := &term.REPL{
+		UI: ui, Agent: a, Session: env.session, Model: env.model, Servers: env.mcp.Status, Interrupts: interrupts,
+		Permissions: func() string {
+			s := env.perm.settings
+			var b strings.Builder
+			if len(s.Sources) > 0 {
+				fmt.Fprintf(&b, "Settings read: %s\n", strings.Join(s.Sources, ", "))
+			} else {
+				b.WriteString("No settings files; every call that is not read-only inside the working directories is asked about.\n")
+			}
+			fmt.Fprintf(&b, "Rules: %d (allow, ask and deny lists merged from every source)", s.Rules.Len())
+			return b.String()
+		},
+	}
+	if env.store != nil {
+		cwd := env.session.Cwd()
+		repl.NewConversation = func() (*agent.Conversation, error) { return env.store.Create(cwd, env.model) }
+	}
+	if !ui.TTY() && !xterm.IsTerminal(int(os.Stdin.Fd())) {
+		logger.Debug("stdin is not a terminal: reading lines plainly")
+	}
+	err = repl.Run(base)
+	if errors.Is(err, term.ErrInterrupted) {
+		return &exitError{code: exitInterrupted}
+	}
+	return err
+}
