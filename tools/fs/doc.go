@@ -4,5 +4,29 @@
 //
 // The tools share the session's record of which files were read and what
 // they held (tools.Session.RecordFile), which is how writes refuse to
-// clobber a file the caller has not seen.
+// clobber a file the caller has not seen. Staleness is judged by content
+// (a SHA-256 fingerprint), not by modification time alone: a touched but
+// unchanged file is current; a changed file is refused, except that an
+// edit still matching exactly one place applies and says so.
+//
+// Shared machinery, one concern per file:
+//
+//   - textfmt.go: a file's encoding (UTF-8, UTF-16 with BOM), byte-order
+//     mark and line endings, decoded and re-encoded so writes keep them.
+//   - write_atomic.go: atomic replacement (temporary file in the same
+//     directory, fsync, rename, directory fsync) keeping mode and owner,
+//     and the symlink rule (write a link's target only inside the working
+//     directories).
+//   - staleness.go: freshness of a file against the session's record.
+//   - target.go: opening a file for writing (resolve, lock, load, judge)
+//     and committing the new content.
+//   - editmatch.go: Edit's matching (unique match, replace_all, CRLF,
+//     curly/straight quote tolerance) on bytes, without splitting lines,
+//     so files of hundreds of MB cost two copies.
+//   - patch.go: the structuredPatch hunk of an output object.
+//   - jsonorder.go: order-preserving JSON, so NotebookEdit rewrites a
+//     notebook in its own layout and diffs stay small.
+//
+// Path confinement and permission rules are not decided here (see package
+// permissions); the only path check in this package is the symlink rule.
 package fs

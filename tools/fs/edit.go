@@ -117,6 +117,7 @@ func editFile(ctx context.Context, s *tools.Session, path string, edits []editSp
 	if err != nil {
 		return nil, err
 	}
+	defer w.release()
 	where := func(i int) string {
 		if !multi {
 			return ""

@@ -103,6 +103,7 @@ func runNotebookEdit(_ context.Context, in *NotebookEditInput, uc *tools.UseCont
 	if err != nil {
 		return nil, err
 	}
+	defer w.release()
 	if !w.exists() {
 		return nil, fmt.Errorf("%v Create a notebook with Write first", missingFileError(w.abs, s.Cwd()))
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -23,20 +24,41 @@ type writeFile struct {
 	data []byte
 	// fresh compares data with what the session last saw.
 	fresh freshness
+	// unlock releases the process-wide lock on target.
+	unlock func()
+}
+
+// release ends the write: other writers of the same file may proceed.
+// It is safe to call more than once.
+func (w *writeFile) release() {
+	if w != nil && w.unlock != nil {
+		w.unlock()
+		w.unlock = nil
+	}
 }
 
 // exists reports whether the file is already there.
 func (w *writeFile) exists() bool { return w.info != nil }
 
 // openForWrite resolves the caller's path, refuses directories and special
-// files, and loads the existing content with its freshness.
-func openForWrite(s *tools.Session, path string) (*writeFile, error) {
-	w := &writeFile{abs: s.Resolve(path)}
+// files, and loads the existing content with its freshness. It holds a
+// process-wide lock on the file until release, so two sessions of one
+// server cannot interleave their read-check-write of the same file; the
+// caller must call release.
+func openForWrite(s *tools.Session, path string) (w *writeFile, err error) {
+	w = &writeFile{abs: s.Resolve(path)}
 	target, err := writeTarget(s, w.abs)
 	if err != nil {
 		return nil, err
 	}
 	w.target = target
+	w.unlock = lockPath(target)
+	defer func() {
+		if err != nil {
+			w.release()
+			w = nil
+		}
+	}()
 	info, err := os.Stat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -70,4 +92,36 @@ func (w *writeFile) commit(s *tools.Session, data []byte) error {
 	}
 	recordWritten(s, w.target, data, w.abs)
 	return nil
+}
+
+// pathLocks serialises writers of the same file within this process.
+var pathLocks = struct {
+	sync.Mutex
+	m map[string]*pathLock
+}{m: map[string]*pathLock{}}
+
+type pathLock struct {
+	mu    sync.Mutex
+	users int
+}
+
+// lockPath locks the file at p and returns the function that unlocks it.
+func lockPath(p string) func() {
+	pathLocks.Lock()
+	l := pathLocks.m[p]
+	if l == nil {
+		l = &pathLock{}
+		pathLocks.m[p] = l
+	}
+	l.users++
+	pathLocks.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		pathLocks.Lock()
+		if l.users--; l.users == 0 {
+			delete(pathLocks.m, p)
+		}
+		pathLocks.Unlock()
+	}
 }

@@ -67,6 +67,7 @@ func runWrite(_ context.Context, in *WriteInput, uc *tools.UseContext, _ tools.P
 	if err != nil {
 		return nil, err
 	}
+	defer w.release()
 	content := in.Content
 	var format textFormat
 	var kept []string
