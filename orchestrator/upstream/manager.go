@@ -217,12 +217,35 @@ func (s *server) connect(ctx context.Context) error {
 		s.mu.Unlock()
 		return err
 	}
-	cs, err := client.Connect(ctx, transport, nil)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fail(fmt.Errorf("no answer within %s", s.m.opts.ConnectTimeout))
+	// The connection outlives this call (an SSE stream is bound to the
+	// context it was opened with), so Connect gets an uncancelled context
+	// and the timeout is enforced here.
+	type connected struct {
+		cs  *mcp.ClientSession
+		err error
+	}
+	ch := make(chan connected, 1)
+	go func() {
+		cs, err := client.Connect(context.WithoutCancel(ctx), transport, nil)
+		ch <- connected{cs, err}
+	}()
+	var cs *mcp.ClientSession
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return fail(describeConnectError(s.cfg, r.err))
 		}
-		return fail(describeConnectError(s.cfg, err))
+		cs = r.cs
+	case <-ctx.Done():
+		if ct, ok := transport.(*mcp.CommandTransport); ok && ct.Command.Process != nil {
+			_ = ct.Command.Process.Kill()
+		}
+		go func() {
+			if r := <-ch; r.cs != nil {
+				_ = r.cs.Close()
+			}
+		}()
+		return fail(fmt.Errorf("no answer within %s (the connect timeout)", s.m.opts.ConnectTimeout))
 	}
 	remote, err := listTools(ctx, cs)
 	if err != nil {

@@ -213,7 +213,13 @@ func inline(v any, defs map[string]any, depth int) any {
 			if def, ok := defs[ref]; ok && depth < 8 {
 				return inline(def, defs, depth+1)
 			}
-			return map[string]any{}
+			// A reference that cannot be followed leaves the value
+			// unconstrained; its description stays.
+			out := map[string]any{}
+			if d, ok := x["description"]; ok {
+				out["description"] = d
+			}
+			return out
 		}
 		out := make(map[string]any, len(x))
 		for k, e := range x {
