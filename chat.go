@@ -375,6 +375,9 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 		_ = enc.Encode(map[string]any{"type": "system", "subtype": "init", "session_id": sessionID, "model": env.model,
 			"cwd": env.session.Cwd(), "tools": tools, "mcp_servers": env.mcp.Status(), "permission_mode": env.session.Mode()})
 		cfg.Events.Message = func(m providers.Message) {
+			if m.Role == providers.User && len(m.Content) > 0 && m.Content[0].Type != providers.ToolResultBlock {
+				return // the prompt itself is not echoed
+			}
 			_ = enc.Encode(map[string]any{"type": string(m.Role), "message": m, "session_id": sessionID})
 		}
 	}

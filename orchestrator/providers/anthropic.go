@@ -22,10 +22,12 @@ type anthropicProvider struct {
 const DefaultMaxTokens = 16384
 
 func newAnthropic(base, key string, opts Options) *anthropicProvider {
-	ro := []option.RequestOption{option.WithBaseURL(base)}
-	if key != "" {
-		ro = append(ro, option.WithAPIKey(key))
+	if key == "" {
+		// A local endpoint that needs no key: the SDK still wants a
+		// credential, so give it a placeholder.
+		key = "no-key"
 	}
+	ro := []option.RequestOption{option.WithBaseURL(base), option.WithAPIKey(key)}
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}

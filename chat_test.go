@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-mcp/agent-mcp/internal/testmodel"
+)
+
+// chatRun runs the real binary's chat command in a hermetic home, with
+// the project directory dir.
+type chatRun struct {
+	home, dir string
+	env       []string
+}
+
+func newChatRun(t *testing.T) *chatRun {
+	t.Helper()
+	home := t.TempDir()
+	dir := filepath.Join(home, "project")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &chatRun{home: home, dir: dir, env: []string{
+		"HOME=" + home, "PATH=" + os.Getenv("PATH"),
+		"XDG_STATE_HOME=" + filepath.Join(home, "state"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"TMPDIR=" + os.TempDir(),
+	}}
+}
+
+func (c *chatRun) run(t *testing.T, stdin string, extraEnv []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"chat"}, args...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(append([]string{}, c.env...), extraEnv...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func anthropicEnv() []string { return []string{"ANTHROPIC_API_KEY=test-key"} }
+
+func TestChatPrint_text(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t, testmodel.Say("Hello from the model."))
+	out, errOut, code := c.run(t, "", anthropicEnv(), "-p", "say hello", "--model", "anthropic/test-model", "--base-url", srv.URL)
+	if code != 0 || out != "Hello from the model.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	sys, _ := json.Marshal(reqs[0].Body["system"])
+	for _, want := range []string{"Working directory: " + c.dir, "not in a git repository", "Read:"} {
+		if !strings.Contains(string(sys), want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+}
+
+func TestChatPrint_json_with_upstream_tool(t *testing.T) {
+	c := newChatRun(t)
+	up := testmodel.NewUpstreamHTTP(t)
+	mcpJSON := `{"mcpServers":{"up":{"type":"http","url":"${UP_URL}"},"dead":{"command":"/nonexistent/server"}}}`
+	if err := os.WriteFile(filepath.Join(c.dir, ".mcp.json"), []byte(mcpJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "t1", Name: "mcp__up__echo", Input: `{"text":"over mcp"}`}),
+		testmodel.Say("done"))
+	out, errOut, code := c.run(t, "", append(anthropicEnv(), "UP_URL="+up),
+		"-p", "use the tool", "--output-format", "json", "--model", "anthropic/test-model", "--base-url", srv.URL,
+		"--allowed-tools", "mcp__up")
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if !strings.Contains(errOut, `MCP server \"dead\" is unavailable`) && !strings.Contains(errOut, `MCP server "dead" is unavailable`) {
+		t.Errorf("stderr lacks the dead server's warning: %q", errOut)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %q", out)
+	}
+	if res["type"] != "result" || res["subtype"] != "success" || res["is_error"] != false || res["result"] != "done" || res["num_turns"] != 2.0 {
+		t.Errorf("result = %v", res)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	msgs, _ := json.Marshal(reqs[1].Body["messages"])
+	if !strings.Contains(string(msgs), `"tool_use_id":"t1"`) || !strings.Contains(string(msgs), `echo: over mcp`) {
+		t.Errorf("second request's messages lack the tool result: %s", msgs)
+	}
+}
+
+func TestChatPrint_stream_json_openai_stdin(t *testing.T) {
+	c := newChatRun(t)
+	if err := os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":"notes.txt"}`}),
+		testmodel.Say("It says alpha and beta."))
+	out, errOut, code := c.run(t, "what is in notes.txt?", []string{"OPENAI_API_KEY=test-key"},
+		"-p", "--output-format", "stream-json", "--model", "openai/test-model", "--base-url", srv.URL+"/v1")
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	var types []string
+	var lines []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %q is not JSON", sc.Text())
+		}
+		lines = append(lines, m)
+		types = append(types, m["type"].(string))
+	}
+	if strings.Join(types, ",") != "system,assistant,user,assistant,result" {
+		t.Fatalf("line types = %v\n%s", types, out)
+	}
+	if lines[0]["subtype"] != "init" || lines[0]["model"] != "openai/test-model" {
+		t.Errorf("init = %v", lines[0])
+	}
+	user, _ := json.Marshal(lines[2])
+	if !strings.Contains(string(user), "alpha") || !strings.Contains(string(user), `"tool_use_id":"r1"`) {
+		t.Errorf("tool result line = %s", user)
+	}
+	if lines[4]["result"] != "It says alpha and beta." || lines[4]["subtype"] != "success" {
+		t.Errorf("result line = %v", lines[4])
+	}
+	first, _ := json.Marshal(srv.Requests()[0].Body["messages"])
+	if !strings.Contains(string(first), "what is in notes.txt?") {
+		t.Errorf("the stdin prompt was not sent: %s", first)
+	}
+}
+
+func TestChatPrint_exit_codes(t *testing.T) {
+	t.Run("max_turns", func(t *testing.T) {
+		c := newChatRun(t)
+		srv := testmodel.NewServer(t, testmodel.Call(testmodel.ToolCall{ID: "t1", Name: "TodoWrite",
+			Input: `{"todos":[{"content":"a","status":"pending","activeForm":"doing a"}]}`}))
+		out, errOut, code := c.run(t, "", anthropicEnv(), "-p", "plan", "--max-turns", "1", "--output-format", "json",
+			"--model", "anthropic/test-model", "--base-url", srv.URL)
+		if code != exitMaxTurns || !strings.Contains(out, `"subtype":"error_max_turns"`) {
+			t.Errorf("exit %d, stdout %q, stderr %q; want exit 3 and error_max_turns", code, out, errOut)
+		}
+	})
+	t.Run("missing_key", func(t *testing.T) {
+		c := newChatRun(t)
+		out, errOut, code := c.run(t, "", nil, "-p", "hi", "--model", "anthropic/claude-x")
+		if code != 1 || out != "" || !strings.Contains(errOut, "ANTHROPIC_API_KEY is not set") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and one line naming ANTHROPIC_API_KEY", code, out, errOut)
+		}
+	})
+	t.Run("no_prompt", func(t *testing.T) {
+		c := newChatRun(t)
+		_, errOut, code := c.run(t, "", anthropicEnv(), "-p", "--model", "anthropic/m")
+		if code != 2 || !strings.Contains(errOut, "no prompt") {
+			t.Errorf("exit %d, stderr %q; want 2 and 'no prompt'", code, errOut)
+		}
+	})
+	t.Run("bad_output_format", func(t *testing.T) {
+		c := newChatRun(t)
+		_, errOut, code := c.run(t, "", anthropicEnv(), "-p", "x", "--output-format", "yaml")
+		if code != 1 || !strings.Contains(errOut, "expected text, json or stream-json") {
+			t.Errorf("exit %d, stderr %q", code, errOut)
+		}
+	})
+}
+
+func TestChatPrint_continue(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t, testmodel.Say("First answer."), testmodel.Say("Second answer."))
+	args := []string{"--model", "anthropic/test-model", "--base-url", srv.URL}
+	if out, errOut, code := c.run(t, "", anthropicEnv(), append([]string{"-p", "first question"}, args...)...); code != 0 {
+		t.Fatalf("exit %d, %q %q", code, out, errOut)
+	}
+	out, errOut, code := c.run(t, "", anthropicEnv(), append([]string{"-p", "second question", "--continue", "--output-format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, %q %q", code, out, errOut)
+	}
+	msgs, _ := json.Marshal(srv.Requests()[1].Body["messages"])
+	for _, want := range []string{"first question", "First answer.", "second question"} {
+		if !strings.Contains(string(msgs), want) {
+			t.Errorf("continued request lacks %q: %s", want, msgs)
+		}
+	}
+	var res map[string]any
+	_ = json.Unmarshal([]byte(out), &res)
+	id, _ := res["session_id"].(string)
+	if id == "" {
+		t.Fatalf("no session_id in %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(c.home, "state", "agent-mcp", "conversations", id+".jsonl")); err != nil {
+		t.Errorf("conversation file: %v", err)
+	}
+}
+
+func TestChatInteractive_plain_stdin(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t, testmodel.Say("Hi there."))
+	out, errOut, code := c.run(t, "/help\n/mode plan\n/tools\nhello\n/exit\n", anthropicEnv(),
+		"--model", "anthropic/test-model", "--base-url", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	for _, want := range []string{"/permissions", "Mode: plan", "Read", "Hi there.", "tokens:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package providers
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestNew(t *testing.T) {
+	for _, tc := range []struct {
+		name, model, base string
+		env               map[string]string
+		wantProvider      string
+		wantModel         string
+		wantErr           string
+	}{
+		{name: "anthropic_with_key", model: "anthropic/claude-x", env: map[string]string{"ANTHROPIC_API_KEY": "k"}, wantProvider: "anthropic", wantModel: "claude-x"},
+		{name: "bare_claude_name", model: "claude-x", env: map[string]string{"ANTHROPIC_API_KEY": "k"}, wantProvider: "anthropic", wantModel: "claude-x"},
+		{name: "anthropic_missing_key", model: "anthropic/claude-x", wantErr: "ANTHROPIC_API_KEY is not set"},
+		{name: "anthropic_local_endpoint_needs_no_key", model: "anthropic/m", env: map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}, wantProvider: "anthropic", wantModel: "m"},
+		{name: "openai_missing_key", model: "openai/gpt-4.1", wantErr: "OPENAI_API_KEY is not set"},
+		{name: "openai_with_key", model: "openai/gpt-4.1", env: map[string]string{"OPENAI_API_KEY": "k"}, wantProvider: "openai", wantModel: "gpt-4.1"},
+		{name: "ollama_needs_no_key", model: "ollama/qwen3:8b", wantProvider: "ollama", wantModel: "qwen3:8b"},
+		{name: "openrouter_model_with_slash", model: "openrouter/anthropic/claude-x", env: map[string]string{"OPENROUTER_API_KEY": "k"}, wantProvider: "openrouter", wantModel: "anthropic/claude-x"},
+		{name: "unknown_provider_needs_base_url", model: "acme/m1", wantErr: "pass --base-url or set OPENAI_BASE_URL"},
+		{name: "unknown_provider_with_base_url", model: "acme/m1", base: "http://localhost:1/v1", wantProvider: "acme", wantModel: "m1"},
+		{name: "no_provider", model: "gpt-4", wantErr: "must be written provider/name"},
+		{name: "empty_name", model: "openai/", wantErr: "both parts non-empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, model, err := New(Options{Model: tc.model, BaseURL: tc.base, Getenv: env(tc.env), MaxRetries: 0})
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				if strings.Contains(err.Error(), "\n") {
+					t.Errorf("error is not one line: %q", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Name() != tc.wantProvider || model != tc.wantModel {
+				t.Errorf("got %s %s, want %s %s", p.Name(), model, tc.wantProvider, tc.wantModel)
+			}
+		})
+	}
+}
+
+func TestStream_unreachable_endpoint(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	for _, tc := range []struct{ model, base, envVar string }{
+		{"anthropic/m", "http://" + addr, "ANTHROPIC_BASE_URL"},
+		{"ollama/m", "http://" + addr + "/v1", "OPENAI_BASE_URL"},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			p, model, err := New(Options{Model: tc.model, BaseURL: tc.base, Getenv: env(nil), MaxRetries: 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.Stream(context.Background(), Request{Model: model, Messages: []Message{{Role: User, Content: []Block{Text("hi")}}}}, Handler{})
+			if err == nil || !strings.Contains(err.Error(), "cannot reach") || !strings.Contains(err.Error(), tc.envVar) || !strings.Contains(err.Error(), addr) {
+				t.Errorf("err = %v, want a one-line 'cannot reach' naming %s and %s", err, addr, tc.envVar)
+			}
+		})
+	}
+}
