@@ -71,7 +71,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, mcpOpts)
 	for _, t := range cfg.Pipeline.Pool.Tools() {
-		s.mcp.AddTool(mcpTool(t), s.handler(t))
+		s.mcp.AddTool(mcpTool(t), s.roundTrip(s.handler(t)))
 	}
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "persisted-result",
@@ -308,7 +308,11 @@ func (s *Server) readResult(ctx context.Context, req *mcp.ReadResourceRequest) (
 type elicitAsker struct{ ss *mcp.ServerSession }
 
 func (a elicitAsker) Ask(ctx context.Context, message string, schema map[string]any) (tools.Answer, error) {
-	res, err := a.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+	params := &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema}
+	res, handled, err := elicitRoundTrip(ctx, params)
+	if !handled {
+		res, err = a.ss.Elicit(ctx, params)
+	}
 	if err != nil {
 		return tools.Answer{}, fmt.Errorf("asking the user: %w", err)
 	}
@@ -319,6 +323,9 @@ func (a elicitAsker) Ask(ctx context.Context, message string, schema map[string]
 type sampler struct{ ss *mcp.ServerSession }
 
 func (m sampler) Sample(ctx context.Context, system, user string, maxTokens int) (string, error) {
+	if text, handled, err := sampleTextRoundTrip(ctx, system, user, maxTokens); handled {
+		return text, err
+	}
 	res, err := m.ss.CreateMessage(ctx, &mcp.CreateMessageParams{
 		SystemPrompt: system,
 		MaxTokens:    int64(maxTokens),

@@ -88,7 +88,10 @@ func (m samplingModel) Complete(ctx context.Context, req subagent.Request) (*sub
 	if len(params.Tools) > 0 {
 		params.ToolChoice = &mcp.ToolChoice{Mode: "auto"}
 	}
-	res, err := m.ss.CreateMessageWithTools(ctx, params)
+	res, handled, err := sampleRoundTrip(ctx, params)
+	if !handled {
+		res, err = m.ss.CreateMessageWithTools(ctx, params)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sampling the client's model: %w", err)
 	}
