@@ -18,6 +18,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/tools/shell"
 )
 
 func TestMain(m *testing.M) {
@@ -282,18 +283,6 @@ func serialTool(g *gate) tools.Tool {
 	})
 }
 
-// failTool fails and aborts its siblings, as Bash does.
-func failTool() tools.Tool {
-	return tools.New(tools.Spec[textIn]{
-		Name: "Fail", Description: "Fails.", AbortsSiblingsOnError: true,
-		ReadOnly:        func(*textIn) bool { return true },
-		ConcurrencySafe: func(*textIn) bool { return true },
-		Run: func(_ context.Context, in *textIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
-			return nil, errors.New("exit status 1")
-		},
-	})
-}
-
 func call(id, name, input string) testmodel.ToolCall {
 	return testmodel.ToolCall{ID: id, Name: name, Input: input}
 }
@@ -419,18 +408,20 @@ func testParallelAndSerial(t *testing.T, format string) {
 
 func testAbortSiblings(t *testing.T, format string) {
 	g := newGate()
-	reply := testmodel.Call(call("p", "Probe", `{"text":"p"}`), call("f", "Fail", `{"text":"f"}`))
-	h := newHarness(t, format, options{builtins: []tools.Tool{probeTool(g), failTool()}}, reply, testmodel.Say("ok"))
+	// The real Bash: a read-only command is concurrency-safe, and its
+	// failure cancels the call running beside it.
+	reply := testmodel.Call(call("p", "Probe", `{"text":"p"}`), call("f", "Bash", `{"command":"ls /nonexistent-agent-mcp-test-dir"}`))
+	h := newHarness(t, format, options{builtins: []tools.Tool{probeTool(g), shell.Bash(shell.Options{})}}, reply, testmodel.Say("ok"))
 	if _, err := h.agent.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
 	got := messagesOf(t, h.srv.Requests()[1])
 	last := got[len(got)-2:]
-	if !strings.Contains(last[0], "result p error=true") || !strings.Contains(last[0], "failed") || !strings.Contains(last[0], "Fail") {
-		t.Errorf("probe result = %q, want it cancelled because Fail failed", last[0])
+	if !strings.Contains(last[0], "result p error=true") || !strings.Contains(last[0], "failed") || !strings.Contains(last[0], "Bash") {
+		t.Errorf("probe result = %q, want it cancelled because Bash failed", last[0])
 	}
-	if last[1] != "user: result f error=true exit status 1" {
-		t.Errorf("fail result = %q", last[1])
+	if !strings.HasPrefix(last[1], "user: result f error=true") || !strings.Contains(last[1], "nonexistent-agent-mcp-test-dir") {
+		t.Errorf("bash result = %q", last[1])
 	}
 }
 

@@ -95,6 +95,9 @@ func (u *UI) ReadLine(prompt string) (string, error) {
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
 		return "", err
 	}
+	if f, ok := u.in.(*os.File); !ok || !xterm.IsTerminal(int(f.Fd())) {
+		fmt.Fprintln(u.out) // piped input is not echoed: end the prompt's line
+	}
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
