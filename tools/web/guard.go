@@ -21,7 +21,7 @@ type blockedAddressError struct {
 }
 
 func (e *blockedAddressError) Error() string {
-	return fmt.Sprintf("%s is a %s address", e.addr, e.kind)
+	return fmt.Sprintf("%s is not a public address (%s)", e.addr, e.kind)
 }
 
 // extraBlocked are IPv4 and IPv6 ranges that are not public unicast but that
@@ -128,7 +128,7 @@ func newGuardedClient(allowPrivate bool) *http.Client {
 func describeFetchError(ctx context.Context, rawURL string, timeout time.Duration, err error) error {
 	var blocked *blockedAddressError
 	if errors.As(err, &blocked) {
-		return fmt.Errorf("WebFetch refused %s: the host resolves to %s. Requests to loopback, private, link-local and other non-public addresses are refused unless the operator starts agent-mcp with --web-allow-private", rawURL, blocked)
+		return fmt.Errorf("WebFetch refused %s: %s. Requests to loopback, private, link-local and other non-public addresses are refused unless the operator starts agent-mcp with --web-allow-private", rawURL, blocked)
 	}
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		return fmt.Errorf("WebFetch timed out after %s fetching %s", timeout, rawURL)
