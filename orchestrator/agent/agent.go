@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
@@ -301,16 +300,4 @@ func toolResult(b providers.Block, out orchestrator.Outcome) providers.Block {
 		tr.Content = []providers.Block{providers.Text(fmt.Sprintf("(%s completed with no output)", b.Name))}
 	}
 	return tr
-}
-
-// Summary of text for logs and notices.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
 }

@@ -194,9 +194,12 @@ func (s *server) connect(ctx context.Context) error {
 		httpClient = &http.Client{Transport: headerTransport{base: httpClient.Transport, headers: s.cfg.Headers}, Timeout: httpClient.Timeout}
 	}
 	errTail := &tail{}
+	// A stdio server's process is killed if it does not answer within the
+	// connect timeout; a connected one is stopped by closing its session.
+	procCtx, kill := context.WithCancel(context.WithoutCancel(ctx))
 	switch s.cfg.Type {
 	case "stdio":
-		cmd := exec.Command(s.cfg.Command, s.cfg.Args...)
+		cmd := exec.CommandContext(procCtx, s.cfg.Command, s.cfg.Args...)
 		cmd.Env = os.Environ()
 		for k, v := range s.cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
@@ -212,6 +215,7 @@ func (s *server) connect(ctx context.Context) error {
 		if t := errTail.String(); t != "" {
 			err = fmt.Errorf("%w (stderr: %s)", err, t)
 		}
+		kill()
 		s.mu.Lock()
 		s.state, s.err = Failed, err
 		s.mu.Unlock()
@@ -237,9 +241,7 @@ func (s *server) connect(ctx context.Context) error {
 		}
 		cs = r.cs
 	case <-ctx.Done():
-		if ct, ok := transport.(*mcp.CommandTransport); ok && ct.Command.Process != nil {
-			_ = ct.Command.Process.Kill()
-		}
+		kill()
 		go func() {
 			if r := <-ch; r.cs != nil {
 				_ = r.cs.Close()
@@ -256,7 +258,10 @@ func (s *server) connect(ctx context.Context) error {
 	s.session, s.state, s.err, s.stderr = cs, Connected, nil, errTail
 	s.setTools(remote)
 	s.mu.Unlock()
-	go s.watch(cs)
+	go func() {
+		s.watch(cs)
+		kill() // the session ended: make sure the process is gone
+	}()
 	return nil
 }
 
