@@ -3,6 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,12 +35,16 @@ func workflowServer(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, 
 var protocolVersions = []string{"2026-07-28", "2025-11-25"}
 
 func workflowServerAt(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, string) {
+	return serverWith(t, version, builtin.Options{}, opts)
+}
+
+func serverWith(t *testing.T, version string, toolOpts builtin.Options, opts *mcp.ClientOptions) (*mcp.ClientSession, string) {
 	t.Helper()
 	dir := t.TempDir()
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
+	pool, err := orchestrator.AssemblePool(builtin.Tools(toolOpts), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,5 +299,46 @@ func TestAgent_through_sampling_with_tools(t *testing.T) {
 				t.Errorf("structured content = %s", b)
 			}
 		})
+	}
+}
+
+func TestWebFetch_prompt_applied_through_sampling(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<h1>Release notes</h1><p>Version 2 adds plugins.</p>")
+	}))
+	defer page.Close()
+	for _, version := range protocolVersions {
+		t.Run(version, func(t *testing.T) {
+			var asked []string
+			var mu sync.Mutex
+			handler := func(_ context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, c := range req.Params.Messages[0].Content {
+					if tc, ok := c.(*mcp.TextContent); ok {
+						asked = append(asked, tc.Text)
+					}
+				}
+				return &mcp.CreateMessageWithToolsResult{Role: "assistant", Model: "scripted",
+					Content: []mcp.Content{&mcp.TextContent{Text: "Version 2 adds plugins."}}}, nil
+			}
+			cs, _ := serverWith(t, version, builtin.Options{WebAllowPrivate: true}, &mcp.ClientOptions{CreateMessageWithToolsHandler: handler})
+			res := callTool(t, cs, "WebFetch", map[string]any{"url": page.URL, "prompt": "What is new?"})
+			if res.IsError || resultText(res) != "Version 2 adds plugins." {
+				t.Errorf("WebFetch (error %v): %s", res.IsError, resultText(res))
+			}
+			if len(asked) != 1 || !strings.Contains(asked[0], "# Release notes") || !strings.HasSuffix(asked[0], "What is new?") {
+				t.Errorf("the model was asked %q", asked)
+			}
+		})
+	}
+}
+
+func TestRoundTrip_unknown_request_state(t *testing.T) {
+	cs, _ := workflowServer(t, nil)
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "EnterPlanMode", Arguments: map[string]any{}, RequestState: "forged"})
+	if err == nil || !strings.Contains(err.Error(), "requestState is unknown or expired") {
+		t.Errorf("err = %v", err)
 	}
 }
