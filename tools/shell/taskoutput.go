@@ -239,3 +239,7 @@ func filterLines(s string, re *regexp.Regexp) string {
 	}
 	return b.String()
 }
+
+// Paths reports that TaskOutput touches no file of the workspace: it reads
+// the task's output file in the session's own state directory.
+func (in *TaskOutputInput) Paths(*tools.UseContext) []tools.PathAccess { return nil }

@@ -89,3 +89,7 @@ func TaskStop() tools.Tool {
 		},
 	})
 }
+
+// Paths reports that TaskStop touches no file: it signals processes the
+// session started.
+func (in *TaskStopInput) Paths(*tools.UseContext) []tools.PathAccess { return nil }

@@ -1,0 +1,268 @@
+package shell_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The tests in this file run the real agent-mcp binary and count the
+// processes its commands leave behind after each way a session can end.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agent-mcp-shell-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "agent-mcp")
+	out, err := exec.Command("go", "build", "-o", binary, "github.com/agent-mcp/agent-mcp").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building agent-mcp: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is a running agent-mcp.
+type server struct {
+	cmd *exec.Cmd
+	url string // HTTP only
+}
+
+// serveArgs are the flags every test server gets: its own directories and
+// a home without settings.
+func serveCmd(t *testing.T, extra ...string) *exec.Cmd {
+	t.Helper()
+	args := append([]string{"serve", "--cwd", t.TempDir(), "--state-dir", t.TempDir()}, extra...)
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	return cmd
+}
+
+// stdioSession starts agent-mcp over stdio and connects to it.
+func stdioSession(t *testing.T) (*mcp.ClientSession, *exec.Cmd) {
+	t.Helper()
+	cmd := serveCmd(t)
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "shell-e2e", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, cmd
+}
+
+// httpServer starts agent-mcp over HTTP with token "T".
+func httpServer(t *testing.T) *server {
+	t.Helper()
+	cmd := serveCmd(t, "--http", "--addr", "127.0.0.1:0", "--token", "T")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "agent-mcp serving MCP at "); ok {
+				urlc <- u
+			}
+		}
+	}()
+	select {
+	case u := <-urlc:
+		return &server{cmd: cmd, url: u}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the HTTP server did not print its URL")
+		return nil
+	}
+}
+
+type bearer struct{}
+
+func (bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer T")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (s *server) connect(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "shell-e2e", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func marker() string { return fmt.Sprintf("300.%d", rand.Int64N(1e12)) }
+
+// spawn runs Bash commands in cs that leave grandchildren with marker m:
+// a background task and a foreground command moved to the background by
+// its timeout. It waits until all four sleeps run.
+func spawn(t *testing.T, cs *mcp.ClientSession, m string) {
+	t.Helper()
+	cmd := "sleep " + m + " & sleep " + m + " & wait"
+	for _, args := range []map[string]any{
+		{"command": cmd, "run_in_background": true},
+		{"command": cmd, "timeout": 200},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Fatalf("Bash %v: %v", args, res.Content)
+		}
+	}
+	waitProcs(t, m, 4)
+}
+
+func countProcs(arg string) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		for _, a := range strings.Split(string(b), "\x00") {
+			if a == arg {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+func waitProcs(t *testing.T, arg string, want int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := countProcs(arg)
+		if n == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes with argument %s, want %d", n, arg, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestE2E_stdin_closed(t *testing.T) {
+	cs, cmd := stdioSession(t)
+	m := marker()
+	spawn(t, cs, m)
+	// Closing the client closes the server's stdin; the server ends.
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	waitProcs(t, m, 0)
+	if cmd.ProcessState == nil {
+		t.Errorf("the server did not exit when its stdin closed")
+	}
+}
+
+func TestE2E_sigterm_stdio(t *testing.T) {
+	cs, cmd := stdioSession(t)
+	m := marker()
+	spawn(t, cs, m)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitProcs(t, m, 0)
+}
+
+func TestE2E_client_cancellation(t *testing.T) {
+	cs, _ := stdioSession(t)
+	m := marker()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{
+			"command": "sleep " + m + " & sleep " + m + " & wait",
+		}})
+		done <- err
+	}()
+	waitProcs(t, m, 2)
+	cancel()
+	<-done
+	waitProcs(t, m, 0)
+	// The session goes on working.
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "echo alive"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call after cancellation: %v %v", err, res)
+	}
+}
+
+func TestE2E_http_session_close_and_sigterm(t *testing.T) {
+	srv := httpServer(t)
+	first, second := srv.connect(t), srv.connect(t)
+	m1, m2 := marker(), marker()
+	spawn(t, first, m1)
+	spawn(t, second, m2)
+	// Ending one HTTP session ends its processes and only its.
+	if err := first.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	waitProcs(t, m1, 0)
+	waitProcs(t, m2, 4)
+	// SIGTERM to the server ends the rest.
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitProcs(t, m2, 0)
+	_ = second.Close()
+}
+
+func TestE2E_tools_listed_with_aliases(t *testing.T) {
+	cs, _ := stdioSession(t)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		found[tool.Name] = tool
+	}
+	for _, name := range []string{"Bash", "TaskOutput", "TaskStop"} {
+		if found[name] == nil {
+			t.Errorf("%s not listed", name)
+		}
+	}
+	// An alias is callable.
+	out, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "KillShell", Arguments: map[string]any{"shell_id": "b0000000"}})
+	if err != nil || !out.IsError {
+		t.Fatalf("KillShell of an unknown id: %v %+v", err, out)
+	}
+	if txt := out.Content[0].(*mcp.TextContent).Text; !strings.Contains(txt, "b0000000") {
+		t.Errorf("error text %q should name the id", txt)
+	}
+}

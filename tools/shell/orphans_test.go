@@ -1,0 +1,143 @@
+package shell
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+)
+
+// grandchildren is a command whose shell leaves two children running until
+// it is killed.
+func grandchildren(m string) string {
+	return "sleep " + m + " & sleep " + m + " & wait"
+}
+
+func TestOrphans_timeout_with_background_off(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts Options
+		env  string
+	}{
+		{"option", Options{DisableBackground: true, KillGrace: testOpts.KillGrace}, ""},
+		{"environment", testOpts, "1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.env != "" {
+				t.Setenv(DisableBackgroundEnv, tt.env)
+			}
+			s := newSession(t)
+			m := marker()
+			res := mustCall(t, Bash(tt.opts), s, map[string]any{"command": "echo partial; " + grandchildren(m), "timeout": 300})
+			out := bashOut(t, res)
+			if !res.IsError || out.BackgroundTaskID != "" || !out.Interrupted || !strings.Contains(res.Text, "timed out after 300ms") {
+				t.Errorf("timeout with background off: %+v %q", out, res.Text)
+			}
+			waitProcs(t, m, 0)
+		})
+	}
+}
+
+func TestOrphans_cancellation(t *testing.T) {
+	s := newSession(t)
+	m := marker()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := call(t, ctx, Bash(testOpts), s, map[string]any{"command": grandchildren(m)}, nil)
+		done <- err
+	}()
+	waitProcs(t, m, 2)
+	cancel()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("cancelled call: err = %v", err)
+	}
+	waitProcs(t, m, 0)
+}
+
+func TestOrphans_session_close(t *testing.T) {
+	s, err := tools.NewSession(tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := marker()
+	// A background task, a foreground command moved to the background by
+	// its timeout, and a finished foreground command that left a process
+	// behind.
+	mustCall(t, Bash(testOpts), s, map[string]any{"command": grandchildren(m), "run_in_background": true})
+	mustCall(t, Bash(testOpts), s, map[string]any{"command": grandchildren(m), "timeout": 100})
+	res := mustCall(t, Bash(testOpts), s, map[string]any{"command": "sleep " + m + " >/dev/null 2>&1 & echo left"})
+	if res.Text != "left" {
+		t.Errorf("command leaving a process behind: %q", res.Text)
+	}
+	waitProcs(t, m, 5)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitProcs(t, m, 0)
+	// No new command starts in a closed session's manager.
+	if _, err := managerFor(s).start(startSpec{script: "true"}); err == nil {
+		t.Errorf("start after close succeeded")
+	}
+}
+
+func TestOrphans_finished_foreground_command_with_leftover_output_holder(t *testing.T) {
+	// A background child keeping the output pipe open must not hold the
+	// call: it returns once the shell exits.
+	s := newSession(t)
+	m := marker()
+	res := mustCall(t, Bash(testOpts), s, map[string]any{"command": "sleep " + m + " & echo shell done"})
+	if res.Text != "shell done" {
+		t.Errorf("text = %q", res.Text)
+	}
+	waitProcs(t, m, 1)
+	_ = s.Close()
+	waitProcs(t, m, 0)
+}
+
+// rss returns the process's resident set size in bytes.
+func rss(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status")
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	t.Skip("no VmRSS")
+	return 0
+}
+
+func TestBash_huge_output_keeps_memory_bounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prints 500MB")
+	}
+	s := newSession(t)
+	before := rss(t)
+	const printed = 500_000_000
+	res := mustCall(t, Bash(Options{OutputFileLimit: 8 << 20}), s, map[string]any{"command": "yes | head -c 500000000"})
+	after := rss(t)
+	// The window kept in memory is about 1MB; allow generous slack for
+	// the runtime, but far less than what was printed.
+	if grew := after - before; grew > 100<<20 {
+		t.Errorf("RSS grew by %d MB while the command printed %d MB", grew>>20, printed>>20)
+	}
+	out := bashOut(t, res)
+	if !out.StdoutTruncated || len(out.Stdout) != BashMaxResultSizeChars {
+		t.Errorf("stdout: %d characters, truncated %v", len(out.Stdout), out.StdoutTruncated)
+	}
+	if len(res.Text) > 2*resultWindow || !strings.Contains(res.Text, "omitted") {
+		t.Errorf("text of %d bytes, want the head and tail around a note", len(res.Text))
+	}
+	st, err := os.Stat(out.OutputFile)
+	if err != nil || st.Size() > 9<<20 {
+		t.Errorf("output file: %v, %v; want it capped near 8MB", st, err)
+	}
+}
