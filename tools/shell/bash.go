@@ -311,8 +311,8 @@ func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground boo
 		return &tools.Result{Text: text, IsError: true, Output: &out}
 	}
 	_, shown := t.out.size()
+	m.publish(t, shown)
 	raw, windowed := t.out.text()
-	t.makeVisible(shown)
 	output := trimOutput(raw)
 	out := BashOutput{Interrupted: true, BackgroundTaskID: t.ID, OutputFile: t.OutputPath}
 	out.Stdout, out.StdoutTruncated = headChars(output, BashMaxResultSizeChars)

@@ -141,23 +141,23 @@ func (c *capture) lastLine() string {
 // window, else its head and its tail around a note naming the file.
 func (c *capture) text() (string, bool) {
 	c.mu.Lock()
-	total, written := c.total, c.written
+	total, written, path := c.total, c.written, c.path
 	tail := append([]byte(nil), c.tail...)
 	c.mu.Unlock()
 	if total <= resultWindow && total == written {
-		b, err := readRange(c.path, 0, written)
+		b, err := readRange(path, 0, written)
 		if err == nil {
 			return string(b), false
 		}
 	}
 	headLen := int64(resultWindow/2) - int64(len(tail))
-	head, _ := readRange(c.path, 0, min(headLen, written))
+	head, _ := readRange(path, 0, min(headLen, written))
 	omitted := total - int64(len(head)) - int64(len(tail))
 	var b bytes.Buffer
 	b.Write(head)
 	if omitted > 0 {
 		fmt.Fprintf(&b, "\n\n[... %s of output omitted here; the output file %s holds the first %s ...]\n\n",
-			tools.FormatSize(omitted), c.path, tools.FormatSize(written))
+			tools.FormatSize(omitted), path, tools.FormatSize(written))
 	}
 	b.Write(tail)
 	return b.String(), true

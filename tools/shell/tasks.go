@@ -45,6 +45,8 @@ type Manager struct {
 	mu     sync.Mutex
 	tasks  map[string]*Task
 	order  []*Task
+	seq    int // commands started
+	public int // tasks made visible: bash_1, bash_2, ...
 	closed bool
 }
 
@@ -129,7 +131,15 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		m.mu.Unlock()
 		return nil, ErrManagerClosed
 	}
-	id := m.newIDLocked()
+	// A background task is named for TaskOutput at once; a foreground
+	// command gets an internal name, and a public one only if it moves to
+	// the background.
+	m.seq++
+	id := fmt.Sprintf("cmd_%d", m.seq)
+	if spec.visible {
+		m.public++
+		id = fmt.Sprintf("bash_%d", m.public)
+	}
 	m.mu.Unlock()
 
 	if err := os.MkdirAll(m.dir, 0o700); err != nil {
@@ -228,16 +238,6 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	return t, nil
 }
 
-// newIDLocked makes a task id unique in the manager: "b" and 7 hex digits.
-func (m *Manager) newIDLocked() string {
-	for {
-		id := "b" + tools.RandomID()[:7]
-		if _, taken := m.tasks[id]; !taken {
-			return id
-		}
-	}
-}
-
 // Get returns a visible task by id.
 func (m *Manager) Get(id string) (*Task, bool) {
 	m.mu.Lock()
@@ -279,9 +279,24 @@ func (m *Manager) forget(t *Task) {
 	}
 }
 
-// makeVisible turns a foreground task into a background one whose first
-// shown bytes of output have been reported already.
-func (t *Task) makeVisible(shown int64) {
+// publish turns a foreground task into a background one: it gets the next
+// public id (its output file is renamed to match; the command keeps
+// writing to it), and its first shown bytes of output count as read.
+func (m *Manager) publish(t *Task, shown int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.public++
+	id := fmt.Sprintf("bash_%d", m.public)
+	path := filepath.Join(m.dir, id+".output")
+	if err := os.Rename(t.OutputPath, path); err == nil {
+		t.OutputPath = path
+		t.out.mu.Lock()
+		t.out.path = path
+		t.out.mu.Unlock()
+	}
+	delete(m.tasks, t.ID)
+	t.ID = id
+	m.tasks[id] = t
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.visible, t.background = true, true

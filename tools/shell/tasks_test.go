@@ -246,3 +246,27 @@ func TestAliases(t *testing.T) {
 		t.Errorf("KillBash of a stopped task: %q", res.Text)
 	}
 }
+
+func TestTaskIDs_count_background_tasks(t *testing.T) {
+	s := newSession(t)
+	mustCall(t, Bash(testOpts), s, map[string]any{"command": "echo foreground"})
+	if id := startBackground(t, s, "true"); id != "bash_1" {
+		t.Errorf("first background task id %q, want bash_1", id)
+	}
+	mustCall(t, Bash(testOpts), s, map[string]any{"command": "echo foreground"})
+	m := marker()
+	res := mustCall(t, Bash(testOpts), s, map[string]any{"command": "echo before; sleep " + m, "timeout": 100})
+	out := bashOut(t, res)
+	if out.BackgroundTaskID != "bash_2" || filepath.Base(out.OutputFile) != "bash_2.output" {
+		t.Errorf("timed-out command became %q writing to %q, want bash_2 and bash_2.output", out.BackgroundTaskID, out.OutputFile)
+	}
+	waitProcs(t, m, 1)
+	// The renamed file still receives the command's output.
+	mustCall(t, TaskStop(), s, map[string]any{"task_id": "bash_2"})
+	if b, err := os.ReadFile(out.OutputFile); err != nil || !strings.Contains(string(b), "before") {
+		t.Errorf("output file after rename: %q, %v", b, err)
+	}
+	if id := startBackground(t, s, "true"); id != "bash_3" {
+		t.Errorf("third background task id %q, want bash_3", id)
+	}
+}
