@@ -66,6 +66,7 @@ func New(cfg Config) (*Server, error) {
 			Resources: &mcp.ResourceCapabilities{},
 		},
 	}
+	mcpOpts.RootsListChangedHandler = s.rootsChanged
 	if cfg.CustomizeMCP != nil {
 		cfg.CustomizeMCP(mcpOpts)
 	}
@@ -203,6 +204,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
+		s.applyRoots(ctx, req.Session, ts)
 		name := req.Params.Name
 		if called, ok := ctx.Value(calledNameKey{}).(string); ok {
 			name = called
