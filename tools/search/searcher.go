@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -95,21 +94,12 @@ func newSearcher(m *matcher, opt searchOptions, pageFull *atomic.Bool) *searcher
 
 // searchFile searches the file at abs, filling res.
 func (s *searcher) searchFile(abs string, res *fileResult) {
-	f, err := os.Open(abs)
+	f, err := openFile(abs)
 	if err != nil {
 		res.err = err
 		return
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		res.err = err
-		return
-	}
-	res.mtime = info.ModTime()
-	if !info.Mode().IsRegular() || info.Size() == 0 && s.m.multiline {
-		return
-	}
 	s.res, s.base, s.lastEnd, s.afterLeft, s.countOff, s.countLine = res, 0, -1, 0, 0, 1
 	defer func() {
 		s.res = nil
@@ -118,16 +108,22 @@ func (s *searcher) searchFile(abs string, res *fileResult) {
 		}
 	}()
 	if s.m.multiline {
-		s.searchWhole(f, info.Size())
-		return
+		s.searchWhole(f)
+	} else {
+		s.searchStream(f)
 	}
-	s.searchStream(f)
+	if res.matched && s.opt.mode == modeFiles {
+		// Only files_with_matches sorts by time, and only matches need it.
+		if res.mtime, err = f.ModTime(); err != nil {
+			res.err = err
+		}
+	}
 }
 
 // searchStream reads the file through the buffer, searching complete
 // lines as they arrive and keeping enough of the previous lines for
 // before-context.
-func (s *searcher) searchStream(f *os.File) {
+func (s *searcher) searchStream(f *rawFile) {
 	buf := s.buf
 	n, start := 0, 0
 	first := true
@@ -201,10 +197,7 @@ func (s *searcher) keepFrom(buf []byte, start int) int {
 
 // searchWhole reads the whole file (multiline patterns may span any
 // number of lines) and searches it at once.
-func (s *searcher) searchWhole(f *os.File, size int64) {
-	if int64(cap(s.buf)) < size+1 {
-		s.buf = make([]byte, size+1)
-	}
+func (s *searcher) searchWhole(f *rawFile) {
 	buf := s.buf[:cap(s.buf)]
 	n := 0
 	for {

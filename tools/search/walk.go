@@ -163,7 +163,7 @@ func (w *walker) obtain(job *dirJob) {
 // the prefetch workers while the buffer has room.
 func (w *walker) run(job *dirJob) {
 	defer close(job.done)
-	entries, err := os.ReadDir(job.abs)
+	entries, err := readDir(job.abs)
 	if err != nil {
 		return
 	}
@@ -171,13 +171,13 @@ func (w *walker) run(job *dirJob) {
 	if w.filter.useIgnore {
 		var f ignoreFiles
 		for _, e := range entries {
-			switch e.Name() {
+			switch e.name {
 			case ".git":
 				f.hasGit = true
 			case ".gitignore":
-				f.hasGitignore = e.Type().IsRegular()
+				f.hasGitignore = e.kind == kindFile
 			case ".ignore":
-				f.hasIgnore = e.Type().IsRegular()
+				f.hasIgnore = e.kind == kindFile
 			}
 		}
 		node = job.parent.child(job.abs, f, w.global)
@@ -193,13 +193,12 @@ func (w *walker) run(job *dirJob) {
 	items := make([]walkItem, 0, len(entries))
 	var dirs []*dirJob
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		if vcsDirs[name] {
 			continue
 		}
-		t := e.Type()
-		isDir := t.IsDir()
-		if !isDir && !t.IsRegular() {
+		isDir := e.kind == kindDir
+		if !isDir && e.kind != kindFile {
 			continue // symbolic links are not followed; special files are not searched
 		}
 		abs, rel := prefix+name, relPrefix+name
@@ -211,7 +210,7 @@ func (w *walker) run(job *dirJob) {
 			it.dir = &dirJob{abs: abs, rel: rel, parent: node, done: make(chan struct{})}
 			dirs = append(dirs, it.dir)
 		} else if w.filter.wantInfo {
-			info, err := e.Info()
+			info, err := os.Lstat(abs)
 			if err != nil {
 				continue
 			}
