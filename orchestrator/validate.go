@@ -12,21 +12,38 @@ import (
 )
 
 // inputValidator checks a call's arguments against a tool's input schema and
-// reports every violation at once, each naming its field.
+// reports every violation at once, each naming its field by path
+// (`todos[0].status`), in a stable order.
 type inputValidator struct {
-	schema   *jsonschema.Schema
-	props    map[string]*jsonschema.Resolved
-	required []string
+	schema *jsonschema.Schema
+	// resolved holds every schema node, resolved for the constraints the
+	// walk does not check itself (enums, bounds, lengths, compositions).
+	resolved map[*jsonschema.Schema]*jsonschema.Resolved
 }
 
 func newInputValidator(s *jsonschema.Schema) (*inputValidator, error) {
-	v := &inputValidator{schema: s, props: map[string]*jsonschema.Resolved{}, required: s.Required}
-	for name, ps := range s.Properties {
-		r, err := ps.Resolve(nil)
-		if err != nil {
-			return nil, fmt.Errorf("property %q: %w", name, err)
+	v := &inputValidator{schema: s, resolved: map[*jsonschema.Schema]*jsonschema.Resolved{}}
+	var walk func(path string, n *jsonschema.Schema) error
+	walk = func(path string, n *jsonschema.Schema) error {
+		if n == nil || v.resolved[n] != nil {
+			return nil
 		}
-		v.props[name] = r
+		r, err := n.Resolve(nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		v.resolved[n] = r
+		for name, p := range n.Properties {
+			if err := walk(path+"."+name, p); err != nil {
+				return err
+			}
+		}
+		return walk(path+"[]", n.Items)
+	}
+	for name, p := range s.Properties {
+		if err := walk(name, p); err != nil {
+			return nil, fmt.Errorf("property %s", err)
+		}
 	}
 	return v, nil
 }
@@ -53,44 +70,106 @@ func (v *inputValidator) validate(tool string, raw json.RawMessage) error {
 		return &ValidationError{Tool: tool, Problems: []string{"arguments must be a JSON object"}}
 	}
 	var problems []string
-	for _, name := range v.required {
-		if _, ok := args[name]; !ok {
-			problems = append(problems, fmt.Sprintf("missing required parameter %q (expected %s)", name, describeType(v.schema.Properties[name])))
-		}
-	}
-	names := make([]string, 0, len(args))
-	for name := range args {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		val := args[name]
-		ps, ok := v.schema.Properties[name]
-		if !ok && allowsExtra(v.schema) {
-			continue
-		}
-		if !ok {
-			problems = append(problems, fmt.Sprintf("unknown parameter %q%s", name, v.suggest(name)))
-			continue
-		}
-		if want := describeType(ps); !typeMatches(ps, val) {
-			problems = append(problems, fmt.Sprintf("parameter %q must be %s, got %s", name, want, jsonKind(val)))
-			continue
-		}
-		if err := v.props[name].Validate(val); err != nil {
-			problems = append(problems, fmt.Sprintf("parameter %q: %s", name, cleanSchemaError(err)))
-		}
-	}
+	v.checkObject("", v.schema, args, &problems)
 	if len(problems) > 0 {
 		return &ValidationError{Tool: tool, Problems: problems}
 	}
 	return nil
 }
 
+// checkObject reports missing required properties, unknown properties and
+// each property's own problems, in a stable order.
+func (v *inputValidator) checkObject(path string, s *jsonschema.Schema, obj map[string]any, problems *[]string) {
+	for _, name := range s.Required {
+		if _, ok := obj[name]; !ok {
+			*problems = append(*problems, fmt.Sprintf("missing required parameter %q (expected %s)", join(path, name), describeType(s.Properties[name])))
+		}
+	}
+	names := make([]string, 0, len(obj))
+	for name := range obj {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		ps, ok := s.Properties[name]
+		if !ok {
+			if !allowsExtra(s) {
+				*problems = append(*problems, fmt.Sprintf("unknown parameter %q%s", join(path, name), suggest(s, name)))
+			}
+			continue
+		}
+		v.checkValue(join(path, name), ps, obj[name], problems)
+	}
+}
+
+// checkValue checks one value: its type first, then the members of objects
+// and arrays the walk understands, then the schema's remaining constraints.
+func (v *inputValidator) checkValue(path string, s *jsonschema.Schema, val any, problems *[]string) {
+	if !typeMatches(s, val) {
+		*problems = append(*problems, fmt.Sprintf("parameter %q must be %s, got %s", path, describeType(s), jsonKind(val)))
+		return
+	}
+	before := len(*problems)
+	composite := len(s.AnyOf) > 0 || len(s.OneOf) > 0 || len(s.AllOf) > 0 || s.Not != nil || s.Ref != ""
+	if !composite {
+		switch x := val.(type) {
+		case map[string]any:
+			if len(s.Properties) > 0 {
+				v.checkObject(path, s, x, problems)
+			}
+		case []any:
+			if s.Items != nil {
+				for i, item := range x {
+					v.checkValue(fmt.Sprintf("%s[%d]", path, i), s.Items, item, problems)
+				}
+			}
+		}
+	}
+	if len(*problems) > before {
+		return
+	}
+	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, val) }) {
+		got, _ := json.Marshal(val)
+		*problems = append(*problems, fmt.Sprintf("parameter %q must be %s, got %s", path, enumList(s.Enum), got))
+		return
+	}
+	if r := v.resolved[s]; r != nil {
+		if err := r.Validate(val); err != nil {
+			*problems = append(*problems, fmt.Sprintf("parameter %q: %s", path, cleanSchemaError(err)))
+		}
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// enumList renders allowed values: one of "a", "b" or "c".
+func enumList(vals []any) string {
+	parts := make([]string, len(vals))
+	for i, e := range vals {
+		b, _ := json.Marshal(e)
+		parts[i] = string(b)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "one of " + strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
 // suggest names the accepted parameters, so a model can correct itself.
-func (v *inputValidator) suggest(unknown string) string {
-	names := make([]string, 0, len(v.schema.Properties))
-	for n := range v.schema.Properties {
+func suggest(s *jsonschema.Schema, unknown string) string {
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
 		names = append(names, n)
 	}
 	slices.Sort(names)

@@ -18,6 +18,12 @@ type validateInput struct {
 	Mode   string   `json:"mode,omitempty"`
 	Flags  []string `json:"flags,omitempty"`
 	Strict bool     `json:"strict,omitempty"`
+	Items  []item   `json:"items,omitempty"`
+}
+
+type item struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
 }
 
 func validateTool() tools.Tool {
@@ -26,6 +32,7 @@ func validateTool() tools.Tool {
 		Schema: func(s *jsonschema.Schema) {
 			tools.Prop(s, "mode").Enum = []any{"a", "b"}
 			tools.Prop(s, "limit").Minimum = tools.Ptr(1.0)
+			tools.Prop(tools.Prop(s, "items").Items, "kind").Enum = []any{"a", "b"}
 		},
 		Run: func(context.Context, *validateInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
 			return &tools.Result{Text: "ok"}, nil
@@ -48,14 +55,19 @@ func TestSchemaValidation(t *testing.T) {
 		{"empty arguments", ``, []string{`missing required parameter "file_path" (expected a string)`}},
 		{"not an object", `[1,2]`, []string{"arguments must be a JSON object"}},
 		{"unknown key with close name", `{"file_path":"a","filePath":"b"}`, []string{`unknown parameter "filePath" (did you mean "file_path"?)`}},
-		{"unknown key lists accepted", `{"file_path":"a","zzz":1}`, []string{`unknown parameter "zzz" (accepted: file_path, flags, limit, mode, ratio, strict)`}},
+		{"unknown key lists accepted", `{"file_path":"a","zzz":1}`, []string{`unknown parameter "zzz" (accepted: file_path, flags, items, limit, mode, ratio, strict)`}},
 		{"wrong type", `{"file_path":7}`, []string{`parameter "file_path" must be a string, got an integer`}},
 		{"fraction for integer", `{"file_path":"a","limit":1.5}`, []string{`parameter "limit" must be an integer, got a number`}},
 		{"string for boolean", `{"file_path":"a","strict":"yes"}`, []string{`parameter "strict" must be a boolean, got a string`}},
 		{"null for string", `{"file_path":null}`, []string{`parameter "file_path" must be a string, got null`}},
 		{"enum", `{"file_path":"a","mode":"c"}`, []string{`parameter "mode"`}},
 		{"minimum", `{"file_path":"a","limit":0}`, []string{`parameter "limit"`}},
-		{"array item type", `{"file_path":"a","flags":[1]}`, []string{`parameter "flags"`}},
+		{"array item type", `{"file_path":"a","flags":[1]}`, []string{`parameter "flags[0]" must be a string, got an integer`}},
+		{"nested objects are named by path", `{"file_path":"a","items":[{"name":"x","kind":"a"},{"kind":"z","extra":1},{"name":3,"kind":"b"}]}`, []string{
+			`missing required parameter "items[1].name" (expected a string)`,
+			`unknown parameter "items[1].extra" (accepted: kind, name)`,
+			`parameter "items[1].kind"`,
+			`parameter "items[2].name" must be a string, got an integer`}},
 		{"every problem named", `{"limit":"x","bogus":true}`, []string{
 			`missing required parameter "file_path"`, `unknown parameter "bogus"`, `parameter "limit" must be an integer, got a string`}},
 	}
