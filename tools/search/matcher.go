@@ -175,7 +175,7 @@ func analyze(re *syntax.Regexp) litInfo {
 		n := 0
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			n += int(re.Rune[i+1]-re.Rune[i]) + 1
-			if n > 10 {
+			if n > 4 {
 				return litInfo{}
 			}
 		}

@@ -301,6 +301,15 @@ func (s *searcher) region(buf []byte, from, to int) bool {
 			for _, sp := range s.m.spans(buf[ls:le], s.lineSc) {
 				spans = append(spans, [2]int{ls + sp[0], ls + sp[1]})
 			}
+			if len(spans) == 0 {
+				// Only empty matches: nothing to show with -o, so the
+				// line counts as not matching.
+				if s.opt.mode == modeContent {
+					s.flushAfter(buf, pos, min(le+1, to))
+				}
+				pos = le + 1
+				continue
+			}
 		}
 		if s.block(buf, pos, ls, le, spans) {
 			return true

@@ -1,0 +1,102 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMatcherLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		pattern   string
+		fold      bool
+		needles   []string // "" entries mean: no prefilter
+		lineExact bool
+		single    bool
+	}{
+		{"plain_literal", "ErrNotExist", false, []string{"ErrNotExist"}, true, true},
+		{"case_insensitive_literal", "deadline", true, []string{"deadline"}, true, true},
+		{"alternation_of_literals", "ErrClosed|ErrTimeout|ErrNoProgress", false, []string{"ErrClosed", "ErrTimeout", "ErrNoProgress"}, true, false},
+		{"optional_letter_expands", "colou?r", false, []string{"color", "colour"}, true, false},
+		{"class_with_required_literal", `[A-Z][a-z]+Error\(`, false, []string{"Error("}, false, false},
+		{"word_boundaries_need_the_regexp", `\bfoo\b`, false, []string{"foo"}, false, false},
+		{"anchor_needs_the_regexp", `^package`, false, []string{"package"}, false, false},
+		{"plus_keeps_its_literal", `(ab)+c`, false, []string{"ab"}, false, false},
+		{"fold_with_k_is_cut_before_k", "deadlock", true, []string{"deadloc"}, false, false},
+		{"fold_with_s_keeps_longest_safe_part", "mutexes", true, []string{"mutexe"}, false, false},
+		{"no_literal_no_prefilter", `\w+\d`, false, nil, false, false},
+		{"star_no_prefilter", `a*`, false, nil, false, false},
+		{"empty_pattern_no_prefilter", ``, false, nil, false, false},
+		{"small_class_is_a_set", `[xy]z`, false, []string{"xz", "yz"}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := compileMatcher(tc.pattern, tc.fold, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			if m.pf != nil {
+				for _, n := range m.pf.needles {
+					got = append(got, string(n.lit))
+				}
+			}
+			want := slices.Clone(tc.needles)
+			if tc.fold {
+				for i := range want {
+					want[i] = strings.ToLower(want[i])
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("needles = %q, want %q", got, want)
+			}
+			if m.lineExact != tc.lineExact || m.single != tc.single {
+				t.Fatalf("lineExact, single = %v, %v; want %v, %v", m.lineExact, m.single, tc.lineExact, tc.single)
+			}
+		})
+	}
+}
+
+func TestMatcherErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, pattern string
+		multiline     bool
+		want          string
+	}{
+		{"unclosed_group", "(foo", false, "missing closing )"},
+		{"bad_repeat", "a**", false, "invalid nested repetition"},
+		{"lookahead_is_not_re2", "foo(?=bar)", false, "invalid or unsupported Perl syntax"},
+		{"newline_without_multiline", "foo\nbar", false, "multiline"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := compileMatcher(tc.pattern, false, tc.multiline)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := compileMatcher("foo\nbar", false, true); err != nil {
+		t.Fatalf("a newline is fine in multiline mode: %v", err)
+	}
+}
+
+func TestPrefilterScan(t *testing.T) {
+	pf, _ := newPrefilter([]lit{{s: "needle", fold: true}, {s: "pin"}})
+	h := []byte("hay NEEDLE hay pin hay nEeDlE pins")
+	sc := pf.newScan(h)
+	var got []string
+	for from := 0; ; {
+		s, e := sc.next(from)
+		if s < 0 {
+			break
+		}
+		got = append(got, string(h[s:e]))
+		from = e
+	}
+	want := []string{"NEEDLE", "pin", "nEeDlE", "pin"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("found %q, want %q", got, want)
+	}
+}
