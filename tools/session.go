@@ -31,6 +31,9 @@ type Session struct {
 	slots    map[any]any
 	closers  []func()
 	closed   bool
+	// closeDone is closed when the first Close has finished, so that a
+	// concurrent Close returns only once the session is really closed.
+	closeDone chan struct{}
 }
 
 // SessionOptions configure a new Session.
@@ -272,14 +275,20 @@ func (s *Session) Closed() bool {
 
 // Close ends the session: closers run in reverse order of registration
 // (background tasks are killed), then the state directory is removed.
-// It is safe to call more than once.
+// It is safe to call more than once, also concurrently: every call returns
+// only once the first has finished (a server exiting after Close must not
+// cut a kill sequence short).
 func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.closed {
+		done := s.closeDone
 		s.mu.Unlock()
+		<-done // another Close is killing processes; wait for it
 		return nil
 	}
 	s.closed = true
+	s.closeDone = make(chan struct{})
+	defer close(s.closeDone)
 	closers := s.closers
 	s.closers = nil
 	s.mu.Unlock()

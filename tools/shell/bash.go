@@ -215,9 +215,13 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 	for {
 		select {
 		case <-t.Done():
-			res := finishedResult(t, in.Command, notice)
+			res, fileNeeded := finishedResult(t, in.Command, notice)
 			applyCwd(res, sess, cwdFile, dir)
-			m.forget(t)
+			if m.forget(t) && !fileNeeded {
+				// Everything is in the result: the file is not kept.
+				_ = os.Remove(t.OutputPath)
+				res.Output.(*BashOutput).OutputFile = ""
+			}
 			return res, nil
 		case <-ctx.Done():
 			m.Stop(t)
@@ -255,15 +259,16 @@ func cwdTrailer(file string) string {
 	return "trap " + qi + " EXIT; "
 }
 
-// finishedResult renders a command that ran to its end.
-func finishedResult(t *Task, command, notice string) *tools.Result {
+// finishedResult renders a command that ran to its end. fileNeeded is
+// true when the result refers to the output file for what it leaves out.
+func finishedResult(t *Task, command, notice string) (res *tools.Result, fileNeeded bool) {
 	status, code := t.Status()
 	raw, windowed := t.out.text()
 	output := trimOutput(raw)
 	out := BashOutput{ExitCode: &code, OutputFile: t.OutputPath, Interrupted: status == StatusKilled}
 	out.Stdout, out.StdoutTruncated = headChars(output, BashMaxResultSizeChars)
 	out.StdoutTruncated = out.StdoutTruncated || windowed
-	res := &tools.Result{Output: &out}
+	res = &tools.Result{Output: &out}
 	isError := code != 0
 	if code == 1 {
 		if why := benignExit(command); why != "" {
@@ -276,7 +281,9 @@ func finishedResult(t *Task, command, notice string) *tools.Result {
 		fmt.Fprintf(&b, "Exit code %d\n", code)
 		// Error results are not persisted by the orchestrator, so a long
 		// one is cut here, pointing at the full output.
-		output = middleCut(output, BashMaxResultSizeChars, t.OutputPath)
+		cut := middleCut(output, BashMaxResultSizeChars, t.OutputPath)
+		fileNeeded = len(cut) != len(output)
+		output = cut
 	}
 	b.WriteString(output)
 	if notice != "" {
@@ -287,7 +294,7 @@ func finishedResult(t *Task, command, notice string) *tools.Result {
 	}
 	res.Text = strings.TrimRight(b.String(), "\n")
 	res.IsError = isError
-	return res
+	return res, fileNeeded || windowed
 }
 
 // timedOutResult moves a command that ran past its timeout to the

@@ -266,10 +266,11 @@ func (m *Manager) ids() []string {
 	return out
 }
 
-// forget drops a finished foreground task whose processes are all gone.
-func (m *Manager) forget(t *Task) {
+// forget drops a finished foreground task whose processes are all gone,
+// and reports whether it did.
+func (m *Manager) forget(t *Task) bool {
 	if t.groupAlive() {
-		return // killed at session end
+		return false // killed at session end
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -277,6 +278,7 @@ func (m *Manager) forget(t *Task) {
 	if i := slices.Index(m.order, t); i >= 0 {
 		m.order = slices.Delete(m.order, i, i+1)
 	}
+	return true
 }
 
 // publish turns a foreground task into a background one: it gets the next
