@@ -397,6 +397,9 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 		for _, w := range tg.Bash.Writes {
 			paths = append(paths, tools.PathAccess{Path: w, Write: true})
 		}
+		args, unknown := commandPathArgs(tg.Bash)
+		paths = append(paths, args...)
+		unknownPaths = unknown
 	} else if ps, ok := tools.Paths(req.Input, req.UC); ok {
 		paths = ps
 	} else {
@@ -503,4 +506,76 @@ func (g *grants) add(rules []permissions.Rule) {
 			g.rules = append(g.rules, sr)
 		}
 	}
+}
+
+// harmlessPaths are arguments that name no file worth confining.
+var harmlessPaths = map[string]bool{"/dev/null": true, "/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/zero": true, "/dev/urandom": true, "/dev/random": true, "/dev/tty": true, "-": true}
+
+// printers are programs whose arguments are text, not paths.
+var printers = map[string]bool{"echo": true, "printf": true, "true": true, "false": true, ":": true}
+
+// commandPathArgs takes the arguments of each simple command that clearly
+// name a path outside the current directory (absolute, `~`, or going up
+// with `..`) as paths the command touches: reads for a read-only command,
+// writes otherwise. So `rm -rf ~/x` or `cat /etc/shadow` is judged by
+// where it reaches, like a Read or Write of that path. After a `cd`, every
+// argument of the later commands is taken as a path under the new
+// directory (`cd / && rm -rf home` writes /home); after a `cd` whose
+// target is computed, their paths are unknown.
+func commandPathArgs(cl *permissions.CommandLine) (out []tools.PathAccess, unknown bool) {
+	base, moved, lost := "", false, false
+	for _, c := range cl.Commands {
+		name, _ := c.Cmd.Name()
+		if name == "cd" || name == "pushd" || name == "popd" {
+			moved = true
+			var target string
+			for _, w := range c.Cmd.Args[1:] {
+				if v, ok := w.Literal(); ok && !strings.HasPrefix(v, "-") {
+					target = v
+				} else if !ok {
+					lost = true
+				}
+			}
+			switch {
+			case name == "popd" || target == "" || lost:
+				lost = true
+			case strings.HasPrefix(target, "/") || target == "~" || strings.HasPrefix(target, "~/"):
+				base = target
+			default:
+				base = filepath.Join(base, target)
+			}
+			continue
+		}
+		if printers[name] {
+			continue
+		}
+		write := !c.Cmd.IsReadOnly()
+		for _, w := range c.Cmd.Args[1:] {
+			v, ok := w.Literal()
+			if !ok {
+				if moved {
+					unknown = true
+				}
+				continue
+			}
+			if harmlessPaths[v] {
+				continue
+			}
+			if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v, "-") {
+				v = v[i+1:] // --file=/etc/x
+			} else if strings.HasPrefix(v, "-") {
+				continue
+			}
+			absolute := v == "~" || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "/")
+			switch {
+			case absolute || !moved && (v == ".." || strings.HasPrefix(v, "../") || strings.Contains(v, "/../")):
+				out = append(out, tools.PathAccess{Path: v, Write: write})
+			case moved && lost:
+				unknown = true
+			case moved:
+				out = append(out, tools.PathAccess{Path: filepath.Join(base, v), Write: write})
+			}
+		}
+	}
+	return out, unknown
 }
