@@ -2,7 +2,6 @@ package search
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -183,6 +182,18 @@ var fileTypes = map[string][]string{
 	"zstd":         {"*.zst", "*.zstd"},
 }
 
+func init() {
+	fileTypes["py"] = append(fileTypes["py"], "*.pyi")
+	fileTypes["ts"] = append(fileTypes["ts"], "*.mts", "*.cts")
+	fileTypes["typescript"] = fileTypes["ts"]
+	fileTypes["javascript"] = fileTypes["js"]
+	fileTypes["python"] = fileTypes["py"]
+	fileTypes["golang"] = fileTypes["go"]
+}
+
+// commonTypes are the type names an error suggests.
+const commonTypes = "go, py, js, ts, rust, java, c, cpp, cs, ruby, php, swift, kotlin, md, json, yaml, toml, sh, html, css, sql"
+
 // typeFilter keeps files whose name matches one of a type's globs.
 type typeFilter struct {
 	name     string
@@ -195,12 +206,8 @@ type typeFilter struct {
 func compileType(name string) (*typeFilter, error) {
 	globs, ok := fileTypes[name]
 	if !ok {
-		known := make([]string, 0, len(fileTypes))
-		for k := range fileTypes {
-			known = append(known, k)
-		}
-		slices.Sort(known)
-		return nil, fmt.Errorf("unknown file type %q for type: use one of %s (or pass a glob instead)", name, strings.Join(known, ", "))
+		return nil, fmt.Errorf("unknown file type %q for type: use one of ripgrep's %d type names, such as %s; or pass a glob instead (e.g. glob \"*.ext\")",
+			name, len(fileTypes), commonTypes)
 	}
 	tf := &typeFilter{name: name, literals: map[string]bool{}}
 	for _, g := range globs {
