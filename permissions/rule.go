@@ -50,8 +50,8 @@ func ParseRule(s string) (Rule, error) {
 	spec := ""
 	if open >= 0 {
 		name = strings.TrimSpace(s[:open])
-		if !strings.HasSuffix(s, ")") || strings.HasSuffix(s, `\)`) && !strings.HasSuffix(s, `\\)`) {
-			return Rule{}, fmt.Errorf("permission rule %q: the specifier must end with ')': write Tool(specifier)", orig)
+		if !strings.HasSuffix(s, ")") || oddBackslashes(s[:len(s)-1]) {
+			return Rule{}, fmt.Errorf("permission rule %q: the specifier must end with an unescaped ')': write Tool(specifier)", orig)
 		}
 		inner := s[open+1 : len(s)-1]
 		var b strings.Builder
@@ -68,6 +68,9 @@ func ParseRule(s string) (Rule, error) {
 			}
 		}
 		spec = strings.TrimSpace(b.String())
+		if oddBackslashes(spec) {
+			return Rule{}, fmt.Errorf("permission rule %q: the specifier ends with a lone backslash", orig)
+		}
 		if spec == "*" {
 			spec = ""
 		}
@@ -155,4 +158,14 @@ func SplitRuleList(s string) []string {
 	}
 	flush(len(s))
 	return out
+}
+
+// oddBackslashes reports whether s ends with an odd number of backslashes,
+// which would escape whatever follows.
+func oddBackslashes(s string) bool {
+	n := 0
+	for i := len(s) - 1; i >= 0 && s[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
 }
