@@ -186,7 +186,7 @@ func exerciseSession(t *testing.T, cs *mcp.ClientSession, dir string) {
 			t.Fatal(err)
 		}
 		msg := text(t, res)
-		if !res.IsError || !strings.Contains(msg, `unknown parameter "extra"`) || !strings.Contains(msg, `parameter "todos"`) {
+		if !res.IsError || !strings.Contains(msg, `unknown parameter "extra"`) || !strings.Contains(msg, `parameter "todos[0].status" must be one of`) {
 			t.Errorf("invalid call: %v %q", res.IsError, msg)
 		}
 	})
