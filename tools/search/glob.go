@@ -91,19 +91,24 @@ func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.P
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, fmt.Errorf("invalid glob pattern %q: check its brackets and braces", in.Pattern)
 	}
-	match := func(_, name string) bool { return doublestar.MatchUnvalidated(pattern, name) }
+	filter := walkFilter{wantModTime: true}
 	if anchored {
-		match = func(rel, _ string) bool { return doublestar.MatchUnvalidated(pattern, rel) }
+		filter.matchRel = func(rel string) bool { return doublestar.MatchUnvalidated(pattern, rel) }
+	} else {
+		filter.matchName = nameMatcher(pattern)
 	}
 	var oldest globHeap
 	total := 0
 	if info, err := os.Stat(root); err == nil && info.IsDir() {
-		w := newWalker(root, walkFilter{match: match, wantInfo: true})
+		w := newWalker(root, filter)
 		err := w.walk(ctx, func(f walkFile) error {
 			total++
-			heap.Push(&oldest, globRank{mtime: f.info.ModTime(), abs: f.abs})
-			if oldest.Len() > GlobMaxResults {
-				heap.Pop(&oldest)
+			r := globRank{mtime: f.modTime, abs: f.abs}
+			if oldest.Len() < GlobMaxResults {
+				heap.Push(&oldest, r)
+			} else if compareGlobRank(r, oldest.items[0]) < 0 {
+				oldest.items[0] = r
+				heap.Fix(&oldest, 0)
 			}
 			return nil
 		})
@@ -139,13 +144,32 @@ func splitGlob(base, pattern string) (root, rest string, anchored bool) {
 		return base, pattern, false
 	}
 	dir, rest := doublestar.SplitPattern(pattern)
-	if dir == "." {
-		return base, rest, true
+	root = base
+	if dir != "." {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, dir)
+		}
+		root = filepath.Clean(dir)
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(base, dir)
+	// "**/name-pattern" is a name pattern at any depth: match names
+	// directly, without doublestar's backtracking over directories.
+	if name, ok := strings.CutPrefix(rest, "**/"); ok && !strings.Contains(name, "/") && !strings.Contains(name, "**") {
+		return root, name, false
 	}
-	return filepath.Clean(dir), rest, true
+	return root, rest, true
+}
+
+// nameMatcher matches file names against pattern, with fast paths for
+// "*.ext" and plain names.
+func nameMatcher(pattern string) func(string) bool {
+	switch {
+	case !hasMeta(pattern):
+		return func(name string) bool { return name == pattern }
+	case pattern[0] == '*' && len(pattern) > 1 && !hasMeta(pattern[1:]):
+		suffix := pattern[1:]
+		return func(name string) bool { return strings.HasSuffix(name, suffix) }
+	}
+	return func(name string) bool { return doublestar.MatchUnvalidated(pattern, name) }
 }
 
 // globRank orders Glob's results: oldest modification first, ties by path.

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // On Linux files and directories are read with plain system calls: os.Open
@@ -123,4 +125,29 @@ func readDir(dir string) ([]dirEntry, error) {
 		return 0
 	})
 	return out, nil
+}
+
+// modTimes returns the modification times of names in dir (zero where
+// one cannot be read), with fstatat relative to the directory so the
+// kernel resolves one path element per name rather than the whole path.
+func modTimes(dir string, names []string) []time.Time {
+	out := make([]time.Time, len(names))
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return out
+	}
+	defer syscall.Close(fd)
+	var st unix.Stat_t
+	for i, name := range names {
+		for {
+			err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+			if err != unix.EINTR {
+				break
+			}
+		}
+		if err == nil {
+			out[i] = time.Unix(st.Mtim.Unix())
+		}
+	}
+	return out
 }

@@ -49,3 +49,15 @@ func readDir(dir string) ([]dirEntry, error) {
 	}
 	return out, nil
 }
+
+// modTimes returns the modification times of names in dir (zero where
+// one cannot be read).
+func modTimes(dir string, names []string) []time.Time {
+	out := make([]time.Time, len(names))
+	for i, name := range names {
+		if info, err := os.Lstat(dir + string(os.PathSeparator) + name); err == nil {
+			out[i] = info.ModTime()
+		}
+	}
+	return out
+}

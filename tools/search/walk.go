@@ -1,12 +1,12 @@
 package search
 
 import (
+	"container/heap"
 	"context"
-	"io/fs"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Walker limits.
@@ -14,8 +14,6 @@ const (
 	// prefetchCap bounds the directory entries listed ahead of the
 	// consumer; past it, directories are read when reached.
 	prefetchCap = 50_000
-	// queueSize bounds the directories waiting for a prefetch worker.
-	queueSize = 1024
 )
 
 // walkFilter decides which entries a walk yields. Directories are pruned
@@ -29,17 +27,18 @@ type walkFilter struct {
 	overrides *ruleSet
 	// types keeps only files of a type (Grep's type).
 	types *typeFilter
-	// match keeps a file by its path relative to the root (slash
-	// separated) and its name (Glob's pattern).
-	match func(rel, name string) bool
-	// wantInfo asks for each yielded file's FileInfo (lstat).
-	wantInfo bool
+	// matchName keeps a file by its name; matchRel by its path relative
+	// to the root, slash separated (Glob's pattern).
+	matchName func(name string) bool
+	matchRel  func(rel string) bool
+	// wantModTime asks for each yielded file's modification time.
+	wantModTime bool
 }
 
 // walkFile is one file a walk yields.
 type walkFile struct {
 	abs, rel string
-	info     fs.FileInfo
+	modTime  time.Time // when walkFilter.wantModTime
 }
 
 // walker traverses a directory tree. Listings are read by a pool of
@@ -47,12 +46,17 @@ type walkFile struct {
 // yielded in one deterministic order: depth first, with each directory's
 // entries sorted bytewise by name, the order ripgrep's --sort path gives.
 type walker struct {
-	root     string
-	filter   walkFilter
-	global   *ruleSet
-	queue    chan *dirJob
-	buffered atomic.Int64
-	stopped  atomic.Bool
+	root   string
+	filter walkFilter
+	global *ruleSet
+
+	// pending holds the directories found but not yet listed, ordered so
+	// that workers list them in the order the consumer will need them.
+	mu       sync.Mutex
+	cond     *sync.Cond
+	pending  jobHeap
+	buffered int // entries listed by workers and not yet consumed
+	stopped  bool
 }
 
 // dirJob is the listing of one directory, filtered, made by whichever
@@ -68,12 +72,14 @@ type dirJob struct {
 
 type walkItem struct {
 	abs, rel string
+	name     string
 	dir      *dirJob // set for directories
-	info     fs.FileInfo
+	modTime  time.Time
 }
 
 func newWalker(root string, f walkFilter) *walker {
-	w := &walker{root: root, filter: f, queue: make(chan *dirJob, queueSize)}
+	w := &walker{root: root, filter: f}
+	w.cond = sync.NewCond(&w.mu)
 	if f.useIgnore {
 		w.global = globalExcludes()
 	}
@@ -90,29 +96,27 @@ func (w *walker) walk(ctx context.Context, emit func(walkFile) error) error {
 	root := &dirJob{abs: w.root, parent: parent, done: make(chan struct{})}
 
 	var wg sync.WaitGroup
-	quit := make(chan struct{})
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				select {
-				case <-quit:
+				job := w.take()
+				if job == nil {
 					return
-				case job := <-w.queue:
-					if job.claimed.CompareAndSwap(false, true) {
-						job.prefetched = true
-						w.run(job)
-					}
+				}
+				if job.claimed.CompareAndSwap(false, true) {
+					job.prefetched = true
+					w.run(job)
 				}
 			}
 		}()
 	}
 	defer func() {
-		// The queue is never closed: a worker may still be offering
-		// subdirectories to it.
-		w.stopped.Store(true)
-		close(quit)
+		w.mu.Lock()
+		w.stopped = true
+		w.cond.Broadcast()
+		w.mu.Unlock()
 		wg.Wait()
 	}()
 
@@ -126,7 +130,10 @@ func (w *walker) walk(ctx context.Context, emit func(walkFile) error) error {
 		fr := &stack[len(stack)-1]
 		if fr.i >= len(fr.job.items) {
 			if fr.job.prefetched {
-				w.buffered.Add(-int64(len(fr.job.items)))
+				w.mu.Lock()
+				w.buffered -= len(fr.job.items)
+				w.cond.Broadcast()
+				w.mu.Unlock()
 			}
 			fr.job.items = nil
 			stack = stack[:len(stack)-1]
@@ -142,7 +149,7 @@ func (w *walker) walk(ctx context.Context, emit func(walkFile) error) error {
 			stack = append(stack, frame{job: it.dir})
 			continue
 		}
-		if err := emit(walkFile{abs: it.abs, rel: it.rel, info: it.info}); err != nil {
+		if err := emit(walkFile{abs: it.abs, rel: it.rel, modTime: it.modTime}); err != nil {
 			return err
 		}
 	}
@@ -201,37 +208,104 @@ func (w *walker) run(job *dirJob) {
 		if !isDir && e.kind != kindFile {
 			continue // symbolic links are not followed; special files are not searched
 		}
+		if !isDir && w.filter.matchName != nil && !w.filter.matchName(name) {
+			continue
+		}
 		abs, rel := prefix+name, relPrefix+name
 		if !w.keep(node, abs, rel, name, isDir) {
 			continue
 		}
-		it := walkItem{abs: abs, rel: rel}
+		it := walkItem{abs: abs, rel: rel, name: name}
 		if isDir {
 			it.dir = &dirJob{abs: abs, rel: rel, parent: node, done: make(chan struct{})}
 			dirs = append(dirs, it.dir)
-		} else if w.filter.wantInfo {
-			info, err := os.Lstat(abs)
-			if err != nil {
-				continue
-			}
-			it.info = info
 		}
 		items = append(items, it)
 	}
-	job.items = items
-	if job.prefetched {
-		w.buffered.Add(int64(len(items)))
-	}
-	if w.buffered.Load() >= prefetchCap || w.stopped.Load() {
-		return
-	}
-	for _, d := range dirs {
-		select {
-		case w.queue <- d:
-		default:
-			return
+	if w.filter.wantModTime {
+		var names []string
+		for _, it := range items {
+			if it.dir == nil {
+				names = append(names, it.name)
+			}
+		}
+		times := modTimes(job.abs, names)
+		k := 0
+		for i := range items {
+			if items[i].dir == nil {
+				items[i].modTime = times[k]
+				k++
+			}
 		}
 	}
+	job.items = items
+	w.mu.Lock()
+	if job.prefetched {
+		w.buffered += len(items)
+	}
+	for _, d := range dirs {
+		heap.Push(&w.pending, d)
+	}
+	if len(dirs) > 0 {
+		w.cond.Broadcast()
+	}
+	w.mu.Unlock()
+}
+
+// take waits for a directory a worker may list: one is pending and the
+// listed-ahead entries are under prefetchCap. It returns nil when the walk
+// is over.
+func (w *walker) take() *dirJob {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		if w.stopped {
+			return nil
+		}
+		for w.pending.Len() > 0 && w.buffered < prefetchCap {
+			job := heap.Pop(&w.pending).(*dirJob)
+			if !job.claimed.Load() {
+				return job
+			}
+		}
+		w.cond.Wait()
+	}
+}
+
+// jobHeap orders pending directories by their place in the walk: depth
+// first, names sorted, so the directory the consumer needs next is listed
+// first.
+type jobHeap []*dirJob
+
+func (h jobHeap) Len() int           { return len(h) }
+func (h jobHeap) Less(i, j int) bool { return walkOrderLess(h[i].rel, h[j].rel) }
+func (h jobHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *jobHeap) Push(x any)        { *h = append(*h, x.(*dirJob)) }
+func (h *jobHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return x
+}
+
+// walkOrderLess compares two relative paths element by element, the
+// order in which the walk visits them.
+func walkOrderLess(a, b string) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			return true
+		}
+		if cb == '/' {
+			return false
+		}
+		return ca < cb
+	}
+	return len(a) < len(b)
 }
 
 // keep applies the filter to one entry, in ripgrep's order: overrides
@@ -255,5 +329,5 @@ func (w *walker) keep(node *ignoreNode, abs, rel, name string, isDir bool) bool 
 	if f.types != nil && !f.types.matches(name) {
 		return false
 	}
-	return f.match == nil || f.match(rel, name)
+	return f.matchRel == nil || f.matchRel(rel)
 }
