@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -472,17 +471,6 @@ func exitCode(ps *os.ProcessState, err error) int {
 		return 128 + int(ws.Signal())
 	}
 	return ps.ExitCode()
-}
-
-// rawOutput turns off output post-processing on a terminal, so lines end
-// in "\n" rather than "\r\n".
-func rawOutput(tty *os.File) {
-	termios, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
-	if err != nil {
-		return
-	}
-	termios.Oflag &^= unix.OPOST
-	_ = unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, termios)
 }
 
 // bashPath finds bash once.
