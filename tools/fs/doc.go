@@ -19,7 +19,11 @@
 //     directories).
 //   - staleness.go: freshness of a file against the session's record.
 //   - target.go: opening a file for writing (resolve, lock, load, judge)
-//     and committing the new content.
+//     and committing the new content, every step through an os.Root of
+//     the working directory holding the file, so a symbolic link swapped
+//     into the path after it was checked cannot lead the write outside.
+//   - *_access.go: the paths each tool reports to the permission check
+//     (tools.PathInput).
 //   - editmatch.go: Edit's matching (unique match, replace_all, CRLF,
 //     curly/straight quote tolerance) on bytes, without splitting lines,
 //     so files of hundreds of MB cost two copies.
@@ -27,6 +31,10 @@
 //   - jsonorder.go: order-preserving JSON, so NotebookEdit rewrites a
 //     notebook in its own layout and diffs stay small.
 //
-// Path confinement and permission rules are not decided here (see package
-// permissions); the only path check in this package is the symlink rule.
+// Path confinement and permission rules are decided by the permission
+// check (see package permissions) on the paths the tools report. This
+// package only keeps writes to what was checked: a link's target is
+// written only inside the working directories, a path inside them as
+// written must lead inside them once its links are resolved, and the
+// write itself goes through an os.Root.
 package fs

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -56,11 +55,13 @@ func judge(st tools.FileState, known bool, data []byte, info fs.FileInfo) freshn
 	return changed
 }
 
-// recordWritten tells the session that the file at each of paths now holds
-// data, as written by this session: its view of the file is current.
-func recordWritten(s *tools.Session, target string, data []byte, paths ...string) {
+// recordWritten tells the session that the file at target and at each of
+// paths now holds data, as written by this session: its view of the file
+// is current. info is the written file's information (its modification
+// time is recorded), nil when unknown.
+func recordWritten(s *tools.Session, info fs.FileInfo, target string, data []byte, paths ...string) {
 	st := tools.FileState{Fingerprint: sha256.Sum256(data), Size: int64(len(data))}
-	if info, err := os.Stat(target); err == nil {
+	if info != nil {
 		st.ModTime = info.ModTime()
 		st.Size = info.Size()
 	}

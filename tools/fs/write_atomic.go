@@ -11,72 +11,79 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-// writeAtomic replaces the file at path with data so that a crash at any
-// moment leaves either the old content or the new one, never a mix: the
-// data goes to a temporary file in the same directory, is flushed to disk,
-// and is renamed over path; then the directory is flushed so the rename
-// itself is durable.
+// writeAtomic replaces the file rel (relative to root) with data so that
+// a crash at any moment leaves either the old content or the new one,
+// never a mix: the data goes to a temporary file in the same directory, is
+// flushed to disk, and is renamed over rel; then the directory is flushed
+// so the rename itself is durable. Every step goes through root, so a
+// symbolic link swapped into rel cannot lead any of them out of it. It
+// returns the information of the file written.
 //
 // old is the file being replaced (nil for a new file): its permission bits
 // (with setuid, setgid and sticky) and, where the platform allows, its
 // owner are given to the new file. A new file gets 0666 less the umask,
 // as any program creating a file would.
-func writeAtomic(path string, data []byte, old fs.FileInfo) (err error) {
-	dir := filepath.Dir(path)
-	tmp, f, err := createTemp(dir, filepath.Base(path))
+func writeAtomic(root *os.Root, rel string, data []byte, old fs.FileInfo) (info fs.FileInfo, err error) {
+	dir := filepath.Dir(rel)
+	tmp, f, err := createTemp(root, dir, filepath.Base(rel))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			root.Remove(tmp)
 		}
 	}()
+	shown := filepath.Join(root.Name(), tmp)
 	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", tmp, err)
+		return nil, fmt.Errorf("writing %s: %w", shown, err)
 	}
 	if old != nil {
 		if err = f.Chmod(old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-			return fmt.Errorf("keeping the mode of %s: %w", path, err)
+			return nil, fmt.Errorf("keeping the mode: %w", err)
 		}
 		keepOwner(f, old)
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("flushing %s to disk: %w", tmp, err)
+		return nil, fmt.Errorf("flushing %s to disk: %w", shown, err)
+	}
+	if info, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("checking %s: %w", shown, err)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", tmp, err)
+		return nil, fmt.Errorf("closing %s: %w", shown, err)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("replacing %s: %w", path, err)
+	if err = root.Rename(tmp, rel); err != nil {
+		return nil, err
 	}
-	syncDir(dir)
-	return nil
+	syncDir(root, dir)
+	return info, nil
 }
 
-// createTemp makes a new, empty file beside the one being written. Its
-// name starts with a dot so listings and watchers tend to skip it; it is
+// createTemp makes a new, empty file in dir (relative to root) beside the
+// file base being written, returning its name relative to root. Its name
+// starts with a dot so listings and watchers tend to skip it; it is
 // created with mode 0666 so the umask applies as for any new file.
-func createTemp(dir, base string) (string, *os.File, error) {
+func createTemp(root *os.Root, dir, base string) (string, *os.File, error) {
 	for range 100 {
 		name := filepath.Join(dir, "."+base+".agent-mcp-"+tools.RandomID()[:12]+".tmp")
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
 			return name, f, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return "", nil, fmt.Errorf("cannot create a temporary file in %s: %w", dir, err)
+			return "", nil, fmt.Errorf("cannot create a temporary file in %s: %w", filepath.Join(root.Name(), dir), err)
 		}
 	}
-	return "", nil, fmt.Errorf("cannot create a temporary file in %s: too many name collisions", dir)
+	return "", nil, fmt.Errorf("cannot create a temporary file in %s: too many name collisions", filepath.Join(root.Name(), dir))
 }
 
-// syncDir flushes a directory so a rename in it survives a power loss.
-// Failures are ignored: some file systems do not support it, and the
-// rename has already happened.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
+// syncDir flushes the directory dir (relative to root) so a rename in it
+// survives a power loss. Failures are ignored: some file systems do not
+// support it, and the rename has already happened.
+func syncDir(root *os.Root, dir string) {
+	d, err := root.Open(dir)
 	if err != nil {
 		return
 	}
