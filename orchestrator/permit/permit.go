@@ -161,8 +161,14 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 		}
 	}
 	conf := permissions.NewConfinement(req.UC.Session.WorkDirs())
+	// The session's own state (persisted results, background task output)
+	// is the server's output to this client: reading it needs no grant.
+	state := permissions.NewConfinement([]string{req.UC.Session.StateDir()})
 	for _, a := range tg.Accesses {
 		if rules.AllowsAccess(tg, a) != nil {
+			continue
+		}
+		if !a.Write && state.Contains(a.Path) {
 			continue
 		}
 		verb, family := "reading", "Read"

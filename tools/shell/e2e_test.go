@@ -266,3 +266,24 @@ func TestE2E_tools_listed_with_aliases(t *testing.T) {
 		t.Errorf("error text %q should name the id", txt)
 	}
 }
+
+func TestE2E_output_file_readable_with_Read(t *testing.T) {
+	cs, _ := stdioSession(t)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{
+		"command": "echo from the task", "run_in_background": true,
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("Bash: %v %+v", err, res)
+	}
+	file, _ := res.StructuredContent.(map[string]any)["outputFile"].(string)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "TaskOutput", Arguments: map[string]any{"task_id": "bash_1"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Read", Arguments: map[string]any{"file_path": file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(txt, "from the task") {
+		t.Errorf("Read of the task's output file %s: %q", file, txt)
+	}
+}
