@@ -10,10 +10,38 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/tools"
 )
+
+// Defaults for HTTPOptions fields left zero.
+const (
+	// DefaultMaxBodyBytes bounds a request body.
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultMaxSessionCalls is how many tools/call requests one session
+	// may have in flight at once.
+	DefaultMaxSessionCalls = 16
+	// DefaultResumeWindow is how long the calls of a POST whose client
+	// disconnected keep running, waiting for the client to resume the
+	// stream with Last-Event-ID, before they are cancelled.
+	DefaultResumeWindow = 5 * time.Second
+	// drainCancelWait is how long cancelled calls get to report back
+	// during shutdown before connections are closed.
+	drainCancelWait = 3 * time.Second
+)
+
+// CodeServerBusy is the JSON-RPC error code for a call refused because its
+// session has too many calls in flight or the server is shutting down.
+const CodeServerBusy = -32000
+
+// postTagHeader marks each POST so the calls it carries can be found when
+// its client disconnects. Clients cannot set it: the guard overwrites it.
+const postTagHeader = "X-Agent-Mcp-Post"
 
 // HTTPOptions configure the streamable HTTP endpoint.
 type HTTPOptions struct {
@@ -32,20 +60,32 @@ type HTTPOptions struct {
 	AllowedHosts, AllowedOrigins []string
 	// TLSCert and TLSKey, both set, serve HTTPS.
 	TLSCert, TLSKey string
-	// SessionTimeout closes sessions idle this long; 0 never does.
+	// SessionTimeout closes sessions idle this long; 0 never does. A closed
+	// session's background tasks are killed and its state removed.
 	SessionTimeout time.Duration
-	// MaxBodyBytes bounds a request body; 0 means 4 MiB.
+	// MaxBodyBytes bounds a request body; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// MaxSessionCalls caps the tools/call requests one session may have in
+	// flight; 0 means DefaultMaxSessionCalls. Calls over the cap are
+	// refused with CodeServerBusy.
+	MaxSessionCalls int
+	// ResumeWindow is how long the calls of a disconnected POST stream wait
+	// for the client to resume before they are cancelled; 0 means
+	// DefaultResumeWindow.
+	ResumeWindow time.Duration
 }
 
 // HTTPServer is a running streamable HTTP endpoint.
 type HTTPServer struct {
 	// URL is the endpoint clients connect to (…/mcp).
 	URL string
-	srv *http.Server
-	ln  net.Listener
-	tls bool
-	opt HTTPOptions
+
+	server *Server
+	srv    *http.Server
+	ln     net.Listener
+	tls    bool
+	opt    HTTPOptions
+	calls  *callTracker
 }
 
 // ListenHTTP checks opts and starts listening; call Serve to accept.
@@ -70,8 +110,14 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 	if (opts.TLSCert == "") != (opts.TLSKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key must be given together")
 	}
-	if opts.MaxBodyBytes == 0 {
-		opts.MaxBodyBytes = 4 << 20
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.MaxSessionCalls <= 0 {
+		opts.MaxSessionCalls = DefaultMaxSessionCalls
+	}
+	if opts.ResumeWindow <= 0 {
+		opts.ResumeWindow = DefaultResumeWindow
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
@@ -81,22 +127,29 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 	if opts.TLSCert != "" {
 		scheme = "https"
 	}
-	h := &HTTPServer{ln: ln, tls: opts.TLSCert != "", opt: opts}
+	h := &HTTPServer{server: s, ln: ln, tls: opts.TLSCert != "", opt: opts, calls: newCallTracker(opts.MaxSessionCalls, opts.ResumeWindow)}
 	h.URL = fmt.Sprintf("%s://%s/mcp", scheme, ln.Addr().String())
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:              s.cfg.Logger,
 		SessionTimeout:      opts.SessionTimeout,
 		MaxRequestBodyBytes: opts.MaxBodyBytes,
 		EventStore:          mcp.NewMemoryEventStore(nil),
+		// The guard checks Host first and is the stricter of the two
+		// layers; the SDK's own check would refuse the extra names the
+		// guard was told to accept, so it stands down only then.
+		DisableLocalhostProtection: len(opts.AllowedHosts) > 0,
 	})
+	s.mcp.AddReceivingMiddleware(h.calls.middleware)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h.guard(mcpHandler))
 	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	return h, nil
 }
 
-// Serve accepts connections until ctx ends, then shuts down gracefully
-// within grace.
+// Serve accepts connections until ctx ends, then drains: new sessions are
+// refused, in-flight calls get grace to finish, then the rest are
+// cancelled, connections are closed and every session is closed (its
+// background processes killed, its state removed).
 func (h *HTTPServer) Serve(ctx context.Context, grace time.Duration) error {
 	errc := make(chan error, 1)
 	go func() {
@@ -108,21 +161,40 @@ func (h *HTTPServer) Serve(ctx context.Context, grace time.Duration) error {
 	}()
 	select {
 	case err := <-errc:
+		h.server.Close()
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), grace)
-	defer cancel()
-	if err := h.srv.Shutdown(sctx); err != nil {
-		_ = h.srv.Close()
-	}
+	h.drain(grace)
 	return nil
 }
 
-// guard checks Host, Origin and the bearer token before MCP sees a request.
+// drain shuts the endpoint down as Serve describes.
+func (h *HTTPServer) drain(grace time.Duration) {
+	log := h.server.cfg.Logger
+	h.calls.startDraining()
+	shutdownCtx, cancelShutdown := context.WithCancel(context.Background())
+	defer cancelShutdown()
+	go func() { _ = h.srv.Shutdown(shutdownCtx) }() // stop accepting; idle connections close
+	calls, posts := h.calls.inFlight()
+	log.Info("draining", "calls", calls, "requests", posts, "grace", grace)
+	if !h.calls.waitIdle(grace) {
+		n := h.calls.cancelAll()
+		log.Warn("grace period over: cancelling calls", "calls", n)
+		if !h.calls.waitIdle(drainCancelWait) {
+			calls, posts := h.calls.inFlight()
+			log.Warn("calls still running after cancellation; closing anyway", "calls", calls, "requests", posts)
+		}
+	}
+	_ = h.srv.Close() // ends standalone streams and anything left
+	h.server.Close()
+}
+
+// guard checks Host, Origin and the bearer token before MCP sees a request,
+// and tracks POSTs so a disconnected client's calls can be cancelled.
 func (h *HTTPServer) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hostAllowed(r.Host) {
+		if !h.hostAllowed(r) {
 			http.Error(w, "Forbidden: Host header not allowed", http.StatusForbidden)
 			return
 		}
@@ -138,22 +210,63 @@ func (h *HTTPServer) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
+		if r.ContentLength > h.opt.MaxBodyBytes {
+			http.Error(w, fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, h.opt.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		sid := r.Header.Get("Mcp-Session-Id")
+		switch r.Method {
+		case http.MethodPost:
+			if sid == "" && h.calls.isDraining() {
+				w.Header().Set("Retry-After", "5")
+				http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+				return
+			}
+			tag := tools.RandomID()
+			r.Header.Set(postTagHeader, tag)
+			h.calls.postStarted()
+			defer h.calls.postDone()
+			next.ServeHTTP(w, r)
+			if r.Context().Err() != nil {
+				h.calls.orphan(tag)
+			}
+			return
+		case http.MethodGet:
+			r.Header.Del(postTagHeader)
+			if sid != "" && r.Header.Get("Last-Event-ID") != "" {
+				h.calls.resumed(sid)
+				next.ServeHTTP(w, r)
+				h.calls.resumeEnded(sid)
+				return
+			}
+		default:
+			r.Header.Del(postTagHeader)
+		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-func (h *HTTPServer) hostAllowed(hostport string) bool {
-	host := hostport
-	if hh, _, err := net.SplitHostPort(hostport); err == nil {
+// hostAllowed accepts loopback names, the configured extra hosts, and —
+// when serving other machines — the literal address the connection came
+// in on (an IP literal cannot be rebound by DNS).
+func (h *HTTPServer) hostAllowed(r *http.Request) bool {
+	host := r.Host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
 		host = hh
 	}
 	host = strings.Trim(host, "[]")
 	if isLoopbackHost(host) || slices.Contains(h.opt.AllowedHosts, host) {
 		return true
 	}
-	// A server bound to a specific non-loopback address answers to it.
-	if lh, _, err := net.SplitHostPort(h.ln.Addr().String()); err == nil && h.opt.AllowRemote && host == lh {
-		return true
+	if !h.opt.AllowRemote {
+		return false
+	}
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil {
+		if lh, _, err := net.SplitHostPort(la.String()); err == nil {
+			if ip := net.ParseIP(host); ip != nil && ip.Equal(net.ParseIP(strings.Trim(lh, "[]"))) && !isLoopbackHost(lh) {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -175,6 +288,243 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// callTracker counts tools/call requests per session (for the cap), keeps
+// their cancel functions (for client disconnects and shutdown) and counts
+// POSTs in flight (so a drain knows when every response went out).
+type callTracker struct {
+	maxPerSession int
+	resumeWindow  time.Duration
+
+	mu         sync.Mutex
+	perSession map[string]int
+	calls      map[*trackedCall]struct{}
+	orphans    map[string]*orphan // by POST tag
+	resuming   map[string]int     // resumed streams open, by session
+	posts      int
+	draining   bool
+	idle       chan struct{} // closed and replaced whenever calls and posts reach zero
+}
+
+type trackedCall struct {
+	session, tag string
+	cancel       context.CancelFunc
+}
+
+// orphan is the set of calls whose POST stream the client dropped.
+type orphan struct {
+	session string
+	timer   *time.Timer
+}
+
+func newCallTracker(maxPerSession int, resumeWindow time.Duration) *callTracker {
+	return &callTracker{
+		maxPerSession: maxPerSession,
+		resumeWindow:  resumeWindow,
+		perSession:    map[string]int{},
+		calls:         map[*trackedCall]struct{}{},
+		orphans:       map[string]*orphan{},
+		resuming:      map[string]int{},
+		idle:          make(chan struct{}),
+	}
+}
+
+// middleware admits or refuses each tools/call and makes it cancellable.
+func (c *callTracker) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		sid := ""
+		if ss := req.GetSession(); ss != nil {
+			sid = ss.ID()
+		}
+		tag := ""
+		if ex := req.GetExtra(); ex != nil && ex.Header != nil {
+			tag = ex.Header.Get(postTagHeader)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		tc := &trackedCall{session: sid, tag: tag, cancel: cancel}
+		if err := c.admit(tc); err != nil {
+			return nil, err
+		}
+		defer c.release(tc)
+		return next(ctx, method, req)
+	}
+}
+
+func (c *callTracker) admit(tc *trackedCall) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.draining {
+		return &jsonrpc.Error{Code: CodeServerBusy, Message: "the server is shutting down and accepts no new calls"}
+	}
+	if n := c.perSession[tc.session]; n >= c.maxPerSession {
+		return &jsonrpc.Error{Code: CodeServerBusy, Message: fmt.Sprintf(
+			"this session already has %d calls in flight, the most allowed (--max-session-calls); wait for one to finish and retry", n)}
+	}
+	c.perSession[tc.session]++
+	c.calls[tc] = struct{}{}
+	return nil
+}
+
+func (c *callTracker) release(tc *trackedCall) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.perSession[tc.session]--; c.perSession[tc.session] <= 0 {
+		delete(c.perSession, tc.session)
+	}
+	delete(c.calls, tc)
+	if o, ok := c.orphans[tc.tag]; ok && !c.tagBusyLocked(tc.tag) {
+		o.timer.Stop()
+		delete(c.orphans, tc.tag)
+	}
+	c.signalIdleLocked()
+}
+
+func (c *callTracker) tagBusyLocked(tag string) bool {
+	for tc := range c.calls {
+		if tc.tag == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// orphan starts the resume window for the calls a dropped POST carried.
+func (c *callTracker) orphan(tag string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sid := ""
+	found := false
+	for tc := range c.calls {
+		if tc.tag == tag {
+			sid, found = tc.session, true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	o := &orphan{session: sid, timer: time.AfterFunc(c.resumeWindow, func() { c.cancelTag(tag) })}
+	if c.resuming[sid] > 0 {
+		// The client already came back on another stream.
+		o.timer.Stop()
+	}
+	c.orphans[tag] = o
+}
+
+// cancelTag cancels the calls a dropped POST carried.
+func (c *callTracker) cancelTag(tag string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.orphans, tag)
+	for tc := range c.calls {
+		if tc.tag == tag {
+			tc.cancel()
+		}
+	}
+}
+
+// resumed pauses the resume windows of a session whose client came back;
+// resumeEnded must follow.
+func (c *callTracker) resumed(sid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.resuming[sid]++
+	for _, o := range c.orphans {
+		if o.session == sid {
+			o.timer.Stop()
+		}
+	}
+}
+
+// resumeEnded notes that a resumed stream ended. When no other resumed
+// stream of the session is open, the resume windows of its orphaned calls
+// start again: a stream that ended normally delivered every result (those
+// calls are gone), one refused or dropped needs the client back again.
+func (c *callTracker) resumeEnded(sid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.resuming[sid]--; c.resuming[sid] > 0 {
+		return
+	}
+	delete(c.resuming, sid)
+	for _, o := range c.orphans {
+		if o.session == sid {
+			o.timer.Reset(c.resumeWindow)
+		}
+	}
+}
+
+func (c *callTracker) postStarted() {
+	c.mu.Lock()
+	c.posts++
+	c.mu.Unlock()
+}
+
+func (c *callTracker) postDone() {
+	c.mu.Lock()
+	c.posts--
+	c.signalIdleLocked()
+	c.mu.Unlock()
+}
+
+func (c *callTracker) signalIdleLocked() {
+	if c.posts == 0 && len(c.calls) == 0 {
+		close(c.idle)
+		c.idle = make(chan struct{})
+	}
+}
+
+func (c *callTracker) startDraining() {
+	c.mu.Lock()
+	c.draining = true
+	c.mu.Unlock()
+}
+
+func (c *callTracker) isDraining() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.draining
+}
+
+func (c *callTracker) inFlight() (calls, posts int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.calls), c.posts
+}
+
+// waitIdle waits up to d for no calls and no POSTs in flight.
+func (c *callTracker) waitIdle(d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		if c.posts == 0 && len(c.calls) == 0 {
+			c.mu.Unlock()
+			return true
+		}
+		idle := c.idle
+		c.mu.Unlock()
+		select {
+		case <-idle:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+// cancelAll cancels every call in flight and reports how many there were.
+func (c *callTracker) cancelAll() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for tc := range c.calls {
+		tc.cancel()
+	}
+	return len(c.calls)
 }
 
 // ServeStdio serves one session on stdin/stdout until the client closes
