@@ -124,6 +124,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tlsCert := fs.String("tls-cert", "", "TLS certificate file for HTTPS")
 	tlsKey := fs.String("tls-key", "", "TLS key file for HTTPS")
 	sessionTimeout := fs.Duration("session-timeout", 30*time.Minute, "close HTTP sessions idle this long (0: never)")
+	var allowHosts, allowOrigins stringList
+	fs.Var(&allowHosts, "allow-host", "a further Host name HTTP clients may use besides loopback ones (repeatable)")
+	fs.Var(&allowOrigins, "allow-origin", "a further Origin browsers may send besides loopback ones, e.g. https://app.example (repeatable)")
+	maxSessionCalls := fs.Int("max-session-calls", server.DefaultMaxSessionCalls, "tools/call requests one HTTP session may have in flight")
+	maxBodyBytes := fs.Int64("max-body-bytes", server.DefaultMaxBodyBytes, "largest HTTP request body accepted, in bytes")
+	resumeWindow := fs.Duration("resume-window", server.DefaultResumeWindow, "how long a disconnected HTTP client's calls wait for it to resume (Last-Event-ID) before they are cancelled")
+	shutdownGrace := fs.Duration("shutdown-grace", 10*time.Second, "on SIGTERM, how long in-flight HTTP calls may finish before they are cancelled")
 	logLevel := fs.String("log-level", "warn", "stderr log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -162,6 +169,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	h, err := srv.ListenHTTP(server.HTTPOptions{
 		Addr: *addr, Token: tok, NoAuth: *noAuth, AllowRemote: *allowRemote,
 		TLSCert: *tlsCert, TLSKey: *tlsKey, SessionTimeout: *sessionTimeout,
+		AllowedHosts: allowHosts, AllowedOrigins: allowOrigins, MaxSessionCalls: *maxSessionCalls,
+		MaxBodyBytes: *maxBodyBytes, ResumeWindow: *resumeWindow,
 	})
 	if err != nil {
 		return err
@@ -172,8 +181,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"type": "http", "url": h.URL, "headers": map[string]string{"Authorization": "Bearer " + tok},
 		}}}, "", "  ")
 		fmt.Fprintf(stderr, "Generated bearer token (shown once): %s\nClient config:\n%s\n", tok, cfg)
+		fmt.Fprintf(stderr, "Claude Code: claude mcp add --transport http agent-mcp %s --header \"Authorization: Bearer %s\"\n", h.URL, tok)
 	}
-	return h.Serve(ctx, 10*time.Second)
+	return h.Serve(ctx, *shutdownGrace)
 }
 
 func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error {
