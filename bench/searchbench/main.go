@@ -109,6 +109,8 @@ func rows() []row {
 			cmd: []string{"fdfind", "--type", "f", "--hidden", "--no-ignore", "--glob", "*.go", "--exclude", ".git"}},
 		row{name: "Glob **/*.go vs rg --files", tool: "Glob", args: map[string]any{"pattern": "**/*.go"},
 			cmd: []string{"rg", "--files", "--hidden", "--no-ignore", "--glob", "*.go", "--glob", "!.git"}},
+		row{name: "Glob **/*.go vs rg --files --sort modified", tool: "Glob", args: map[string]any{"pattern": "**/*.go"},
+			cmd: []string{"rg", "--files", "--hidden", "--no-ignore", "--glob", "*.go", "--glob", "!.git", "--sort", "modified"}},
 		row{name: "Glob *_test.go vs fdfind", tool: "Glob", args: map[string]any{"pattern": "*_test.go"},
 			cmd: []string{"fdfind", "--type", "f", "--hidden", "--no-ignore", "--glob", "*_test.go", "--exclude", ".git"}},
 	)
@@ -127,7 +129,7 @@ func run(bin, tree string, runs int, only string) error {
 	}
 	defer cs.Close()
 
-	fmt.Printf("tree: %s\nruns: %d (median, after one warm-up)\n\n", tree, runs)
+	fmt.Printf("tree: %s\nruns: %d, ours and theirs alternating (median, after one warm-up each)\n\n", tree, runs)
 	fmt.Printf("| %-48s | %10s | %10s | %6s | %s\n", "row", "ours", "theirs", "ratio", "result (ours)")
 	fmt.Printf("|%s|%s|%s|%s|---\n", strings.Repeat("-", 50), strings.Repeat("-", 12), strings.Repeat("-", 12), strings.Repeat("-", 8))
 	worst := 0.0
@@ -136,7 +138,7 @@ func run(bin, tree string, runs int, only string) error {
 			continue
 		}
 		var summary string
-		ours, err := measure(runs, func() error {
+		callOurs := func() error {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: r.tool, Arguments: r.args})
 			if err != nil {
 				return err
@@ -146,11 +148,8 @@ func run(bin, tree string, runs int, only string) error {
 			}
 			summary = summarize(res)
 			return nil
-		})
-		if err != nil {
-			return err
 		}
-		theirs, err := measure(runs, func() error {
+		callTheirs := func() error {
 			c := exec.Command(r.cmd[0], r.cmd[1:]...)
 			c.Dir = tree
 			c.Stdout = io.Discard
@@ -158,10 +157,14 @@ func run(bin, tree string, runs int, only string) error {
 			if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
 				return nil // rg: no match
 			}
-			return err
-		})
+			if err != nil {
+				return fmt.Errorf("%s: %v", strings.Join(r.cmd, " "), err)
+			}
+			return nil
+		}
+		ours, theirs, err := measurePair(runs, callOurs, callTheirs)
 		if err != nil {
-			return fmt.Errorf("%s: %v", strings.Join(r.cmd, " "), err)
+			return err
 		}
 		ratio := float64(ours) / float64(theirs)
 		worst = max(worst, ratio)
@@ -174,21 +177,32 @@ func run(bin, tree string, runs int, only string) error {
 	return nil
 }
 
-// measure runs f once to warm up, then runs times, returning the median.
-func measure(runs int, f func() error) (time.Duration, error) {
-	if err := f(); err != nil {
-		return 0, err
+// measurePair runs a and b once each to warm up, then alternately runs
+// times, so both see the same load on a shared machine, and returns each
+// one's median.
+func measurePair(runs int, a, b func() error) (time.Duration, time.Duration, error) {
+	if err := a(); err != nil {
+		return 0, 0, err
 	}
-	var ds []time.Duration
+	if err := b(); err != nil {
+		return 0, 0, err
+	}
+	var da, db []time.Duration
 	for range runs {
-		start := time.Now()
-		if err := f(); err != nil {
-			return 0, err
+		for _, x := range []struct {
+			f func() error
+			d *[]time.Duration
+		}{{a, &da}, {b, &db}} {
+			start := time.Now()
+			if err := x.f(); err != nil {
+				return 0, 0, err
+			}
+			*x.d = append(*x.d, time.Since(start))
 		}
-		ds = append(ds, time.Since(start))
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2], nil
+	slices.Sort(da)
+	slices.Sort(db)
+	return da[len(da)/2], db[len(db)/2], nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000) }
