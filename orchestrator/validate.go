@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -133,11 +135,59 @@ func (v *inputValidator) checkValue(path string, s *jsonschema.Schema, val any, 
 		*problems = append(*problems, fmt.Sprintf("parameter %q must be %s, got %s", path, enumList(s.Enum), got))
 		return
 	}
+	if msg := boundsProblem(s, val); msg != "" {
+		*problems = append(*problems, fmt.Sprintf("parameter %q %s", path, msg))
+		return
+	}
 	if r := v.resolved[s]; r != nil {
 		if err := r.Validate(val); err != nil {
 			*problems = append(*problems, fmt.Sprintf("parameter %q: %s", path, cleanSchemaError(err)))
 		}
 	}
+}
+
+// boundsProblem words a violated numeric, length or size bound, or returns "".
+func boundsProblem(s *jsonschema.Schema, val any) string {
+	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	switch x := val.(type) {
+	case float64:
+		switch {
+		case s.Minimum != nil && x < *s.Minimum:
+			return fmt.Sprintf("must be at least %s, got %s", num(*s.Minimum), num(x))
+		case s.ExclusiveMinimum != nil && x <= *s.ExclusiveMinimum:
+			return fmt.Sprintf("must be greater than %s, got %s", num(*s.ExclusiveMinimum), num(x))
+		case s.Maximum != nil && x > *s.Maximum:
+			return fmt.Sprintf("must be at most %s, got %s", num(*s.Maximum), num(x))
+		case s.ExclusiveMaximum != nil && x >= *s.ExclusiveMaximum:
+			return fmt.Sprintf("must be less than %s, got %s", num(*s.ExclusiveMaximum), num(x))
+		}
+	case string:
+		n := utf8.RuneCountInString(x)
+		switch {
+		case s.MinLength != nil && n < *s.MinLength:
+			if *s.MinLength == 1 {
+				return "must not be empty"
+			}
+			return fmt.Sprintf("must be at least %d characters long, got %d", *s.MinLength, n)
+		case s.MaxLength != nil && n > *s.MaxLength:
+			return fmt.Sprintf("must be at most %d characters long, got %d", *s.MaxLength, n)
+		}
+	case []any:
+		switch {
+		case s.MinItems != nil && len(x) < *s.MinItems:
+			return fmt.Sprintf("must have at least %s, got %d", plural(*s.MinItems, "item"), len(x))
+		case s.MaxItems != nil && len(x) > *s.MaxItems:
+			return fmt.Sprintf("must have at most %s, got %d", plural(*s.MaxItems, "item"), len(x))
+		}
+	}
+	return ""
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func jsonEqual(a, b any) bool {

@@ -33,6 +33,7 @@ func validateTool() tools.Tool {
 			tools.Prop(s, "mode").Enum = []any{"a", "b"}
 			tools.Prop(s, "limit").Minimum = tools.Ptr(1.0)
 			tools.Prop(tools.Prop(s, "items").Items, "kind").Enum = []any{"a", "b"}
+			tools.Prop(tools.Prop(s, "items").Items, "name").MinLength = tools.Ptr(1)
 		},
 		Run: func(context.Context, *validateInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
 			return &tools.Result{Text: "ok"}, nil
@@ -61,7 +62,8 @@ func TestSchemaValidation(t *testing.T) {
 		{"string for boolean", `{"file_path":"a","strict":"yes"}`, []string{`parameter "strict" must be a boolean, got a string`}},
 		{"null for string", `{"file_path":null}`, []string{`parameter "file_path" must be a string, got null`}},
 		{"enum", `{"file_path":"a","mode":"c"}`, []string{`parameter "mode"`}},
-		{"minimum", `{"file_path":"a","limit":0}`, []string{`parameter "limit"`}},
+		{"minimum", `{"file_path":"a","limit":0}`, []string{`parameter "limit" must be at least 1, got 0`}},
+		{"empty string", `{"file_path":"a","items":[{"name":"","kind":"a"}]}`, []string{`parameter "items[0].name" must not be empty`}},
 		{"array item type", `{"file_path":"a","flags":[1]}`, []string{`parameter "flags[0]" must be a string, got an integer`}},
 		{"nested objects are named by path", `{"file_path":"a","items":[{"name":"x","kind":"a"},{"kind":"z","extra":1},{"name":3,"kind":"b"}]}`, []string{
 			`missing required parameter "items[1].name" (expected a string)`,
