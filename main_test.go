@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,11 +49,28 @@ func workspace(t *testing.T) string {
 	return dir
 }
 
+// hermeticEnv keeps the server away from the real user's settings.
+func hermeticEnv(t *testing.T) []string {
+	home := t.TempDir()
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "AGENT_MCP_") && !strings.HasPrefix(kv, "CLAUDE") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".state"))
+}
+
 func stdioClient(t *testing.T, dir string, args ...string) *mcp.ClientSession {
+	return stdioClientWith(t, dir, nil, args...)
+}
+
+func stdioClientWith(t *testing.T, dir string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cwd", dir, "--state-dir", t.TempDir()}, args...)...)
 	cmd.Stderr = os.Stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	cmd.Env = hermeticEnv(t)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +82,7 @@ func stdioClient(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 func startHTTP(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--http", "--addr", "127.0.0.1:0", "--cwd", dir, "--state-dir", t.TempDir()}, args...)...)
+	cmd.Env = hermeticEnv(t)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -293,4 +313,92 @@ func TestCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestServeStdioBudgetProgressAndCancellation(t *testing.T) {
+	dir := workspace(t)
+	var mu sync.Mutex
+	var messages []string
+	progressed := make(chan struct{}, 100)
+	cs := stdioClientWith(t, dir, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			messages = append(messages, req.Params.Message)
+			mu.Unlock()
+			progressed <- struct{}{}
+		},
+	})
+	ctx := context.Background()
+
+	t.Run("a result over the budget comes back as a resource", func(t *testing.T) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "seq 1 20000"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		preview := text(t, res)
+		if res.IsError || !strings.HasPrefix(preview, "<persisted-output>\nOutput too large (106.3KB). Full output saved to: ") {
+			t.Fatalf("result = %v %q", res.IsError, preview)
+		}
+		var link *mcp.ResourceLink
+		for _, c := range res.Content {
+			if l, ok := c.(*mcp.ResourceLink); ok {
+				link = l
+			}
+		}
+		if link == nil {
+			t.Fatal("no resource_link in the result")
+		}
+		read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := read.Contents[0].Text
+		if !strings.HasPrefix(full, "1\n2\n3\n") || !strings.HasSuffix(full, "19999\n20000") {
+			t.Errorf("resource text has %d chars, ends %q", len(full), full[max(0, len(full)-20):])
+		}
+	})
+
+	t.Run("progress notifications carry the latest output line", func(t *testing.T) {
+		params := &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{
+			"command": "for i in 1 2 3 4; do echo step$i; sleep 1; done"}}
+		params.SetProgressToken("p1")
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			t.Fatalf("%v %s", err, text(t, res))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(messages) == 0 {
+			t.Fatal("no progress notifications")
+		}
+		if !slices.ContainsFunc(messages, func(m string) bool { return strings.Contains(m, "step") }) {
+			t.Errorf("progress messages %q carry no output line", messages)
+		}
+	})
+
+	t.Run("client cancellation ends the call", func(t *testing.T) {
+		cctx, cancel := context.WithCancel(ctx)
+		params := &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "echo started; sleep 120"}}
+		params.SetProgressToken("p2")
+		errc := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(cctx, params)
+			errc <- err
+		}()
+		<-progressed // the command is running
+		cancel()
+		select {
+		case err := <-errc:
+			if err == nil {
+				t.Error("cancelled call reported success")
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("cancellation did not end the call")
+		}
+		// The session still serves calls afterwards.
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "echo alive"}})
+		if err != nil || text(t, res) != "alive" {
+			t.Errorf("after cancellation: %v %q", err, text(t, res))
+		}
+	})
 }
