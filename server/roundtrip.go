@@ -32,10 +32,6 @@ const pendingAbandon = 30 * time.Minute
 // roundTripVersion is the first protocol version with multi round-trips.
 const roundTripVersion = "2026-07-28"
 
-// pendingCalls maps requestState tokens to parked calls. Tokens are 128
-// random bits and are bound to their MCP session.
-var pendingCalls sync.Map // string → *pendingCall
-
 type inputEvent struct {
 	id  string
 	req mcp.InputRequest
@@ -53,6 +49,9 @@ type callOutcome struct {
 
 // pendingCall is a tools/call running across round trips.
 type pendingCall struct {
+	// parked is the server's map of requestState tokens to parked calls
+	// (Server.pending). Tokens are 128 random bits bound to their session.
+	parked  *sync.Map
 	ss      *mcp.ServerSession
 	cancel  context.CancelFunc
 	inputs  chan inputEvent  // the call needs input
@@ -79,7 +78,7 @@ func (s *Server) roundTrip(h mcp.ToolHandler) mcp.ToolHandler {
 			return h(ctx, req)
 		}
 		if token := req.Params.RequestState; token != "" {
-			v, ok := pendingCalls.LoadAndDelete(token)
+			v, ok := s.pending.LoadAndDelete(token)
 			pc, _ := v.(*pendingCall)
 			if !ok || pc.ss != req.Session {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
@@ -97,7 +96,7 @@ func (s *Server) roundTrip(h mcp.ToolHandler) mcp.ToolHandler {
 		}
 		cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		pc := &pendingCall{
-			ss: req.Session, cancel: cancel,
+			parked: &s.pending, ss: req.Session, cancel: cancel,
 			inputs: make(chan inputEvent), answers: make(chan inputAnswer, 1), done: make(chan callOutcome, 1),
 		}
 		go func() {
@@ -120,9 +119,9 @@ func (pc *pendingCall) await(ctx context.Context) (*mcp.CallToolResult, error) {
 		pc.mu.Lock()
 		pc.waiting = in.id
 		pc.mu.Unlock()
-		pendingCalls.Store(token, pc)
+		pc.parked.Store(token, pc)
 		time.AfterFunc(pendingAbandon, func() {
-			if _, ok := pendingCalls.LoadAndDelete(token); ok {
+			if _, ok := pc.parked.LoadAndDelete(token); ok {
 				pc.cancel()
 			}
 		})

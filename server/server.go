@@ -44,6 +44,10 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*tools.Session
 	closed   bool
+
+	// pending holds calls parked across multi round-trips, by requestState
+	// token (see roundtrip.go).
+	pending sync.Map
 }
 
 type calledNameKey struct{}
@@ -171,6 +175,11 @@ func (s *Server) Close() {
 	}
 	s.sessions = map[*mcp.ServerSession]*tools.Session{}
 	s.mu.Unlock()
+	s.pending.Range(func(token, v any) bool {
+		s.pending.Delete(token)
+		v.(*pendingCall).cancel()
+		return true
+	})
 	var wg sync.WaitGroup
 	for _, ts := range sessions {
 		wg.Add(1)
