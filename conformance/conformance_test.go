@@ -315,6 +315,10 @@ func startServer(t *testing.T, e *transcriptEnv, tr *transcript) *stdioClient {
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = e.workspace
 	cmd.Env = append(filteredEnv(), "HOME="+e.home, "TMPDIR="+e.state)
+	// User settings come from these: empty temporary directories, so no
+	// real user's settings are read (a transcript's env may still set them).
+	cmd.Env = append(cmd.Env, "AGENT_MCP_CONFIG_DIR="+filepath.Join(e.home, ".config", "agent-mcp"),
+		"XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"))
 	cmd.Env = append(cmd.Env, tr.env...)
 	c := &stdioClient{t: t, cmd: cmd, lines: make(chan []byte, 64), stderr: &lockedBuffer{}, tr: tr, env: e}
 	cmd.Stderr = c.stderr
@@ -352,7 +356,7 @@ func filteredEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "TMPDIR" || strings.HasPrefix(k, "AGENT_MCP_") || strings.HasPrefix(k, "CLAUDE") ||
+		if k == "HOME" || k == "TMPDIR" || k == "XDG_CONFIG_HOME" || strings.HasPrefix(k, "AGENT_MCP_") || strings.HasPrefix(k, "CLAUDE") ||
 			strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "OPENAI_") {
 			continue
 		}
