@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -528,10 +529,11 @@ func (c *callTracker) cancelAll() int {
 }
 
 // ServeStdio serves one session on stdin/stdout until the client closes
-// the stream or ctx ends, then closes every session.
+// the stream or ctx ends, then closes every session. A line that is not a
+// JSON-RPC message is answered with an error and the session goes on.
 func (s *Server) ServeStdio(ctx context.Context) error {
 	defer s.Close()
-	err := s.mcp.Run(ctx, &mcp.StdioTransport{})
+	err := s.serveIO(ctx, os.Stdin, os.Stdout)
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return nil
 	}
