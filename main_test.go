@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,27 +15,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // binary is the agent-mcp built once for the end-to-end tests.
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agent-mcp-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "agent-mcp")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building agent-mcp: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &binary) }
 
 // workspace makes a directory with a few files for a session to work in.
 func workspace(t *testing.T) string {
@@ -49,86 +34,24 @@ func workspace(t *testing.T) string {
 	return dir
 }
 
-// hermeticEnv keeps the server away from the real user's settings.
-func hermeticEnv(t *testing.T) []string {
-	home := t.TempDir()
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "AGENT_MCP_") && !strings.HasPrefix(kv, "CLAUDE") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".state"))
-}
-
 func stdioClient(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 	return stdioClientWith(t, dir, nil, args...)
 }
 
 func stdioClientWith(t *testing.T, dir string, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--cwd", dir, "--state-dir", t.TempDir()}, args...)...)
-	cmd.Stderr = os.Stderr
-	cmd.Env = hermeticEnv(t)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, opts).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testbin.Stdio(t, testbin.ServeCmd(t, binary, dir, args...), opts)
 }
 
 // startHTTP runs `agent-mcp serve --http` on a free port and returns its URL.
 func startHTTP(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--http", "--addr", "127.0.0.1:0", "--cwd", dir, "--state-dir", t.TempDir()}, args...)...)
-	cmd.Env = hermeticEnv(t)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	})
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "agent-mcp serving MCP at "); ok {
-				urlc <- u
-			}
-		}
-	}()
-	select {
-	case u := <-urlc:
-		return u
-	case <-time.After(60 * time.Second):
-		t.Fatal("the HTTP server did not print its URL")
-		return ""
-	}
-}
-
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
+	return testbin.StartHTTP(t, testbin.ServeCmd(t, binary, dir, append([]string{"--http", "--addr", "127.0.0.1:0"}, args...)...))
 }
 
 func httpClient(t *testing.T, url, token string) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testbin.HTTP(t, url, token, nil)
 }
 
 func text(t *testing.T, res *mcp.CallToolResult) string {

@@ -1,11 +1,9 @@
 package shell_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // The tests in this file run the real agent-mcp binary and count the
@@ -22,22 +22,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agent-mcp-shell-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "agent-mcp")
-	out, err := exec.Command("go", "build", "-o", binary, "github.com/agent-mcp/agent-mcp").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building agent-mcp: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &binary) }
 
 // server is a running agent-mcp.
 type server struct {
@@ -45,79 +30,23 @@ type server struct {
 	url string // HTTP only
 }
 
-// serveArgs are the flags every test server gets: its own directories and
-// a home without settings.
-func serveCmd(t *testing.T, extra ...string) *exec.Cmd {
-	t.Helper()
-	args := append([]string{"serve", "--cwd", t.TempDir(), "--state-dir", t.TempDir()}, extra...)
-	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	return cmd
-}
-
 // stdioSession starts agent-mcp over stdio and connects to it.
 func stdioSession(t *testing.T) (*mcp.ClientSession, *exec.Cmd) {
 	t.Helper()
-	cmd := serveCmd(t)
-	cmd.Stderr = os.Stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "shell-e2e", Version: "1"}, nil).
-		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs, cmd
+	cmd := testbin.ServeCmd(t, binary, "")
+	return testbin.Stdio(t, cmd, nil), cmd
 }
 
 // httpServer starts agent-mcp over HTTP with token "T".
 func httpServer(t *testing.T) *server {
 	t.Helper()
-	cmd := serveCmd(t, "--http", "--addr", "127.0.0.1:0", "--token", "T")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "agent-mcp serving MCP at "); ok {
-				urlc <- u
-			}
-		}
-	}()
-	select {
-	case u := <-urlc:
-		return &server{cmd: cmd, url: u}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the HTTP server did not print its URL")
-		return nil
-	}
-}
-
-type bearer struct{}
-
-func (bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer T")
-	return http.DefaultTransport.RoundTrip(r)
+	cmd := testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0", "--token", "T")
+	return &server{cmd: cmd, url: testbin.StartHTTP(t, cmd)}
 }
 
 func (s *server) connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "shell-e2e", Version: "1"}, nil).Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
+	return testbin.HTTP(t, s.url, "T", nil)
 }
 
 func marker() string { return fmt.Sprintf("300.%d", rand.Int64N(1e12)) }

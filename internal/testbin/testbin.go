@@ -1,0 +1,165 @@
+// Package testbin supports end-to-end tests that run the real agent-mcp
+// binary: it builds the binary once per test process, starts it with an
+// environment that never reads the real user's settings, and connects go-sdk
+// clients to it over stdio or streamable HTTP.
+//
+// It is for tests only; nothing in the product imports it.
+package testbin
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Module is the import path of the agent-mcp main package.
+const Module = "github.com/agent-mcp/agent-mcp"
+
+// Main builds agent-mcp into a temporary directory, stores its path in
+// *binary, runs the tests and removes the directory. Call it from TestMain.
+func Main(m *testing.M, binary *string) {
+	dir, err := os.MkdirTemp("", "agent-mcp-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*binary = filepath.Join(dir, "agent-mcp")
+	if err := Build(*binary); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// Build compiles agent-mcp to out with the go command of the running toolchain.
+func Build(out string) error {
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		gobin = "go"
+	}
+	if b, err := exec.Command(gobin, "build", "-o", out, Module).CombinedOutput(); err != nil {
+		return fmt.Errorf("building agent-mcp: %v\n%s", err, b)
+	}
+	return nil
+}
+
+// HermeticEnv is the test process's environment with HOME, the XDG
+// directories and agent-mcp's and Claude's settings variables pointed at
+// fresh temporary directories, so a server started with it reads no real
+// user settings.
+func HermeticEnv(t testing.TB) []string {
+	t.Helper()
+	home := t.TempDir()
+	var env []string
+	private := []string{"HOME=", "XDG_", "AGENT_MCP_", "CLAUDE"}
+	for _, kv := range os.Environ() {
+		if !slices.ContainsFunc(private, func(p string) bool { return strings.HasPrefix(kv, p) }) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"AGENT_MCP_CONFIG_DIR="+filepath.Join(home, ".config", "agent-mcp"))
+}
+
+// ServeCmd is `agent-mcp serve` in its own working and state directories
+// (temporary unless cwd is given) with a hermetic environment.
+func ServeCmd(t testing.TB, binary, cwd string, extra ...string) *exec.Cmd {
+	t.Helper()
+	if cwd == "" {
+		cwd = t.TempDir()
+	}
+	args := append([]string{"serve", "--cwd", cwd, "--state-dir", t.TempDir()}, extra...)
+	cmd := exec.Command(binary, args...)
+	cmd.Env = HermeticEnv(t)
+	return cmd
+}
+
+// Stdio connects a go-sdk client to cmd (an agent-mcp serve command) over
+// stdio; the session is closed when the test ends.
+func Stdio(t testing.TB, cmd *exec.Cmd, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp-test", Version: "1"}, opts).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// StartHTTP starts cmd (an agent-mcp serve --http command listening on
+// port 0) and returns the URL it prints. The server gets SIGTERM and is
+// waited for when the test ends.
+func StartHTTP(t testing.TB, cmd *exec.Cmd) string {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "agent-mcp serving MCP at "); ok {
+				urlc <- u
+			}
+		}
+	}()
+	select {
+	case u := <-urlc:
+		return u
+	case <-time.After(60 * time.Second):
+		t.Fatal("the HTTP server did not print its URL")
+		return ""
+	}
+}
+
+// Bearer is an http.RoundTripper that adds Authorization: Bearer Token.
+type Bearer struct{ Token string }
+
+// RoundTrip implements http.RoundTripper.
+func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.Token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// HTTP connects a go-sdk client to url with the bearer token; the session
+// is closed when the test ends.
+func HTTP(t testing.TB, url, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: Bearer{token}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp-test", Version: "1"}, opts).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
