@@ -34,6 +34,14 @@ const defaultGrace = 2 * time.Second
 // processes it left behind keep the output open.
 const drainWait = 250 * time.Millisecond
 
+// drainWaitGone bounds the wait for the rest of a finished command's output
+// when its process group is empty: no process of the command holds the
+// output open any more, so the end of the output is only a matter of the
+// copy catching up (which can take a while on a loaded machine). The bound
+// only matters for a process that left the group (setsid) yet kept the
+// output open.
+const drainWaitGone = 10 * time.Second
+
 // Manager runs a session's commands and keeps its background tasks. There
 // is one per session, kept in the session's slot; closing it (at session
 // end) kills every process group it started.
@@ -210,9 +218,13 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		// Output still in the pipe is read before the task is final;
 		// processes left running in the background may keep it open, so
 		// the wait is bounded (their output still reaches the file).
+		wait := drainWait
+		if groupGone(t.pgid) {
+			wait = drainWaitGone
+		}
 		select {
 		case <-out.done:
-		case <-time.After(drainWait):
+		case <-time.After(wait):
 		}
 		t.mu.Lock()
 		t.reaped = true
@@ -480,3 +492,8 @@ var bashPath = sync.OnceValue(func() string {
 	}
 	return "/bin/bash"
 })
+
+// groupGone reports whether no process is left in process group pgid.
+func groupGone(pgid int) bool {
+	return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
+}
