@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
 	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
@@ -29,7 +30,8 @@ type REPL struct {
 	// NewConversation starts a fresh saved conversation for /clear; nil
 	// means conversations are not saved.
 	NewConversation func() (*agent.Conversation, error)
-	// Interrupts delivers Ctrl-C (SIGINT) while a turn runs.
+	// Interrupts delivers Ctrl-C (SIGINT): it cancels the running turn,
+	// and a second one (or one at the prompt right after) exits.
 	Interrupts <-chan os.Signal
 }
 
@@ -44,26 +46,40 @@ const helpText = `Commands:
   /mode [MODE]   show or set the permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)
   /clear         start a new conversation
   /exit          leave (also Ctrl-D)
-Ctrl-C cancels the running turn and its tools; a second Ctrl-C exits.
+Ctrl-C cancels the running turn and its tools (or a question being asked);
+a second Ctrl-C exits. Ctrl-D at an empty prompt exits too.
 `
 
-// Run reads prompts until /exit, end of input or a second Ctrl-C.
+// Run reads prompts until /exit, end of input (Ctrl-D), two Ctrl-C in a
+// row (ErrInterrupted) or the end of ctx.
 func (r *REPL) Run(ctx context.Context) error {
 	u := r.UI
 	u.Printf("agent-mcp chat · %s · %s\nType /help for commands.\n", r.Model, r.Session.Cwd())
+	// interrupted is set while the last thing the user did was Ctrl-C
+	// (cancelling a turn, or at the prompt): another one exits.
+	interrupted := false
 	for {
-		line, err := u.ReadLine("> ")
-		if errors.Is(err, io.EOF) {
+		line, err := r.prompt(ctx)
+		switch {
+		case errors.Is(err, ErrInterruptKey):
+			if interrupted {
+				u.Printf("\n")
+				return ErrInterrupted
+			}
+			interrupted = true
+			u.Printf("%s\n", u.style("2", "(Ctrl-C again to exit, or type /exit.)"))
+			continue
+		case errors.Is(err, io.EOF):
 			u.Printf("\n")
 			return nil
-		}
-		if err != nil {
+		case err != nil:
 			return err
 		}
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
 		}
+		interrupted = false
 		if strings.HasPrefix(line, "/") {
 			quit, err := r.command(line)
 			if err != nil {
@@ -74,39 +90,70 @@ func (r *REPL) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := r.turn(ctx, line); err != nil {
+		cancelled, err := r.turn(ctx, line)
+		if err != nil {
 			if errors.Is(err, ErrInterrupted) {
 				return err
 			}
 			u.Printf("%s\n", u.style("31", "Error: "+err.Error()))
 		}
+		interrupted = cancelled
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
 }
 
-// turn runs one prompt; Ctrl-C cancels it, a second Ctrl-C exits.
-func (r *REPL) turn(ctx context.Context, prompt string) error {
+// prompt reads the next line at the "> " prompt. Ctrl-C there is
+// ErrInterruptKey, whether it comes as a key (terminal in raw mode) or as
+// SIGINT (plain input); ctx's end stops the wait.
+func (r *REPL) prompt(ctx context.Context) (string, error) {
+	pctx, cancel := context.WithCancel(ctx)
+	var sigint atomic.Bool
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-r.Interrupts:
+			sigint.Store(true)
+			cancel()
+		case <-pctx.Done():
+		}
+	}()
+	line, err := r.UI.ReadLineContext(pctx, "> ")
+	cancel()
+	<-watched
+	if sigint.Load() {
+		return "", ErrInterruptKey
+	}
+	return line, err
+}
+
+// turn runs one prompt; Ctrl-C (SIGINT, or the key while a question is
+// asked) cancels it, a second Ctrl-C exits. cancelled reports that the
+// user cancelled the turn.
+func (r *REPL) turn(ctx context.Context, prompt string) (cancelled bool, err error) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	r.UI.drainKeyInterrupts()
 	done := make(chan struct{})
 	exit := make(chan struct{})
+	var interrupted atomic.Bool
 	go func() {
-		interrupted := false
 		for {
 			select {
 			case <-done:
 				return
 			case <-r.Interrupts:
-				if interrupted {
-					close(exit)
-					return
-				}
-				interrupted = true
-				cancel()
-				r.UI.Printf("%s\n", r.UI.style("33", "Interrupted: cancelling the turn (Ctrl-C again to exit)."))
+			case <-r.UI.KeyInterrupts():
 			}
+			if interrupted.Load() {
+				close(exit)
+				return
+			}
+			interrupted.Store(true)
+			cancel()
+			r.UI.Printf("%s\n", r.UI.style("33", "Interrupted: cancelling the turn (Ctrl-C again to exit)."))
 		}
 	}()
 	before := r.Agent.Usage()
@@ -114,17 +161,17 @@ func (r *REPL) turn(ctx context.Context, prompt string) error {
 	close(done)
 	select {
 	case <-exit:
-		return ErrInterrupted
+		return true, ErrInterrupted
 	default:
 	}
 	r.UI.Printf("")
 	if res != nil {
 		r.UI.Printf("%s\n", r.UI.style("2", usageLine(r.Agent.Usage(), before, res.Turns)))
 	}
-	if err != nil && tctx.Err() != nil && ctx.Err() == nil {
-		return nil // the user cancelled; already said
+	if interrupted.Load() && ctx.Err() == nil {
+		return true, nil // the user cancelled; already said
 	}
-	return err
+	return false, err
 }
 
 func usageLine(now, before providers.Usage, turns int) string {

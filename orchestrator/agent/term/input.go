@@ -1,0 +1,156 @@
+package term
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	xterm "golang.org/x/term"
+)
+
+// ErrInterruptKey is returned by a read at a terminal prompt when the user
+// pressed Ctrl-C (the terminal is in raw mode while a line is edited, so
+// the key arrives as input rather than as SIGINT).
+var ErrInterruptKey = errors.New("Ctrl-C at the prompt")
+
+// lineResult is the outcome of one line read.
+type lineResult struct {
+	line string
+	err  error
+}
+
+// keyWatch counts the Ctrl-C bytes read from the terminal, so that a
+// ReadLine which x/term ends with io.EOF can be told apart: Ctrl-C
+// (an interrupt) or Ctrl-D at an empty line (end of input).
+type keyWatch struct {
+	r     io.Reader
+	mu    sync.Mutex
+	ctrlC int
+}
+
+func (k *keyWatch) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if c := bytes.Count(p[:n], []byte{3}); c > 0 {
+		k.mu.Lock()
+		k.ctrlC += c
+		k.mu.Unlock()
+	}
+	return n, err
+}
+
+// takeCtrlC consumes one counted Ctrl-C and reports whether there was one.
+func (k *keyWatch) takeCtrlC() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ctrlC == 0 {
+		return false
+	}
+	k.ctrlC--
+	return true
+}
+
+// ReadLine shows prompt and reads one line; io.EOF at end of input (or
+// Ctrl-D at an empty terminal prompt), ErrInterruptKey for Ctrl-C at a
+// terminal prompt.
+func (u *UI) ReadLine(prompt string) (string, error) {
+	return u.ReadLineContext(context.Background(), prompt)
+}
+
+// ReadLineContext is ReadLine that gives up when ctx ends, returning
+// ctx's error. The abandoned read stays pending: the next read takes its
+// line, so no line the user types is lost.
+func (u *UI) ReadLineContext(ctx context.Context, prompt string) (string, error) {
+	u.readMu.Lock()
+	defer u.readMu.Unlock()
+	if u.tty {
+		// Raw mode for exactly as long as someone waits for the line:
+		// outside a read, Ctrl-C is the terminal's SIGINT again.
+		state, err := xterm.MakeRaw(u.fd)
+		if err != nil {
+			return "", err
+		}
+		defer func() { _ = xterm.Restore(u.fd, state) }()
+		u.term.SetPrompt(prompt)
+		if w, _, err := xterm.GetSize(u.fd); err == nil {
+			_ = u.term.SetSize(w, 1000)
+		}
+	} else {
+		u.mu.Lock()
+		u.endLineLocked()
+		fmt.Fprint(u.out, prompt)
+		u.mu.Unlock()
+	}
+	ch := u.pending
+	u.pending = nil
+	if ch == nil {
+		ch = make(chan lineResult, 1)
+		go func() {
+			line, err := u.readRaw()
+			ch <- lineResult{line, err}
+		}()
+	}
+	select {
+	case r := <-ch:
+		if !u.tty && !u.inTerminal() {
+			fmt.Fprintln(u.out) // piped input is not echoed: end the prompt's line
+		}
+		return r.line, r.err
+	case <-ctx.Done():
+		u.pending = ch
+		if !u.tty {
+			fmt.Fprintln(u.out)
+		}
+		return "", ctx.Err()
+	}
+}
+
+// readRaw reads one line from the terminal or the plain input.
+func (u *UI) readRaw() (string, error) {
+	if u.tty {
+		line, err := u.term.ReadLine()
+		if errors.Is(err, io.EOF) && u.keys.takeCtrlC() {
+			return "", ErrInterruptKey
+		}
+		return line, err
+	}
+	line, err := u.reader.ReadString('\n')
+	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// inTerminal reports whether the input is a terminal (which echoes what
+// is typed) even though the UI does not drive it.
+func (u *UI) inTerminal() bool {
+	f, ok := u.in.(*os.File)
+	return ok && xterm.IsTerminal(int(f.Fd()))
+}
+
+// KeyInterrupts delivers a Ctrl-C typed while a question was being
+// answered at the terminal (raw mode: no SIGINT); the REPL treats it like
+// SIGINT and cancels the turn.
+func (u *UI) KeyInterrupts() <-chan struct{} { return u.keyInts }
+
+func (u *UI) keyInterrupt() {
+	select {
+	case u.keyInts <- struct{}{}:
+	default:
+	}
+}
+
+// drainKeyInterrupts drops key interrupts left from an earlier turn.
+func (u *UI) drainKeyInterrupts() {
+	for {
+		select {
+		case <-u.keyInts:
+		default:
+			return
+		}
+	}
+}
