@@ -203,7 +203,7 @@ func TestAsk_workflow_tools(t *testing.T) {
 		output []string
 	}{
 		{name: "questions_answered", tool: workflow.AskUserQuestion(), args: questions, input: "2\n1,3\n",
-			want: `"Which database?"="SQLite", "Which extras?"="Cache, Search"`,
+			want:   `"Which database?"="SQLite", "Which extras?"="Cache, Search"`,
 			output: []string{"The assistant has 2 questions for you", "1. Postgres — relational", "Choose any of 1-3"}},
 		{name: "questions_own_answers", tool: workflow.AskUserQuestion(), args: questions, input: "DuckDB\n2, Webhooks\n",
 			want: `"Which database?"="DuckDB", "Which extras?"="Queue, Webhooks"`},
