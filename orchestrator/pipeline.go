@@ -163,6 +163,13 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	if d.Behavior != permissions.Allow {
 		return fail(refusal(call.Name, d))
 	}
+	if d.Resolved != nil {
+		// The tool learns where the checked paths led (see
+		// tools.UseContext.Resolved), on its own copy of the context.
+		c := *uc
+		c.Resolved = d.Resolved
+		uc = &c
+	}
 
 	// Call, under the session's concurrency gate.
 	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, t.IsConcurrencySafe(in))

@@ -39,6 +39,13 @@ type Decision struct {
 	// Suggestion is a rule that would allow this call, offered when the call
 	// is asked about or refused for want of an allow rule.
 	Suggestion string
+	// Resolved maps each path the call touches, as the check judged it
+	// (absolute and clean), to where it led then with every symbolic link
+	// resolved. A check that judges paths sets it on an Allow; the pipeline
+	// hands it to the tool (tools.UseContext.Resolved), so a tool opening a
+	// path after the check can refuse one a symbolic link swapped in since
+	// sends elsewhere. Nil when no paths were judged.
+	Resolved map[string]string
 }
 
 // Allowed reports whether the decision lets the call run.

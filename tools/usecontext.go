@@ -22,6 +22,13 @@ type UseContext struct {
 	Logger *slog.Logger
 	// CallID identifies this call (the model's tool_use id or the request id).
 	CallID string
+	// Resolved maps each path the permission check judged for this call
+	// (absolute and clean, as the call names it) to where it led at that
+	// moment, every symbolic link resolved (permissions.Decision.Resolved).
+	// Tools that open those paths afterwards pass it to
+	// permissions.OpenRead, which refuses a path that now leads elsewhere
+	// outside the working directories. Nil when no check of paths ran.
+	Resolved map[string]string
 }
 
 // Log returns the context's logger, or a discarding one.

@@ -76,7 +76,7 @@ type need struct {
 
 // Decide makes the decision for one call; see the package documentation
 // for the order.
-func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionRequest) permissions.Decision {
+func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionRequest) (d permissions.Decision) {
 	if req.UC == nil || req.UC.Session == nil || req.Tool == nil {
 		return permissions.Decision{Behavior: permissions.Deny, Reason: "the call has no session"}
 	}
@@ -84,6 +84,17 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 	mode := sess.Mode()
 	rules := p.rules.With(sessionGrants(sess).list()...)
 	tg, unknownPaths := buildTarget(req)
+	defer func() {
+		// An allowed call's tool learns where the judged paths led, so it
+		// can refuse one that a symbolic link swapped in since sends
+		// elsewhere (permissions.OpenRead).
+		if d.Behavior == permissions.Allow {
+			d.Resolved = make(map[string]string, len(tg.Accesses))
+			for _, a := range tg.Accesses {
+				d.Resolved[a.Path] = a.Real
+			}
+		}
+	}()
 
 	// 1. Denials nothing overrides.
 	if d := req.ToolDecision; d.Behavior == permissions.Deny {
