@@ -106,13 +106,23 @@ func openNoLinks(abs, real string, flag int) (*os.File, error) {
 // RESOLVE_NO_SYMLINKS; elsewhere, or where openat2 is refused, rel is
 // opened one component at a time with O_NOFOLLOW.
 func OpenBeneath(dirfd int, rel string, flag int) (int, error) {
-	if strings.HasPrefix(rel, "/") {
-		return -1, fmt.Errorf("opening %q below a directory: the path must be relative", rel)
+	if strings.HasPrefix(rel, "/") || strings.Contains(rel, "..") && hasDotDot(rel) {
+		return -1, unix.EXDEV
 	}
 	if fd, err, done := openBeneathFast(dirfd, rel, flag); done {
 		return fd, err
 	}
 	return openBeneathSlow(dirfd, rel, flag)
+}
+
+// hasDotDot reports whether a component of the slash-separated rel is "..".
+func hasDotDot(rel string) bool {
+	for _, p := range strings.Split(rel, "/") {
+		if p == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // openBeneathSlow opens rel one component at a time, each directory with

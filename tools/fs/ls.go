@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -78,7 +80,7 @@ func runLS(ctx context.Context, in *LSInput, uc *tools.UseContext, _ tools.Progr
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			msg := fmt.Sprintf("Directory does not exist: %s (current directory: %s).", root, s.Cwd())
-			if sug := suggestName(root); sug != "" {
+			if sug := suggestName(root, parentOpener(uc, root)); sug != "" {
 				msg += fmt.Sprintf(" Did you mean %s?", sug)
 			}
 			return nil, errors.New(msg)
@@ -88,6 +90,19 @@ func runLS(ctx context.Context, in *LSInput, uc *tools.UseContext, _ tools.Progr
 	if !info.IsDir() {
 		return nil, fmt.Errorf("%s is a file, not a directory: read it with Read, or list its directory %s", root, filepath.Dir(root))
 	}
+	// The directory is opened once, the way Read opens a file, and every
+	// subdirectory below it relative to that descriptor following no
+	// symbolic link: a link swapped in for a directory during the listing
+	// is not followed.
+	top, err := openForRead(uc, root)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list %s: %w", root, err)
+	}
+	defer top.Close()
+	if info, err = top.Stat(); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("cannot list %s: it is no longer a directory (it changed while being opened)", root)
+	}
+	topfd := int(top.Fd())
 
 	ig := newIgnorer(in.Ignore, root)
 	out := LSOutput{Path: root, Entries: []string{}}
@@ -99,7 +114,7 @@ func runLS(ctx context.Context, in *LSInput, uc *tools.UseContext, _ tools.Progr
 		}
 		dir := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
+		entries, err := listBeneath(topfd, dir, root)
 		if err != nil {
 			if dir == "" {
 				return nil, fmt.Errorf("cannot list %s: %w", root, err)
@@ -194,4 +209,30 @@ func (ig *ignorer) ignored(rel, name string, isDir bool) bool {
 		}
 	}
 	return false
+}
+
+// beforeListDir, when set (by tests), runs in LS right before each
+// directory is opened, with its path relative to the listed directory
+// ("" for that directory itself).
+var beforeListDir func(rel string)
+
+// listBeneath lists the directory rel (slash-separated, "" for the
+// directory itself) below the directory open as dirfd, sorted by name,
+// following no symbolic link on the way. root names dirfd in errors.
+func listBeneath(dirfd int, rel, root string) ([]os.DirEntry, error) {
+	if beforeListDir != nil {
+		beforeListDir(rel)
+	}
+	if rel == "" {
+		rel = "."
+	}
+	fd, err := permissions.OpenBeneath(dirfd, rel, os.O_RDONLY|syscall.O_DIRECTORY)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: filepath.Join(root, filepath.FromSlash(rel)), Err: err}
+	}
+	d := os.NewFile(uintptr(fd), filepath.Join(root, filepath.FromSlash(rel)))
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }

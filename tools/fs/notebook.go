@@ -56,10 +56,10 @@ type notebookOutput struct {
 	Traceback  []string             `json:"traceback"`
 }
 
-// readNotebook renders a notebook cell by cell with ids, types, sources
-// and outputs, and records the file for the session.
-func readNotebook(abs string, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
-	data, err := os.ReadFile(abs)
+// readNotebook renders the notebook f (abs is its path) cell by cell with
+// ids, types, sources and outputs, and records the file for the session.
+func readNotebook(f *os.File, abs string, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
+	data, err := readAll(f, info.Size())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
 	}

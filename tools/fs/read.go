@@ -104,10 +104,13 @@ func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.P
 	if why := neverEndingFile(abs); why != "" {
 		return nil, fmt.Errorf("cannot read %s: %s", abs, why)
 	}
+	// A first look by path, so a directory or a special file is refused
+	// without being opened; what is read is checked again on the
+	// descriptor, which is all that counts.
 	info, err := os.Stat(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, missingFileError(abs, s.Cwd())
+			return nil, missingFileErrorFor(uc, abs)
 		}
 		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
 	}
@@ -118,27 +121,34 @@ func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.P
 		return nil, fmt.Errorf("cannot read %s: it is a %s, not a regular file, and reading it may never end", abs, fileKind(info.Mode()))
 	}
 	ext := strings.ToLower(filepath.Ext(abs))
-	if mime, ok := imageTypes[ext]; ok {
-		return readImage(abs, mime, info, uc)
-	}
-	if ext == ".pdf" {
+	mime, isImage := imageTypes[ext]
+	switch {
+	case isImage, ext == ".ipynb":
+	case ext == ".pdf":
 		return nil, fmt.Errorf("cannot read %s: PDF text extraction is not built in (no well-maintained pure-Go PDF text library exists). "+
 			"If poppler-utils is installed, extract the text with Bash instead: pdftotext -layout -f FIRST -l LAST %s -", abs, shellQuote(abs))
-	}
-	if ext == ".ipynb" {
-		return readNotebook(abs, info, uc)
-	}
-	if binaryExtensions[ext] {
+	case binaryExtensions[ext]:
 		return nil, fmt.Errorf("cannot read %s: %s files are binary; Read shows text, images, notebooks and PDFs", abs, ext)
-	}
-	if in.Pages != "" {
+	case in.Pages != "":
 		return nil, fmt.Errorf("pages applies to PDF files only; %s is not a PDF", abs)
 	}
-	return readText(ctx, abs, in, info, uc)
+	f, info, err := openRegularForRead(uc, abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	switch {
+	case isImage:
+		return readImage(f, abs, mime, info, uc)
+	case ext == ".ipynb":
+		return readNotebook(f, abs, info, uc)
+	}
+	return readText(ctx, f, abs, in, info, uc)
 }
 
-// readText renders lines [offset, offset+limit) of a text file.
-func readText(ctx context.Context, abs string, in *ReadInput, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
+// readText renders lines [offset, offset+limit) of the text file f, open
+// at its start (abs is its path).
+func readText(ctx context.Context, f *os.File, abs string, in *ReadInput, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
 	whole := in.Offset == nil && in.Limit == nil
 	if whole && info.Size() > ReadMaxWholeFileBytes {
 		return nil, fmt.Errorf("%s is %s, more than the %s that can be read at once: pass offset and limit to read a part of it, or search it with Grep",
@@ -151,12 +161,6 @@ func readText(ctx context.Context, abs string, in *ReadInput, info fs.FileInfo, 
 	if in.Limit != nil {
 		limit = *in.Limit
 	}
-
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
-	}
-	defer f.Close()
 
 	head := make([]byte, binarySniffBytes)
 	n, err := io.ReadFull(f, head)
@@ -348,11 +352,12 @@ var imageTypes = map[string]string{
 	".gif": "image/gif", ".webp": "image/webp",
 }
 
-func readImage(abs, mime string, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
+// readImage returns the image file f (abs is its path) inline.
+func readImage(f *os.File, abs, mime string, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
 	if info.Size() > readMaxImageBytes {
 		return nil, fmt.Errorf("image %s is %s, more than the %s that can be returned", abs, tools.FormatSize(info.Size()), tools.FormatSize(readMaxImageBytes))
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readAll(f, info.Size())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
 	}
@@ -406,19 +411,30 @@ func fileKind(m fs.FileMode) string {
 // missingFileError says the file does not exist, names the current
 // directory, and suggests a close existing name when there is one.
 func missingFileError(abs, cwd string) error {
+	return missingError(abs, cwd, os.Open)
+}
+
+// missingError is missingFileError listing abs's directory with open.
+func missingError(abs, cwd string, open func(dir string) (*os.File, error)) error {
 	msg := fmt.Sprintf("File does not exist: %s (current directory: %s).", abs, cwd)
-	if s := suggestName(abs); s != "" {
+	if s := suggestName(abs, open); s != "" {
 		msg += fmt.Sprintf(" Did you mean %s?", s)
 	}
 	return errors.New(msg)
 }
 
-// suggestName looks in abs's directory for an entry whose name differs
-// only in case, in extension, or by a couple of characters.
-func suggestName(abs string) string {
+// suggestName looks in abs's directory, opened with open, for an entry
+// whose name differs only in case, in extension, or by a couple of
+// characters.
+func suggestName(abs string, open func(dir string) (*os.File, error)) string {
 	dir, base := filepath.Split(abs)
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) > 10000 {
+	d, err := open(filepath.Clean(dir))
+	if err != nil {
+		return ""
+	}
+	entries, err := d.ReadDir(10001)
+	d.Close()
+	if err != nil && !errors.Is(err, io.EOF) || len(entries) > 10000 {
 		return ""
 	}
 	stem := strings.TrimSuffix(base, filepath.Ext(base))
