@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/agent-mcp/agent-mcp/internal/testmodel"
+)
+
+// screen collects what the program writes to the pseudo-terminal.
+type screen struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// ptyWait bounds each wait for the program, so a hang fails the test
+// instead of stalling the run; it is not a speed requirement.
+const ptyWait = 30 * time.Second
+
+// waitScreen waits until the screen, after offset from, contains want, and
+// returns the offset just past it.
+func waitScreen(t *testing.T, s *screen, from int, want string) int {
+	t.Helper()
+	deadline := time.Now().Add(ptyWait)
+	for {
+		text := s.String()
+		if i := strings.Index(text[min(from, len(text)):], want); i >= 0 {
+			return from + i + len(want)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the screen never showed %q after offset %d:\n%s", want, from, text)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// processesWith lists the pids whose command line contains marker.
+func processesWith(t *testing.T, marker string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []string
+	for _, p := range dirs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		if strings.Contains(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), marker) {
+			pids = append(pids, filepath.Base(filepath.Dir(p)))
+		}
+	}
+	return pids
+}
+
+// TestChatInteractive_ctrl_c_under_pty runs the real binary's chat on a
+// pseudo-terminal: a Bash call runs a long sleep, the first Ctrl-C cancels
+// the turn and ends the sleep's process group, the second exits with 130.
+func TestChatInteractive_ctrl_c_under_pty(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("needs /proc to find the command's processes")
+	}
+	c := newChatRun(t)
+	// A duration no other process has on its command line: bash runs the
+	// single command by exec, so it is sleep's own argument.
+	marker := fmt.Sprintf("60.%09d", time.Now().UnixNano()%1e9)
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "b1", Name: "Bash", Input: `{"command":"sleep ` + marker + `","description":"Wait a minute"}`}))
+	env, args := modelFlags("anthropic", srv)
+	cmd := exec.Command(binary, append([]string{"chat", "--allowed-tools", "Bash"}, args...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(append([]string{}, c.env...), append(env, "TERM=xterm")...)
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		for _, pid := range processesWith(t, marker) {
+			t.Errorf("process %s (sleep %s) outlived the test", pid, marker)
+		}
+	})
+	var scr screen
+	go func() { _, _ = io.Copy(&scr, ptmx) }()
+
+	at := waitScreen(t, &scr, 0, "Type /help for commands.")
+	at = waitScreen(t, &scr, at, "> ")
+	if _, err := io.WriteString(ptmx, "wait a minute\r"); err != nil {
+		t.Fatal(err)
+	}
+	at = waitScreen(t, &scr, at, "Bash(sleep "+marker+")")
+	deadline := time.Now().Add(ptyWait)
+	for len(processesWith(t, marker)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("sleep %s never started:\n%s", marker, scr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// First Ctrl-C: the terminal sends SIGINT; the turn is cancelled and
+	// the prompt comes back only after the call has ended its processes.
+	if _, err := ptmx.Write([]byte{3}); err != nil {
+		t.Fatal(err)
+	}
+	at = waitScreen(t, &scr, at, "Interrupted: cancelling the turn")
+	at = waitScreen(t, &scr, at, "the command was stopped and its processes ended")
+	at = waitScreen(t, &scr, at, "> ")
+	if pids := processesWith(t, marker); len(pids) > 0 {
+		t.Errorf("sleep %s still runs (pids %v) after the turn was cancelled", marker, pids)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("chat exited after the first Ctrl-C (%v):\n%s", err, scr.String())
+	default:
+	}
+
+	// Second Ctrl-C, at the prompt (raw mode: a key, not a signal): exit 130.
+	if _, err := ptmx.Write([]byte{3}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitInterrupted, scr.String())
+		}
+	case <-time.After(ptyWait):
+		t.Fatalf("chat did not exit after the second Ctrl-C:\n%s", scr.String())
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d model requests, want 1 (the cancelled turn makes no more)", n)
+	}
+}
