@@ -35,6 +35,7 @@ const defaultModel = "anthropic/claude-sonnet-4-5"
 const (
 	exitMaxTurns    = 3
 	exitInterrupted = 130
+	exitTerminated  = 143 // SIGTERM, as a shell reports it
 )
 
 // exitError carries a specific exit code; run prints its message (if any)
@@ -489,6 +490,9 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 	err = repl.Run(base)
 	if errors.Is(err, term.ErrInterrupted) {
 		return &exitError{code: exitInterrupted}
+	}
+	if err != nil && base.Err() != nil {
+		return &exitError{code: exitTerminated} // SIGTERM: the turn and the prompt ended
 	}
 	return err
 }

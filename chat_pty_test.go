@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,5 +160,47 @@ func TestChatInteractive_ctrl_c_under_pty(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d model requests, want 1 (the cancelled turn makes no more)", n)
+	}
+}
+
+// TestChatInteractive_sigterm_at_the_prompt: SIGTERM ends a chat waiting
+// at its prompt (the read gives up) with exit code 143.
+func TestChatInteractive_sigterm_at_the_prompt(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t)
+	env, args := modelFlags("anthropic", srv)
+	cmd := exec.Command(binary, append([]string{"chat"}, args...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(append([]string{}, c.env...), env...)
+	stdin, err := cmd.StdinPipe() // kept open: the prompt waits
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var scr screen
+	cmd.Stdout, cmd.Stderr = &scr, &scr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	waitScreen(t, &scr, 0, "> ")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitTerminated {
+			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitTerminated, scr.String())
+		}
+	case <-time.After(ptyWait):
+		t.Fatalf("chat did not exit on SIGTERM at the prompt:\n%s", scr.String())
 	}
 }
