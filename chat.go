@@ -78,7 +78,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			"(or on stdin) for scripts. Models: --model anthropic/NAME (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL),\n"+
 			"openai/NAME (OPENAI_API_KEY, OPENAI_BASE_URL), ollama/, lmstudio/, vllm/, llamacpp/, openrouter/NAME,\n"+
 			"or PROVIDER/NAME with --base-url. Upstream MCP servers come from .mcp.json, the user config\n"+
-			"and --mcp-config. Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted.", stderr)
+			"and --mcp-config. Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted, 143 terminated.", stderr)
 	var f chatFlags
 	f.w.add(fs)
 	f.w.perm.strict = true

@@ -204,3 +204,77 @@ func TestChatInteractive_sigterm_at_the_prompt(t *testing.T) {
 		t.Fatalf("chat did not exit on SIGTERM at the prompt:\n%s", scr.String())
 	}
 }
+
+// TestChatInteractive_question_on_a_terminal answers AskUserQuestion's
+// form at a real terminal (line editing in raw mode), then presses Ctrl-C
+// at a second form, which dismisses it and cancels the turn.
+func TestChatInteractive_question_on_a_terminal(t *testing.T) {
+	c := newChatRun(t)
+	ask := func(id string) testmodel.Reply {
+		return testmodel.Call(testmodel.ToolCall{ID: id, Name: "AskUserQuestion", Input: `{"questions":[
+			{"question":"Which database?","header":"Database","options":[{"label":"Postgres","description":"relational"},{"label":"SQLite","description":"embedded"}]},
+			{"question":"Which extras?","header":"Extras","multiSelect":true,"options":[{"label":"Cache","description":""},{"label":"Queue","description":""},{"label":"Search","description":""}]}]}`})
+	}
+	srv := testmodel.NewServer(t, ask("ask1"), testmodel.Say("Noted the answers."), ask("ask2"),
+		// The cancelled turn may or may not get as far as asking again.
+		testmodel.Say("unused"))
+	env, args := modelFlags("anthropic", srv)
+	cmd := exec.Command(binary, append([]string{"chat"}, args...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(append([]string{}, c.env...), append(env, "TERM=xterm")...)
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	var scr screen
+	go func() { _, _ = io.Copy(&scr, ptmx) }()
+	typeLine := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(ptmx, s+"\r"); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	at := waitScreen(t, &scr, 0, "> ")
+	typeLine("choose the storage")
+	at = waitScreen(t, &scr, at, "2. SQLite — embedded")
+	at = waitScreen(t, &scr, at, "Choose 1-2 or type an answer (Enter to skip): ")
+	typeLine("2")
+	at = waitScreen(t, &scr, at, "Choose any of 1-3, separated by commas, or type an answer (Enter to skip): ")
+	typeLine("1,3")
+	at = waitScreen(t, &scr, at, "Noted the answers.")
+	at = waitScreen(t, &scr, at, "> ")
+	typeLine("ask me again")
+	at = waitScreen(t, &scr, at, "Choose 1-2 or type an answer (Enter to skip): ")
+	if _, err := ptmx.Write([]byte{3}); err != nil {
+		t.Fatal(err)
+	}
+	at = waitScreen(t, &scr, at, "Interrupted: cancelling the turn")
+	waitScreen(t, &scr, at, "> ")
+	typeLine("/exit")
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("chat ended with %v, want exit code 0:\n%s", err, scr.String())
+		}
+	case <-time.After(ptyWait):
+		t.Fatalf("chat did not exit on /exit:\n%s", scr.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) < 3 {
+		t.Fatalf("%d model requests, want at least 3:\n%s", len(reqs), scr.String())
+	}
+	text, isErr, ok := decodeRequest(reqs[1]).toolResult("ask1")
+	if want := `"Which database?"="SQLite", "Which extras?"="Cache, Search"`; !ok || isErr || !strings.Contains(text, want) {
+		t.Errorf("ask1 result (found %v, error %v) = %q, want %q", ok, isErr, text, want)
+	}
+}

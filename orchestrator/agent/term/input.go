@@ -96,6 +96,9 @@ func (u *UI) ReadLineContext(ctx context.Context, prompt string) (string, error)
 	}
 	select {
 	case r := <-ch:
+		if u.tty && r.err != nil {
+			u.resetTerm()
+		}
 		if !u.tty && !u.inTerminal() {
 			fmt.Fprintln(u.out) // piped input is not echoed: end the prompt's line
 		}
@@ -107,6 +110,20 @@ func (u *UI) ReadLineContext(ctx context.Context, prompt string) (string, error)
 		}
 		return "", ctx.Err()
 	}
+}
+
+// resetTerm gives the UI a fresh line editor (keeping the history) after
+// a read that ended without a line: x/term leaves the abandoned line and
+// its cursor position behind on Ctrl-C, and would neither clear the line
+// nor draw the next prompt.
+func (u *UI) resetTerm() {
+	fmt.Fprint(u.out, "\r\n")
+	t := xterm.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{u.keys, u.out}, "")
+	t.History = u.term.History
+	u.term = t
 }
 
 // readRaw reads one line from the terminal or the plain input.
