@@ -41,7 +41,7 @@ import (
 // property, and declines the form at a required one. "/decline" declines
 // the form and "/cancel" dismisses it at any prompt; so do end of input,
 // Ctrl-C at a terminal (which also interrupts the turn, see
-// [UI.KeyInterrupts]) and the end of ctx (which returns ctx's error).
+// [UI.SetInterruptKey]) and the end of ctx (which returns ctx's error).
 // A form left entirely empty is declined. Forms are asked one at a time,
 // and the spinner keeps still while one is on screen.
 func (u *UI) Ask(ctx context.Context, message string, schema map[string]any) (tools.Answer, error) {

@@ -149,25 +149,22 @@ func (u *UI) inTerminal() bool {
 	return ok && xterm.IsTerminal(int(f.Fd()))
 }
 
-// KeyInterrupts delivers a Ctrl-C typed while a question was being
-// answered at the terminal (raw mode: no SIGINT); the REPL treats it like
-// SIGINT and cancels the turn.
-func (u *UI) KeyInterrupts() <-chan struct{} { return u.keyInts }
-
-func (u *UI) keyInterrupt() {
-	select {
-	case u.keyInts <- struct{}{}:
-	default:
-	}
+// SetInterruptKey sets what a Ctrl-C typed while a form is being
+// answered at the terminal does besides dismissing the form (raw mode: the
+// key sends no SIGINT); the REPL cancels the turn with it. nil removes it.
+func (u *UI) SetInterruptKey(fn func()) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.onKey = fn
 }
 
-// drainKeyInterrupts drops key interrupts left from an earlier turn.
-func (u *UI) drainKeyInterrupts() {
-	for {
-		select {
-		case <-u.keyInts:
-		default:
-			return
-		}
+// keyInterrupt runs the Ctrl-C handler, before the form returns, so the
+// turn is cancelled by the time the tool sees the dismissal.
+func (u *UI) keyInterrupt() {
+	u.mu.Lock()
+	fn := u.onKey
+	u.mu.Unlock()
+	if fn != nil {
+		fn()
 	}
 }

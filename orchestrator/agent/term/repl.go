@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
@@ -129,36 +130,58 @@ func (r *REPL) prompt(ctx context.Context) (string, error) {
 	return line, err
 }
 
-// turn runs one prompt; Ctrl-C (SIGINT, or the key while a question is
-// asked) cancels it, a second Ctrl-C exits. cancelled reports that the
+// turn runs one prompt; Ctrl-C (SIGINT, or the key while a form is
+// answered) cancels it, a second Ctrl-C exits. cancelled reports that the
 // user cancelled the turn.
 func (r *REPL) turn(ctx context.Context, prompt string) (cancelled bool, err error) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r.UI.drainKeyInterrupts()
-	done := make(chan struct{})
+	var mu sync.Mutex
+	interrupted := false
 	exit := make(chan struct{})
-	var interrupted atomic.Bool
+	// interrupt handles one Ctrl-C; it reports false once it has exited.
+	interrupt := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		select {
+		case <-exit:
+			return false
+		default:
+		}
+		if interrupted {
+			close(exit)
+			return false
+		}
+		interrupted = true
+		// Said before cancelling, so it comes before the turn's end.
+		r.UI.Printf("%s\n", r.UI.style("33", "Interrupted: cancelling the turn (Ctrl-C again to exit)."))
+		cancel()
+		return true
+	}
+	r.UI.SetInterruptKey(func() { interrupt() })
+	defer r.UI.SetInterruptKey(nil)
+	done := make(chan struct{})
+	watched := make(chan struct{})
 	go func() {
+		defer close(watched)
 		for {
 			select {
 			case <-done:
 				return
 			case <-r.Interrupts:
-			case <-r.UI.KeyInterrupts():
+				if !interrupt() {
+					return
+				}
 			}
-			if interrupted.Load() {
-				close(exit)
-				return
-			}
-			interrupted.Store(true)
-			cancel()
-			r.UI.Printf("%s\n", r.UI.style("33", "Interrupted: cancelling the turn (Ctrl-C again to exit)."))
 		}
 	}()
 	before := r.Agent.Usage()
 	res, err := r.Agent.Run(tctx, prompt)
 	close(done)
+	<-watched
+	r.UI.SetInterruptKey(nil)
+	mu.Lock()
+	defer mu.Unlock()
 	select {
 	case <-exit:
 		return true, ErrInterrupted
@@ -168,7 +191,7 @@ func (r *REPL) turn(ctx context.Context, prompt string) (cancelled bool, err err
 	if res != nil {
 		r.UI.Printf("%s\n", r.UI.style("2", usageLine(r.Agent.Usage(), before, res.Turns)))
 	}
-	if interrupted.Load() && ctx.Err() == nil {
+	if interrupted && ctx.Err() == nil {
 		return true, nil // the user cancelled; already said
 	}
 	return false, err

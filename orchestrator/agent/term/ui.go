@@ -31,15 +31,15 @@ type UI struct {
 	// pending is a read abandoned by a cancelled caller; the next read
 	// takes its line. Guarded by readMu.
 	pending chan lineResult
-	keyInts chan struct{}
 
 	askMu sync.Mutex // one form at a time
 
 	mu       sync.Mutex
 	running  map[string]*running // calls in progress, by id
 	order    []string
-	midLine  bool // streamed text did not end with a newline
-	asking   bool // a form is on screen: the spinner keeps still
+	midLine  bool   // streamed text did not end with a newline
+	asking   bool   // a form is on screen: the spinner keeps still
+	onKey    func() // Ctrl-C typed at a form; see SetInterruptKey
 	stopSpin chan struct{}
 }
 
@@ -52,7 +52,7 @@ type running struct {
 // New makes a UI reading in and writing out. Line editing, history and the
 // spinner are used when both are the same terminal (*os.File ttys).
 func New(in io.Reader, out io.Writer) *UI {
-	u := &UI{in: in, out: out, running: map[string]*running{}, keyInts: make(chan struct{}, 1)}
+	u := &UI{in: in, out: out, running: map[string]*running{}}
 	fin, ok1 := in.(*os.File)
 	fout, ok2 := out.(*os.File)
 	if ok1 && ok2 && xterm.IsTerminal(int(fin.Fd())) && xterm.IsTerminal(int(fout.Fd())) {
