@@ -278,3 +278,56 @@ func TestChatInteractive_question_on_a_terminal(t *testing.T) {
 		t.Errorf("ask1 result (found %v, error %v) = %q, want %q", ok, isErr, text, want)
 	}
 }
+
+// TestChatInteractive_sigint_at_a_plain_prompt: with piped stdin, Ctrl-C
+// arrives as SIGINT at the prompt. One gives a hint and keeps the prompt's
+// pending read (the next line typed is not lost); a line in between
+// starts over; two in a row exit with 130.
+func TestChatInteractive_sigint_at_a_plain_prompt(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t)
+	env, args := modelFlags("anthropic", srv)
+	cmd := exec.Command(binary, append([]string{"chat"}, args...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(append([]string{}, c.env...), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var scr screen
+	cmd.Stdout, cmd.Stderr = &scr, &scr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	const hint = "(Ctrl-C again to exit, or type /exit.)"
+	at := waitScreen(t, &scr, 0, "> ")
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	at = waitScreen(t, &scr, at, hint)
+	if _, err := io.WriteString(stdin, "/mode\n"); err != nil {
+		t.Fatal(err)
+	}
+	at = waitScreen(t, &scr, at, "Mode: default")
+	at = waitScreen(t, &scr, at, "> ")
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	at = waitScreen(t, &scr, at, hint)
+	waitScreen(t, &scr, at, "> ")
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitInterrupted, scr.String())
+		}
+	case <-time.After(ptyWait):
+		t.Fatalf("chat did not exit after two SIGINTs:\n%s", scr.String())
+	}
+}
