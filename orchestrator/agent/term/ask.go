@@ -346,7 +346,7 @@ func (u *UI) askField(ctx context.Context, f *field, several bool, content map[s
 	u.Printf("%s", b.String())
 	prompt := f.prompt()
 	for {
-		line, err := u.readAnswer(ctx, prompt)
+		line, err := u.ReadLineContext(ctx, prompt)
 		switch {
 		case errors.Is(err, ErrInterruptKey):
 			u.keyInterrupt()
@@ -682,9 +682,4 @@ func (f *field) checkText(s string) string {
 		}
 	}
 	return ""
-}
-
-// readAnswer reads one answer line, giving up when ctx ends.
-func (u *UI) readAnswer(ctx context.Context, prompt string) (string, error) {
-	return u.ReadLineContext(ctx, prompt)
 }
