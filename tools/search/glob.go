@@ -100,8 +100,13 @@ func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.P
 	var oldest globHeap
 	total := 0
 	if info, err := os.Stat(root); err == nil && info.IsDir() {
-		w := newWalker(root, filter)
-		err := w.walk(ctx, func(f walkFile) error {
+		dir, err := openRoot(uc, root)
+		if err != nil {
+			return nil, err
+		}
+		defer dir.Close()
+		w := newWalker(root, filter).in(dir)
+		err = w.walk(ctx, func(f walkFile) error {
 			total++
 			r := globRank{mtime: f.modTime, abs: f.abs}
 			if oldest.Len() < GlobMaxResults {

@@ -182,14 +182,23 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 		return nil, fmt.Errorf("cannot search %s: %w", root, err)
 	}
 	pr := newPrinter(plan.opt.mode, plan.limit, plan.offset, plan.opt.before > 0 || plan.opt.after > 0)
+	top, err := openRoot(uc, root)
+	if err != nil {
+		return nil, err
+	}
+	if info, err = top.Stat(); err != nil {
+		top.Close()
+		return nil, fmt.Errorf("cannot search %s: %w", root, err)
+	}
 	if info.IsDir() {
+		defer top.Close()
 		plan.opt.withPath = true
-		err = searchTree(ctx, root, s.Display(root), plan, pr)
+		err = searchTree(ctx, top, root, s.Display(root), plan, pr)
 	} else {
 		// A single file is searched whatever the globs, type and ignore
 		// files say, and its lines are printed without its name.
 		res := &fileResult{abs: root, display: s.Display(root)}
-		newSearcher(plan.m, plan.opt, &pr.pageFull).searchFile(root, res)
+		newSearcher(plan.m, plan.opt, &pr.pageFull).search(rawFromOS(top), res)
 		if res.err != nil {
 			return nil, fmt.Errorf("cannot search %s: %w", root, res.err)
 		}
@@ -202,11 +211,11 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 	return &tools.Result{Text: text, Output: out}, nil
 }
 
-// searchTree walks root and searches its files on parallel workers,
-// merging their results in walk order into pr. displayRoot is how root is
-// shown ("." for the current directory).
-func searchTree(ctx context.Context, root, displayRoot string, plan *grepPlan, pr *printer) error {
-	w := newWalker(root, walkFilter{useIgnore: true, overrides: plan.overrides, types: plan.types})
+// searchTree walks root, open as dir, and searches its files on parallel
+// workers, merging their results in walk order into pr. displayRoot is
+// how root is shown ("." for the current directory).
+func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, plan *grepPlan, pr *printer) error {
+	w := newWalker(root, walkFilter{useIgnore: true, overrides: plan.overrides, types: plan.types}).in(dir)
 	prefix := ""
 	if displayRoot != "." {
 		prefix = strings.TrimSuffix(displayRoot, "/") + "/"
@@ -224,7 +233,11 @@ func searchTree(ctx context.Context, root, displayRoot string, plan *grepPlan, p
 			sr := newSearcher(plan.m, plan.opt, &pr.pageFull)
 			for r := range jobs {
 				if ctx.Err() == nil {
-					sr.searchFile(r.abs, r)
+					if f, err := w.openFile(r.file); err != nil {
+						r.err = err
+					} else {
+						sr.search(f, r)
+					}
 				}
 				results <- r
 			}
@@ -244,7 +257,7 @@ func searchTree(ctx context.Context, root, displayRoot string, plan *grepPlan, p
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			jobs <- &fileResult{seq: seq, abs: f.abs, display: prefix + f.rel}
+			jobs <- &fileResult{seq: seq, abs: f.abs, file: f, display: prefix + f.rel}
 			seq++
 			return nil
 		})

@@ -200,8 +200,11 @@ type ignoreNode struct {
 // ignoreFiles is what a directory listing revealed about ignore files.
 type ignoreFiles struct{ hasGit, hasGitignore, hasIgnore bool }
 
-// child builds the node of dir, a subdirectory of n's directory.
-func (n *ignoreNode) child(dir string, f ignoreFiles, global *ruleSet) *ignoreNode {
+// child builds the node of dir, a subdirectory of n's directory. read
+// reads a file of dir by name (nil: by path); a walk reads .ignore and
+// .gitignore through the directory's descriptor following no symbolic
+// link, as it found them in the listing.
+func (n *ignoreNode) child(dir string, f ignoreFiles, global *ruleSet, read func(name string) ([]byte, error)) *ignoreNode {
 	c := &ignoreNode{parent: n, dir: dir}
 	if n != nil {
 		c.inRepo = n.inRepo
@@ -212,12 +215,25 @@ func (n *ignoreNode) child(dir string, f ignoreFiles, global *ruleSet) *ignoreNo
 		c.global = global
 	}
 	if f.hasIgnore {
-		c.dotIgnore = loadRules(filepath.Join(dir, ".ignore"))
+		c.dotIgnore = loadRulesIn(dir, ".ignore", read)
 	}
 	if f.hasGitignore && c.inRepo {
-		c.gitIgnore = loadRules(filepath.Join(dir, ".gitignore"))
+		c.gitIgnore = loadRulesIn(dir, ".gitignore", read)
 	}
 	return c
+}
+
+// loadRulesIn loads the rules of the file name in dir, read with read
+// (nil: by path).
+func loadRulesIn(dir, name string, read func(name string) ([]byte, error)) *ruleSet {
+	if read == nil {
+		return loadRules(filepath.Join(dir, name))
+	}
+	data, err := read(name)
+	if err != nil {
+		return nil
+	}
+	return parseGitignore(data, filepath.Join(dir, name))
 }
 
 func loadRules(path string) *ruleSet {
@@ -291,7 +307,7 @@ func ancestorNodes(root string, global *ruleSet) *ignoreNode {
 	}
 	var n *ignoreNode
 	for i := len(dirs) - 1; i >= 0; i-- {
-		n = n.child(dirs[i], probeIgnoreFiles(dirs[i]), global)
+		n = n.child(dirs[i], probeIgnoreFiles(dirs[i]), global, nil)
 	}
 	return n
 }

@@ -51,6 +51,7 @@ type searchOptions struct {
 type fileResult struct {
 	seq     int
 	abs     string
+	file    walkFile // as the walk yielded it
 	display string
 	mtime   time.Time
 	matched bool
@@ -99,6 +100,12 @@ func (s *searcher) searchFile(abs string, res *fileResult) {
 		res.err = err
 		return
 	}
+	s.search(f, res)
+}
+
+// search searches the open file f, filling res, and closes f.
+func (s *searcher) search(f *rawFile, res *fileResult) {
+	var err error
 	defer f.Close()
 	s.res, s.base, s.lastEnd, s.afterLeft, s.countOff, s.countLine = res, 0, -1, 0, 0, 1
 	defer func() {

@@ -4,22 +4,37 @@ package search
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
 )
 
 // On Linux files and directories are read with plain system calls: os.Open
 // also makes the descriptor non-blocking and tries to register it with the
 // network poller, two extra system calls per file that cost more than
 // reading a typical source file.
+//
+// Everything below the walk's root is opened relative to the root's
+// descriptor with openat2, following no symbolic link in any component
+// (permissions.OpenBeneath): a directory swapped for a link during the
+// walk, even one leading back inside, is not entered, and a file swapped
+// for one is not read.
 
 // rawFile is an open file read with plain system calls.
-type rawFile struct{ fd int }
+type rawFile struct {
+	fd int
+	// f, when set, owns fd (a file opened by os).
+	f *os.File
+}
 
+// openFile opens the file at path, following links (a path the caller
+// named itself).
 func openFile(path string) (*rawFile, error) {
 	for {
 		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY, 0)
@@ -32,6 +47,20 @@ func openFile(path string) (*rawFile, error) {
 		return &rawFile{fd: fd}, nil
 	}
 }
+
+// openFileAt opens the file rel below the directory open as rootfd,
+// following no symbolic link; abs names it in errors. O_NONBLOCK keeps a
+// named pipe swapped in from blocking the open.
+func openFileAt(rootfd int, rel, abs string) (*rawFile, error) {
+	fd, err := permissions.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, &pathError{Op: "open", Path: abs, Err: err}
+	}
+	return &rawFile{fd: fd}, nil
+}
+
+// rawFromOS reads f, which it then owns, with plain system calls.
+func rawFromOS(f *os.File) *rawFile { return &rawFile{fd: int(f.Fd()), f: f} }
 
 // Read reads like io.Reader: 0 bytes and io.EOF at the end.
 func (f *rawFile) Read(p []byte) (int, error) {
@@ -50,7 +79,12 @@ func (f *rawFile) Read(p []byte) (int, error) {
 	}
 }
 
-func (f *rawFile) Close() error { return syscall.Close(f.fd) }
+func (f *rawFile) Close() error {
+	if f.f != nil {
+		return f.f.Close()
+	}
+	return syscall.Close(f.fd)
+}
 
 // ModTime returns the file's modification time.
 func (f *rawFile) ModTime() (time.Time, error) {
@@ -61,24 +95,43 @@ func (f *rawFile) ModTime() (time.Time, error) {
 	return time.Unix(st.Mtim.Unix()), nil
 }
 
-// readDir lists dir, sorted by name, with each entry's type from the
-// directory itself (d_type), falling back to lstat where the file system
-// does not fill it in.
-func readDir(dir string) ([]dirEntry, error) {
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &pathError{Op: "open", Path: dir, Err: err}
+// rawDir is an open directory of a walk.
+type rawDir struct {
+	fd   int
+	path string // for errors
+}
+
+// rootFD returns the descriptor of the walk's root directory.
+func rootFD(f *os.File) int { return int(f.Fd()) }
+
+// openDirAt opens the directory rel ("" for the root itself) below the
+// directory open as rootfd, following no symbolic link; abs names it.
+func openDirAt(rootfd int, rel, abs string) (*rawDir, error) {
+	if rel == "" {
+		rel = "."
 	}
-	defer syscall.Close(fd)
+	fd, err := permissions.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_DIRECTORY)
+	if err != nil {
+		return nil, &pathError{Op: "open", Path: abs, Err: err}
+	}
+	return &rawDir{fd: fd, path: abs}, nil
+}
+
+func (d *rawDir) Close() error { return syscall.Close(d.fd) }
+
+// list returns the directory's entries sorted by name, each with its type
+// from the directory itself (d_type), falling back to fstatat where the
+// file system does not fill it in.
+func (d *rawDir) list() ([]dirEntry, error) {
 	buf := make([]byte, 32<<10)
 	var out []dirEntry
 	for {
-		n, err := syscall.ReadDirent(fd, buf)
+		n, err := syscall.ReadDirent(d.fd, buf)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &pathError{Op: "readdirent", Path: dir, Err: err}
+			return nil, &pathError{Op: "readdirent", Path: d.path, Err: err}
 		}
 		if n <= 0 {
 			break
@@ -108,7 +161,7 @@ func readDir(dir string) ([]dirEntry, error) {
 			case syscall.DT_REG:
 				e.kind = kindFile
 			case syscall.DT_UNKNOWN:
-				e.kind = lstatKind(dir + "/" + e.name)
+				e.kind = d.kindOf(e.name)
 			default:
 				e.kind = kindOther
 			}
@@ -127,27 +180,54 @@ func readDir(dir string) ([]dirEntry, error) {
 	return out, nil
 }
 
-// modTimes returns the modification times of names in dir (zero where
-// one cannot be read), with fstatat relative to the directory so the
-// kernel resolves one path element per name rather than the whole path.
-func modTimes(dir string, names []string) []time.Time {
-	out := make([]time.Time, len(names))
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return out
+// kindOf finds an entry's kind when the listing did not say.
+func (d *rawDir) kindOf(name string) entryKind {
+	var st unix.Stat_t
+	if err := fstatatRetry(d.fd, name, &st); err != nil {
+		return kindOther
 	}
-	defer syscall.Close(fd)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return kindDir
+	case unix.S_IFREG:
+		return kindFile
+	}
+	return kindOther
+}
+
+// modTimes returns the modification times of names in the directory
+// (zero where one cannot be read), with fstatat relative to it so the
+// kernel resolves one path element per name rather than the whole path.
+func (d *rawDir) modTimes(names []string) []time.Time {
+	out := make([]time.Time, len(names))
 	var st unix.Stat_t
 	for i, name := range names {
-		for {
-			err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-			if err != unix.EINTR {
-				break
-			}
-		}
-		if err == nil {
+		if fstatatRetry(d.fd, name, &st) == nil {
 			out[i] = time.Unix(st.Mtim.Unix())
 		}
 	}
 	return out
+}
+
+func fstatatRetry(dirfd int, name string, st *unix.Stat_t) error {
+	for {
+		err := unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}
+
+// readFile reads the file name in the directory, following no symbolic
+// link.
+func (d *rawDir) readFile(name string) ([]byte, error) {
+	fd, err := permissions.OpenBeneath(d.fd, name, syscall.O_RDONLY|syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), d.path+"/"+name)
+	defer f.Close()
+	var out bytes.Buffer
+	_, err = out.ReadFrom(f)
+	return out.Bytes(), err
 }

@@ -3,13 +3,28 @@
 package search
 
 import (
+	"io"
 	"os"
+	"slices"
+	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
 )
+
+// Everything below the walk's root is opened relative to the root's
+// descriptor following no symbolic link in any component
+// (permissions.OpenBeneath), so a directory or file swapped for a link
+// during the walk is not entered or read.
 
 // rawFile is an open file; outside Linux it is an *os.File.
 type rawFile struct{ f *os.File }
 
+// openFile opens the file at path, following links (a path the caller
+// named itself).
 func openFile(path string) (*rawFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -17,6 +32,19 @@ func openFile(path string) (*rawFile, error) {
 	}
 	return &rawFile{f: f}, nil
 }
+
+// openFileAt opens the file rel below the directory open as rootfd,
+// following no symbolic link; abs names it in errors.
+func openFileAt(rootfd int, rel, abs string) (*rawFile, error) {
+	fd, err := permissions.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, &pathError{Op: "open", Path: abs, Err: err}
+	}
+	return &rawFile{f: os.NewFile(uintptr(fd), abs)}, nil
+}
+
+// rawFromOS reads f, which it then owns.
+func rawFromOS(f *os.File) *rawFile { return &rawFile{f: f} }
 
 func (f *rawFile) Read(p []byte) (int, error) { return f.f.Read(p) }
 func (f *rawFile) Close() error               { return f.f.Close() }
@@ -30,9 +58,30 @@ func (f *rawFile) ModTime() (time.Time, error) {
 	return info.ModTime(), nil
 }
 
-// readDir lists dir sorted by name.
-func readDir(dir string) ([]dirEntry, error) {
-	entries, err := os.ReadDir(dir)
+// rawDir is an open directory of a walk.
+type rawDir struct{ f *os.File }
+
+// rootFD returns the descriptor of the walk's root directory.
+func rootFD(f *os.File) int { return int(f.Fd()) }
+
+// openDirAt opens the directory rel ("" for the root itself) below the
+// directory open as rootfd, following no symbolic link; abs names it.
+func openDirAt(rootfd int, rel, abs string) (*rawDir, error) {
+	if rel == "" {
+		rel = "."
+	}
+	fd, err := permissions.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_DIRECTORY)
+	if err != nil {
+		return nil, &pathError{Op: "open", Path: abs, Err: err}
+	}
+	return &rawDir{f: os.NewFile(uintptr(fd), abs)}, nil
+}
+
+func (d *rawDir) Close() error { return d.f.Close() }
+
+// list returns the directory's entries sorted by name.
+func (d *rawDir) list() ([]dirEntry, error) {
+	entries, err := d.f.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
@@ -47,17 +96,31 @@ func readDir(dir string) ([]dirEntry, error) {
 		}
 		out = append(out, dirEntry{name: e.Name(), kind: k})
 	}
+	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	return out, nil
 }
 
-// modTimes returns the modification times of names in dir (zero where
-// one cannot be read).
-func modTimes(dir string, names []string) []time.Time {
+// modTimes returns the modification times of names in the directory
+// (zero where one cannot be read).
+func (d *rawDir) modTimes(names []string) []time.Time {
 	out := make([]time.Time, len(names))
+	var st unix.Stat_t
 	for i, name := range names {
-		if info, err := os.Lstat(dir + string(os.PathSeparator) + name); err == nil {
-			out[i] = info.ModTime()
+		if unix.Fstatat(int(d.f.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			out[i] = time.Unix(st.Mtim.Unix())
 		}
 	}
 	return out
+}
+
+// readFile reads the file name in the directory, following no symbolic
+// link.
+func (d *rawDir) readFile(name string) ([]byte, error) {
+	fd, err := permissions.OpenBeneath(int(d.f.Fd()), name, syscall.O_RDONLY|syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), d.f.Name()+"/"+name)
+	defer f.Close()
+	return io.ReadAll(f)
 }

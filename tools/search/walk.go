@@ -3,6 +3,7 @@ package search
 import (
 	"container/heap"
 	"context"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,10 @@ type walker struct {
 	root   string
 	filter walkFilter
 	global *ruleSet
+	// rootfd is the root directory's descriptor: every directory and file
+	// below it is opened relative to it, following no symbolic link (see
+	// openDirAt, openFileAt). -1 until set by in or walk.
+	rootfd int
 
 	// pending holds the directories found but not yet listed, ordered so
 	// that workers list them in the order the consumer will need them.
@@ -78,7 +83,7 @@ type walkItem struct {
 }
 
 func newWalker(root string, f walkFilter) *walker {
-	w := &walker{root: root, filter: f}
+	w := &walker{root: root, filter: f, rootfd: -1}
 	w.cond = sync.NewCond(&w.mu)
 	if f.useIgnore {
 		w.global = globalExcludes()
@@ -86,9 +91,43 @@ func newWalker(root string, f walkFilter) *walker {
 	return w
 }
 
+// in makes the walk start from dir, the root directory already open (the
+// way the tool opened it after the permission check); dir must stay open
+// until the walk and every openFile of its files are done.
+func (w *walker) in(dir *os.File) *walker {
+	w.rootfd = rootFD(dir)
+	return w
+}
+
+// beforeOpen, when set (by tests), runs right before a walk opens a
+// directory or a file below its root, with its path relative to the root
+// ("" for the root itself).
+var beforeOpen func(rel string)
+
+// openFile opens a file the walk yielded, relative to the root's
+// descriptor, following no symbolic link.
+func (w *walker) openFile(f walkFile) (*rawFile, error) {
+	if beforeOpen != nil {
+		beforeOpen(f.rel)
+	}
+	return openFileAt(w.rootfd, f.rel, f.abs)
+}
+
 // walk yields every file the filter keeps, in order, until emit returns
-// an error or ctx is done. Unreadable directories are skipped.
+// an error or ctx is done. Unreadable directories are skipped. Without
+// in, the root is opened by its path here, and closed when walk returns.
 func (w *walker) walk(ctx context.Context, emit func(walkFile) error) error {
+	if w.rootfd < 0 {
+		dir, err := os.Open(w.root)
+		if err != nil {
+			return ctx.Err()
+		}
+		defer func() {
+			dir.Close()
+			w.rootfd = -1
+		}()
+		w.rootfd = rootFD(dir)
+	}
 	var parent *ignoreNode
 	if w.filter.useIgnore {
 		parent = ancestorNodes(w.root, w.global)
@@ -170,7 +209,15 @@ func (w *walker) obtain(job *dirJob) {
 // the prefetch workers while the buffer has room.
 func (w *walker) run(job *dirJob) {
 	defer close(job.done)
-	entries, err := readDir(job.abs)
+	if beforeOpen != nil {
+		beforeOpen(job.rel)
+	}
+	dir, err := openDirAt(w.rootfd, job.rel, job.abs)
+	if err != nil {
+		return
+	}
+	defer dir.Close()
+	entries, err := dir.list()
 	if err != nil {
 		return
 	}
@@ -187,7 +234,7 @@ func (w *walker) run(job *dirJob) {
 				f.hasIgnore = e.kind == kindFile
 			}
 		}
-		node = job.parent.child(job.abs, f, w.global)
+		node = job.parent.child(job.abs, f, w.global, dir.readFile)
 	}
 	prefix := job.abs + "/"
 	if job.abs == "/" {
@@ -229,7 +276,7 @@ func (w *walker) run(job *dirJob) {
 				names = append(names, it.name)
 			}
 		}
-		times := modTimes(job.abs, names)
+		times := dir.modTimes(names)
 		k := 0
 		for i := range items {
 			if items[i].dir == nil {
