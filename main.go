@@ -3,6 +3,7 @@
 //
 //	agent-mcp serve                 MCP over stdio
 //	agent-mcp serve --http          MCP over streamable HTTP
+//	agent-mcp chat [-p PROMPT]      the bundled agent loop (Anthropic or OpenAI-compatible models)
 //	agent-mcp tools [--json]        list the tool pool
 //	agent-mcp version
 package main

@@ -87,8 +87,12 @@ func TaskOutput() tools.Tool {
 			tools.Default(s, "block", true)
 			tools.Default(s, "timeout", TaskOutputDefaultTimeoutMS)
 		},
-		// Reading a task's output moves its read position, nothing more.
-		Destructive: func(*TaskOutputInput) bool { return false },
+		// Reading a task's output moves the session's read position and
+		// changes nothing else, so it is a read (allowed in plan mode) that
+		// may run beside other reads; it is not idempotent.
+		ReadOnly:        func(*TaskOutputInput) bool { return true },
+		ConcurrencySafe: func(*TaskOutputInput) bool { return true },
+		Idempotent:      func(*TaskOutputInput) bool { return false },
 		Validate: func(_ context.Context, in *TaskOutputInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.TaskID) == "" {
 				return errors.New("task_id is empty: give the id Bash reported for the background task")
