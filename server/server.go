@@ -48,6 +48,10 @@ type Server struct {
 	// pending holds calls parked across multi round-trips, by requestState
 	// token (see roundtrip.go).
 	pending sync.Map
+
+	// closing counts sessions being closed because their MCP session
+	// ended; Close waits for them.
+	closing sync.WaitGroup
 }
 
 type calledNameKey struct{}
@@ -154,9 +158,20 @@ func (s *Server) session(ss *mcp.ServerSession) (*tools.Session, error) {
 	s.sessions[ss] = ts
 	go func() {
 		_ = ss.Wait()
+		// Either Close already took this session (and closes it), or this
+		// goroutine takes it and Close waits for it through s.closing, so
+		// the server never exits with a session's processes half-killed.
 		s.mu.Lock()
+		_, mine := s.sessions[ss]
 		delete(s.sessions, ss)
+		if mine {
+			s.closing.Add(1)
+		}
 		s.mu.Unlock()
+		if !mine {
+			return
+		}
+		defer s.closing.Done()
 		if err := ts.Close(); err != nil {
 			s.cfg.Logger.Warn("closing session", "session", ts.ID(), "err", err)
 		}
@@ -186,6 +201,7 @@ func (s *Server) Close() {
 		go func() { defer wg.Done(); _ = ts.Close() }()
 	}
 	wg.Wait()
+	s.closing.Wait()
 }
 
 // useContext gathers what a tool may use for a call from this MCP session.
