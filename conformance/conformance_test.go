@@ -11,12 +11,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 var update = flag.Bool("update", false, "rewrite the server section of every transcript with what the binary answered")
@@ -29,37 +30,8 @@ var binary string
 const responseTimeout = 90 * time.Second
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	dir, err := os.MkdirTemp("", "agent-mcp-conformance-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "agent-mcp")
-	if err := buildBinary(binary, ".."); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// buildBinary builds the package at pkg (relative to this directory)
-// into out.
-func buildBinary(out, pkg string) error {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
-	}
-	cmd := exec.Command(gobin, "build", "-o", out, pkg)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, stderr.Bytes())
-	}
-	return nil
+	flag.Parse() // -update, before testbin runs the tests
+	testbin.Main(m, &binary)
 }
 
 // TestTranscripts replays every testdata/*.txtar against the real binary

@@ -163,3 +163,39 @@ func HTTP(t testing.TB, url, token string, opts *mcp.ClientOptions) *mcp.ClientS
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
 }
+
+// CountProcs counts live processes whose command line holds the argument
+// arg exactly (zombies have an empty command line and are not counted).
+// Tests run commands with a unique argument (say `sleep 300.<random>`) and
+// count them to prove no process outlived what should have ended it.
+func CountProcs(arg string) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		if slices.Contains(strings.Split(string(b), "\x00"), arg) {
+			n++
+		}
+	}
+	return n
+}
+
+// WaitProcs waits until exactly want processes carry arg, failing the test
+// if that does not happen within bound (a liveness check, not a timing one).
+func WaitProcs(t testing.TB, arg string, want int, bound time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for {
+		n := CountProcs(arg)
+		if n == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes with argument %s, want %d", n, arg, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,37 +70,9 @@ func spawn(t *testing.T, cs *mcp.ClientSession, m string) {
 	waitProcs(t, m, 4)
 }
 
-func countProcs(arg string) int {
-	entries, _ := os.ReadDir("/proc")
-	n := 0
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		for _, a := range strings.Split(string(b), "\x00") {
-			if a == arg {
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
-
 func waitProcs(t *testing.T, arg string, want int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		n := countProcs(arg)
-		if n == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d processes with argument %s, want %d", n, arg, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testbin.WaitProcs(t, arg, want, 30*time.Second)
 }
 
 func TestE2E_stdin_closed(t *testing.T) {

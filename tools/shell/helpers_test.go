@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -109,42 +108,13 @@ func marker() string {
 	return fmt.Sprintf("300.%d", rand.Int64N(1e12))
 }
 
-// countProcs counts live processes whose command line holds the argument
-// arg (zombies have an empty command line and are not counted).
-func countProcs(arg string) int {
-	entries, _ := os.ReadDir("/proc")
-	n := 0
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		for _, a := range strings.Split(string(b), "\x00") {
-			if a == arg {
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
+// countProcs counts live processes whose command line holds arg.
+func countProcs(arg string) int { return testbin.CountProcs(arg) }
 
-// waitProcs waits until exactly want processes carry arg, failing the
-// test if that does not happen within a generous bound (a liveness check,
-// not a timing one).
+// waitProcs waits until exactly want processes carry arg.
 func waitProcs(t *testing.T, arg string, want int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		n := countProcs(arg)
-		if n == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d processes with argument %s, want %d", n, arg, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testbin.WaitProcs(t, arg, want, 20*time.Second)
 }
 
 // waitFor polls cond until it holds, failing the test after a generous
