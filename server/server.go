@@ -234,13 +234,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		if called, ok := ctx.Value(calledNameKey{}).(string); ok {
 			name = called
 		}
-		callID := ""
-		if req.Extra != nil {
-			callID = fmt.Sprint(req.Extra.Header.Get("X-Request-Id"))
-		}
-		if callID == "" {
-			callID = tools.RandomID()[:16]
-		}
+		// A fresh id per call: it names the call's persisted result, so it
+		// must not repeat within the session.
+		callID := tools.RandomID()[:16]
 		uc := s.useContext(req.Session, ts, callID)
 		out := s.cfg.Pipeline.Run(ctx, uc, orchestrator.Call{ID: callID, Name: name, Input: req.Params.Arguments},
 			progressSender(ctx, req))
