@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -331,3 +331,10 @@ func TestChatInteractive_sigint_at_a_plain_prompt(t *testing.T) {
 		t.Fatalf("chat did not exit after two SIGINTs:\n%s", scr.String())
 	}
 }
+
+// The exit codes chat documents in its --help (a shell's 128+signal).
+const (
+	exitMaxTurns    = 3   // the turn limit was reached
+	exitInterrupted = 130 // SIGINT
+	exitTerminated  = 143 // SIGTERM
+)

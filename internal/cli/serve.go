@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -149,7 +149,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	srv, err := server.New(server.Config{
-		Name: "agent-mcp", Version: version, Pipeline: pipeline, Session: sessOpts, Logger: logger,
+		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger,
 	})
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -202,7 +202,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	}
 	env.mcp = upstream.Start(ctx, cfgs, upstream.Options{
 		ConnectTimeout: f.mcpConnect, CallTimeout: f.mcpCall,
-		ClientName: "agent-mcp", ClientVersion: version, Logger: logger,
+		ClientName: "agent-mcp", ClientVersion: Version, Logger: logger,
 	})
 	toolOpts, err := f.w.web.toolOptions()
 	if err != nil {

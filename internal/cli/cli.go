@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Version is set at build time with
+// -ldflags "-X github.com/agent-mcp/agent-mcp/internal/cli.Version=...".
+var Version = "0.1.0-dev"
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve the tools over MCP (stdio, or streamable HTTP with --http)", cmdServe},
+		{"chat", "run the bundled coding agent in the terminal, or once with -p PROMPT", cmdChat},
+		{"tools", "list the tool pool with input schemas and annotations", cmdTools},
+		{"version", "print the version", cmdVersion},
+	}
+}
+
+// errUsage marks an error already explained by printed usage.
+var errUsage = errors.New("usage")
+
+// Run runs the agent-mcp command line args (without the program name) and
+// returns the process exit code.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(ctx, args[1:], stdout, stderr)
+			switch {
+			case err == nil, errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				return 2
+			}
+			// A command may choose its exit code (chat: max turns, interrupted).
+			var coded interface{ ExitCode() int }
+			if errors.As(err, &coded) {
+				if msg := err.Error(); msg != "" {
+					fmt.Fprintf(stderr, "agent-mcp %s: %s\n", c.name, msg)
+				}
+				return coded.ExitCode()
+			}
+			fmt.Fprintf(stderr, "agent-mcp %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "agent-mcp: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "agent-mcp %s: the coding-agent tool suite over MCP\n\nUsage:\n  agent-mcp <command> [flags]\n\nCommands:\n", Version)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'agent-mcp <command> --help' for a command's flags.\n")
+}
+
+// newFlagSet makes a flag set whose --help prints the command's purpose
+// and every flag.
+func newFlagSet(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("agent-mcp "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: agent-mcp %s\n\n%s\n\nFlags:\n", synopsis, about)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, mapping bad flags to errUsage and refusing
+// stray arguments.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}
+
+func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", "version", "Prints the version of agent-mcp.", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "agent-mcp %s\n", Version)
+	return nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return fmt.Sprint([]string(*l)) }
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
