@@ -6,30 +6,81 @@ import (
 	"strings"
 )
 
-// protectedDirs are directories whose contents configure tools that run
-// code or hold credentials; nothing inside them is written without an
-// explicit allow rule.
-var protectedDirs = []string{".git", ".claude", ".vscode", ".idea", ".ssh", ".gnupg", ".agent-mcp"}
+// This file is the one list of protected paths. The permission check asks
+// [Protected] about every path a call writes; a kernel sandbox makes the
+// paths of [ProtectedPaths] read-only. Both read the lists below, so the
+// two can never disagree.
 
-// protectedFiles are files that configure shells, git, or MCP servers: a
-// write to them can run code later.
+// protectedDirs are directories whose contents configure tools that run
+// code or hold credentials, wherever they appear: nothing inside them is
+// written without an explicit allow rule naming them.
+var protectedDirs = []string{".git", ".claude", ".cursor", ".vscode", ".idea", ".ssh", ".gnupg", ".agent-mcp"}
+
+// protectedFiles are files that configure shells, git, or MCP servers,
+// wherever they appear: a write to them can run code later.
 var protectedFiles = []string{
 	".mcp.json", ".claude.json", ".gitconfig", ".gitmodules", ".gitattributes",
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
 	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout",
 	".envrc", ".ripgreprc", ".npmrc", ".netrc", ".pypirc",
 }
 
-// Protected reports whether writing abs needs an explicit allow (PARITY
-// §9): it is inside a directory such as .git or .claude, or is a shell rc
-// file, .mcp.json, or similar. It checks the path as written and, when the
-// caller gives it, where the path resolves to.
-func Protected(abs string, resolved ...string) (bool, string) {
+// protectedConfigDirs are directories under a `.config` directory (the XDG
+// configuration of git, fish, and agent-mcp itself: its settings.json and
+// mcp.json) protected as a whole.
+var protectedConfigDirs = []string{"git", "fish", "agent-mcp"}
+
+// ProtectedNames returns the directory and file names protected wherever
+// they appear, and the directories protected under `~/.config`.
+func ProtectedNames() (dirs, files, configDirs []string) {
+	return slices.Clone(protectedDirs), slices.Clone(protectedFiles), slices.Clone(protectedConfigDirs)
+}
+
+// ProtectedPaths lists the protected paths directly under each of roots
+// (working directories) and under home, whether or not they exist yet:
+// what a sandbox makes read-only so that a command cannot create or change
+// them. Paths deeper down (a nested repository's .git) are protected by
+// [Protected] only.
+func ProtectedPaths(roots []string, home string) []string {
+	var out []string
+	add := func(p string) {
+		if p = filepath.Clean(p); !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, r := range append(slices.Clone(roots), home) {
+		if r == "" {
+			continue
+		}
+		for _, n := range protectedDirs {
+			add(filepath.Join(r, n))
+		}
+		for _, n := range protectedFiles {
+			add(filepath.Join(r, n))
+		}
+	}
+	if home != "" {
+		for _, n := range protectedConfigDirs {
+			add(filepath.Join(home, ".config", n))
+		}
+	}
+	return out
+}
+
+// Protected reports whether writing abs needs an explicit allow rule: it
+// is inside a directory such as .git, .claude or .cursor, or ~/.config/git,
+// or is a shell rc file, .mcp.json, or similar. It checks the path as
+// written and, when the caller gives it, where the path resolves to. what
+// names the protected part.
+func Protected(abs string, resolved ...string) (ok bool, what string) {
 	for _, p := range append([]string{abs}, resolved...) {
 		parts := strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
-		for _, c := range parts {
+		for i, c := range parts {
 			if slices.Contains(protectedDirs, c) {
 				return true, c + "/"
+			}
+			if c == ".config" && i+1 < len(parts) && slices.Contains(protectedConfigDirs, parts[i+1]) {
+				return true, ".config/" + parts[i+1] + "/"
 			}
 		}
 		if base := parts[len(parts)-1]; slices.Contains(protectedFiles, base) {
@@ -37,4 +88,26 @@ func Protected(abs string, resolved ...string) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// NamesProtected reports whether a path rule names a protected path itself
+// (`Edit(.git/hooks/**)`, `Edit(//proj/.mcp.json)`), rather than covering
+// one by a wider pattern (`Edit(//proj/**)`, `Edit`): only such a rule
+// allows writing a protected path.
+func (r *SourcedRule) NamesProtected() bool {
+	if r == nil || r.path == nil {
+		return false
+	}
+	lit := r.path.base
+	for _, seg := range strings.Split(r.path.glob, "/") {
+		if seg == "**" {
+			continue // `.git/**` and an unanchored `.git` still name .git
+		}
+		if strings.ContainsAny(seg, `*?[\`) {
+			break
+		}
+		lit = filepath.Join(lit, seg)
+	}
+	ok, _ := Protected(lit)
+	return ok
 }

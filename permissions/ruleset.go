@@ -332,6 +332,22 @@ func (rs *RuleSet) AllowsAccess(t *Target, a Access) *SourcedRule {
 	return nil
 }
 
+// AllowsProtected returns the allow rule that lets a call write the
+// protected path of a: one that covers it and names a protected path
+// itself ([SourcedRule.NamesProtected]). Wider rules (`Edit(//proj/**)`,
+// a whole-tool `Edit`, a session grant of a directory) never do.
+func (rs *RuleSet) AllowsProtected(t *Target, a Access) *SourcedRule {
+	for _, r := range rs.Rules(Allow) {
+		if r.Whole() || !r.NamesProtected() || !r.coversAccess(t, a) || r.isParam(t) {
+			continue
+		}
+		if r.path != nil && (r.path.match(a.Real, a.IsDir) && r.path.match(a.Path, a.IsDir)) {
+			return r
+		}
+	}
+	return nil
+}
+
 // AllowsDomain returns the allow rule for the fetched domain.
 func (rs *RuleSet) AllowsDomain(t *Target) *SourcedRule {
 	for _, r := range rs.Rules(Allow) {

@@ -21,6 +21,8 @@ type File struct {
 		DefaultMode           string   `json:"defaultMode"`
 		AdditionalDirectories []string `json:"additionalDirectories"`
 	} `json:"permissions"`
+	// Model is the chat model (`provider/name`, or a bare Anthropic name).
+	Model string `json:"model"`
 	// Hooks maps an event name to its matchers; only PreToolUse and
 	// PostToolUse are read, so other events may have any shape.
 	Hooks map[string]json.RawMessage `json:"hooks"`
@@ -90,13 +92,10 @@ type Settings struct {
 	Sources []string
 	// Home is the home directory `~/` in rules refers to.
 	Home string
-}
-
-// Empty reports whether no source said anything: no rule, no hook, no
-// mode, no directory.
-func (s *Settings) Empty() bool {
-	return s.Rules.Len() == 0 && s.DefaultMode == "" && len(s.AdditionalDirectories) == 0 &&
-		len(s.PreToolUse) == 0 && len(s.PostToolUse) == 0
+	// Model is the "model" of the highest-precedence source that set one
+	// (`provider/name`; a bare name is an Anthropic model); empty when
+	// none did.
+	Model string
 }
 
 // Load reads and merges the settings at loc, lowest precedence first: the
@@ -170,6 +169,12 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte) error {
 		if err := s.AddRules(list.b, list.rules, name, anchors); err != nil {
 			return err
 		}
+	}
+	if m := strings.TrimSpace(f.Model); m != "" {
+		if !strings.Contains(m, "/") {
+			m = "anthropic/" + m
+		}
+		s.Model = m
 	}
 	if f.Permissions.DefaultMode != "" {
 		m, err := ParseMode(f.Permissions.DefaultMode)

@@ -21,7 +21,7 @@ func writeFile(t *testing.T, path, content string) {
 func TestLoad_mergesEverySource(t *testing.T) {
 	dir := t.TempDir()
 	home, cfg, proj := filepath.Join(dir, "home"), filepath.Join(dir, "cfg"), filepath.Join(dir, "proj")
-	writeFile(t, filepath.Join(home, ".claude/settings.json"), `{"permissions": {"deny": ["Bash(rm *)"], "defaultMode": "plan"}, "model": "ignored"}`)
+	writeFile(t, filepath.Join(home, ".claude/settings.json"), `{"permissions": {"deny": ["Bash(rm *)"], "defaultMode": "plan"}, "model": "claude-x"}`)
 	writeFile(t, filepath.Join(cfg, "settings.json"), `{"permissions": {"allow": ["Read"]}}`)
 	writeFile(t, filepath.Join(proj, ".claude/settings.json"), `{"permissions": {"ask": ["Bash(git push *)"], "additionalDirectories": ["../shared", "~/notes"]},
 		"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}], "Stop": [{"hooks": []}]}}`)
@@ -32,6 +32,9 @@ func TestLoad_mergesEverySource(t *testing.T) {
 	s, err := Load(Locations{Home: home, ConfigDir: cfg, Project: proj, Extra: []string{extra, `{"permissions": {"deny": ["WebFetch"]}}`}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if s.Model != "anthropic/claude-x" {
+		t.Errorf("Model = %q, want the user's claude-x as an Anthropic model", s.Model)
 	}
 	if s.DefaultMode != ModeAcceptEdits {
 		t.Errorf("DefaultMode = %q, want the local file's acceptEdits", s.DefaultMode)
@@ -69,7 +72,7 @@ func TestLoad_nothingThere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.Empty() {
+	if s.Rules.Len() != 0 || s.DefaultMode != "" || len(s.AdditionalDirectories) != 0 || len(s.PreToolUse)+len(s.PostToolUse) != 0 || s.Model != "" || len(s.Sources) != 0 {
 		t.Fatalf("settings from nothing are not empty: %+v", s)
 	}
 }

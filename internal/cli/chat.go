@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -22,7 +21,6 @@ import (
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent/term"
 	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
-	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
 )
@@ -174,12 +172,17 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		return nil, err
 	}
 	cwd := sessOpts.Cwd
+	perm, err := f.w.permissionSetup(cwd)
+	if err != nil {
+		return nil, err
+	}
+	env.perm = perm
 	env.model = f.model
 	if env.model == "" {
 		env.model = os.Getenv("AGENT_MCP_MODEL")
 	}
 	if env.model == "" {
-		env.model = settingsModel(cwd, f.w.perm.settings)
+		env.model = perm.settings.Model
 	}
 	if env.model == "" {
 		env.model = defaultModel
@@ -188,11 +191,6 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if err != nil {
 		return nil, err
 	}
-	perm, err := f.w.permissionSetup(cwd)
-	if err != nil {
-		return nil, err
-	}
-	env.perm = perm
 	cfgs, warnings, err := upstream.Load(upstream.LoadOptions{ProjectDir: cwd, Files: f.mcpConfigs, Strict: f.strictMCP})
 	if err != nil {
 		return nil, err
@@ -283,48 +281,6 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		},
 	}
 	return env, nil
-}
-
-// settingsModel reads "model" from the settings files (the user's Claude
-// Code and agent-mcp settings, the project's, then --settings); the last
-// one that sets it wins. A name without a provider is an Anthropic model.
-func settingsModel(project string, extra []string) string {
-	loc := permissions.DefaultLocations(project)
-	claude := loc.ClaudeDir
-	if claude == "" && loc.Home != "" {
-		claude = filepath.Join(loc.Home, ".claude")
-	}
-	var docs [][]byte
-	for _, p := range []string{
-		filepath.Join(claude, "settings.json"),
-		filepath.Join(loc.ConfigDir, "settings.json"),
-		filepath.Join(project, ".claude", "settings.json"),
-		filepath.Join(project, ".claude", "settings.local.json"),
-	} {
-		if b, err := os.ReadFile(p); err == nil {
-			docs = append(docs, b)
-		}
-	}
-	for _, e := range extra {
-		if strings.HasPrefix(strings.TrimSpace(e), "{") {
-			docs = append(docs, []byte(e))
-		} else if b, err := os.ReadFile(e); err == nil {
-			docs = append(docs, b)
-		}
-	}
-	model := ""
-	for _, d := range docs {
-		var s struct {
-			Model string `json:"model"`
-		}
-		if json.Unmarshal(d, &s) == nil && s.Model != "" {
-			model = s.Model
-		}
-	}
-	if model != "" && !strings.Contains(model, "/") {
-		model = "anthropic/" + model
-	}
-	return model
 }
 
 func chatLogger(stderr io.Writer) *slog.Logger {

@@ -18,11 +18,12 @@ type permissionFlags struct {
 	settings        stringList
 	allowedTools    stringList
 	disallowedTools stringList
-	// strict turns off the trusting-host policy even without settings:
-	// chat sets it, since nobody else confirms its calls.
+	// strict says nobody but agent-mcp confirms calls (chat), so the
+	// trusting-host policy never applies (permissions.DecidePolicy).
 	strict bool
 
-	loaded *permissionSetup
+	loaded        *permissionSetup
+	loadedProject string
 }
 
 func (p *permissionFlags) add(fs *flag.FlagSet) {
@@ -34,18 +35,20 @@ func (p *permissionFlags) add(fs *flag.FlagSet) {
 // permissionSetup is what the settings and flags make of permissions.
 type permissionSetup struct {
 	settings *permissions.Settings
+	policy   permissions.Policy
 	permit   *permit.Permitter
 	// hooks is nil when no hook is configured.
 	hooks *hooks.Runner
 }
 
-// permissionSetup loads the settings of project (once) and builds the
-// permitter and the hook runner from them and the flags. The user's
-// settings are read from ~/.claude (or $CLAUDE_CONFIG_DIR) and
-// $XDG_CONFIG_HOME/agent-mcp (or $AGENT_MCP_CONFIG_DIR).
+// permissionSetup loads the settings of project (once per project) and
+// builds the policy, the permitter and the hook runner from them and the
+// flags. The user's settings are read from ~/.claude (or
+// $CLAUDE_CONFIG_DIR) and $XDG_CONFIG_HOME/agent-mcp (or
+// $AGENT_MCP_CONFIG_DIR).
 func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, error) {
 	p := &w.perm
-	if p.loaded != nil {
+	if p.loaded != nil && p.loadedProject == project {
 		return p.loaded, nil
 	}
 	loc := permissions.DefaultLocations(project)
@@ -55,7 +58,6 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 		return nil, err
 	}
 	flagAnchors := permissions.Anchors{Home: loc.Home, Root: project, Cwd: project}
-	flagRules := 0
 	for _, f := range []struct {
 		name string
 		b    permissions.Behavior
@@ -63,14 +65,16 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 	}{{"--disallowed-tools", permissions.Deny, p.disallowedTools}, {"--allowed-tools", permissions.Allow, p.allowedTools}} {
 		for _, v := range f.vals {
 			rules := permissions.SplitRuleList(v)
-			flagRules += len(rules)
 			if err := s.AddRules(f.b, rules, f.name, flagAnchors); err != nil {
 				return nil, fmt.Errorf("%s: %w", f.name, err)
 			}
 		}
 	}
-	trust := !p.strict && s.Rules.Len() == 0 && s.DefaultMode == "" && len(s.AdditionalDirectories) == 0 && flagRules == 0
-	setup := &permissionSetup{settings: s, permit: permit.New(permit.Config{Rules: s.Rules, TrustHost: trust})}
+	policy, err := permissions.DecidePolicy(permissions.PolicyInput{ModeFlag: w.mode, SettingsMode: s.DefaultMode, HostConfirms: !p.strict})
+	if err != nil {
+		return nil, err
+	}
+	setup := &permissionSetup{settings: s, policy: policy, permit: permit.New(permit.Config{Rules: s.Rules, TrustHost: policy.TrustHost})}
 	if len(s.PreToolUse)+len(s.PostToolUse) > 0 {
 		r, err := hooks.New(hooks.Config{PreToolUse: s.PreToolUse, PostToolUse: s.PostToolUse, ProjectDir: project})
 		if err != nil {
@@ -78,24 +82,8 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 		}
 		setup.hooks = r
 	}
-	p.loaded = setup
+	p.loaded, p.loadedProject = setup, project
 	return setup, nil
-}
-
-// mode is the starting permission mode: the flag's, else the settings'
-// defaultMode, else default.
-func (s *permissionSetup) mode(flagValue string) (permissions.Mode, error) {
-	if flagValue == "" {
-		if s.settings.DefaultMode != "" {
-			return s.settings.DefaultMode, nil
-		}
-		return permissions.ModeDefault, nil
-	}
-	m, err := permissions.ParseMode(flagValue)
-	if err != nil {
-		return "", fmt.Errorf("--permission-mode: %w", err)
-	}
-	return m, nil
 }
 
 // addDirs appends the settings' additionalDirectories that exist to dirs.

@@ -76,12 +76,8 @@ func (w *workspaceFlags) sessionOptions() (tools.SessionOptions, error) {
 	if err != nil {
 		return tools.SessionOptions{}, err
 	}
-	mode, err := perm.mode(w.mode)
-	if err != nil {
-		return tools.SessionOptions{}, err
-	}
 	dirs = perm.addDirs(dirs)
-	return tools.SessionOptions{Cwd: dirs[0], WorkDirs: dirs[1:], Mode: mode, StateRoot: w.stateDir}, nil
+	return tools.SessionOptions{Cwd: dirs[0], WorkDirs: dirs[1:], Mode: perm.policy.Mode, StateRoot: w.stateDir}, nil
 }
 
 // buildPipeline assembles the pool and the pipeline every call goes through.

@@ -72,6 +72,9 @@ type need struct {
 	byTrust, byAcceptEdits, byBypass bool
 	// byHook is false only for what a hook's allow must not override.
 	byHook bool
+	// protected is set for a write to a protected path: only a rule naming
+	// that path meets it, never a whole-tool allow.
+	protected bool
 }
 
 // Decide makes the decision for one call; see the package documentation
@@ -124,7 +127,7 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 	}
 
 	needs := p.partNeeds(req, tg, rules, unknownPaths)
-	hard := slices.ContainsFunc(needs, func(n need) bool { return !n.byHook })
+	hard := slices.ContainsFunc(needs, func(n need) bool { return !n.byHook || n.protected })
 
 	// 4. Whole-tool allow.
 	if r := rules.AllowsTool(tg); r != nil && !hard {
@@ -176,20 +179,25 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 	// is the server's output to this client: reading it needs no grant.
 	state := permissions.NewConfinement([]string{req.UC.Session.StateDir()})
 	for _, a := range tg.Accesses {
-		if rules.AllowsAccess(tg, a) != nil {
-			continue
-		}
-		if !a.Write && state.Contains(a.Path) {
-			continue
-		}
 		verb, family := "reading", "Read"
 		if a.Write {
 			verb, family = "writing", "Edit"
 		}
+		// A protected path is written only under a rule that names it:
+		// a wider allow rule or session grant does not reach it.
 		if prot, what := permissions.Protected(a.Path, a.Real); prot && a.Write {
+			if rules.AllowsProtected(tg, a) != nil {
+				continue
+			}
 			s := permissions.Rule{Tool: "Edit", Specifier: absSpec(a.Path)}
-			needs = append(needs, need{reason: fmt.Sprintf("%s %s changes a protected path (%s)", verb, a.Path, what),
-				suggestion: &s, byHook: true})
+			needs = append(needs, need{reason: fmt.Sprintf("%s %s changes a protected path (%s), which only a rule naming it allows", verb, a.Path, what),
+				suggestion: &s, byHook: true, protected: true})
+			continue
+		}
+		if rules.AllowsAccess(tg, a) != nil {
+			continue
+		}
+		if !a.Write && state.Contains(a.Path) {
 			continue
 		}
 		if !conf.Contains(a.Path) {
