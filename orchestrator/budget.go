@@ -69,14 +69,19 @@ func applyBudget(s *tools.Session, t tools.Tool, callID string, res *tools.Resul
 		return nil, fmt.Errorf("saving large result: %w", err)
 	}
 	p := &Persisted{Path: path, URI: ResultURIPrefix + name, Name: name, Size: int64(len(res.Text))}
-	res.Text = PersistedPreview(res.Text, path)
+	full := res.Text
+	res.Text = PersistedPreview(full, path)
 	if res.Output != nil {
 		if b, err := json.Marshal(res.Output); err == nil && utf8.RuneCount(b) > limit {
+			// The preview travels here too: a host that shows the model
+			// the structured form instead of the text must not lose it.
+			preview, _ := previewOf(full)
 			res.Output = map[string]any{
 				"persistedOutputPath": path,
 				"persistedOutputUri":  p.URI,
 				"originalSize":        p.Size,
 				"truncated":           true,
+				"preview":             preview,
 			}
 		}
 	}

@@ -29,6 +29,13 @@ type Config struct {
 	Logger *slog.Logger
 	// Instructions are sent to clients at initialization.
 	Instructions string
+	// StructuredOutput returns each result's output object as
+	// structuredContent besides the content blocks. Off by default: hosts
+	// such as Claude Code and Codex CLI show the model
+	// JSON.stringify(structuredContent) instead of the text blocks when it
+	// is present, so the model would read JSON rather than the text the
+	// tools render for it (Read's numbered lines, Grep's "Found N files").
+	StructuredOutput bool
 	// CustomizeMCP, if set, adjusts the go-sdk server options before the
 	// server is built (the conformance fixture build adds completion and
 	// subscription handlers this way). Production leaves it nil.
@@ -91,6 +98,7 @@ func New(cfg Config) (*Server, error) {
 	}, s.readResult)
 	s.mcp.AddReceivingMiddleware(s.aliasMiddleware)
 	s.mcp.AddReceivingMiddleware(s.hideUnavailableTools)
+	s.mcp.AddReceivingMiddleware(s.listResults)
 	return s, nil
 }
 
@@ -224,6 +232,12 @@ func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID str
 }
 
 func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
+	declared := map[string]bool{}
+	if sch := t.Schema(); sch != nil {
+		for name := range sch.Properties {
+			declared[name] = true
+		}
+	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ts, err := s.session(req.Session)
 		if err != nil {
@@ -238,7 +252,8 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 		// must not repeat within the session.
 		callID := tools.RandomID()[:16]
 		uc := s.useContext(req.Session, ts, callID)
-		out := s.cfg.Pipeline.Run(ctx, uc, orchestrator.Call{ID: callID, Name: name, Input: req.Params.Arguments},
+		args := withoutHostParams(req.Params.Arguments, declared)
+		out := s.cfg.Pipeline.Run(ctx, uc, orchestrator.Call{ID: callID, Name: name, Input: args},
 			progressSender(ctx, req))
 		if out.Err != nil {
 			if errors.Is(out.Err, orchestrator.ErrUnknownTool) {
@@ -246,14 +261,14 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			}
 			return nil, out.Err
 		}
-		return toCallToolResult(out), nil
+		return toCallToolResult(out, s.cfg.StructuredOutput), nil
 	}
 }
 
 // toCallToolResult renders an outcome for MCP: the model-facing text first,
-// then extra blocks, a resource link to a persisted result, and the output
-// object as structuredContent.
-func toCallToolResult(out orchestrator.Outcome) *mcp.CallToolResult {
+// then extra blocks and a resource link to a persisted result; with
+// structured set, the output object too, as structuredContent.
+func toCallToolResult(out orchestrator.Outcome, structured bool) *mcp.CallToolResult {
 	res := out.Result
 	r := &mcp.CallToolResult{IsError: res.IsError}
 	if res.Text != "" {
@@ -277,7 +292,7 @@ func toCallToolResult(out orchestrator.Outcome) *mcp.CallToolResult {
 			Description: "Full output of the " + out.Tool.Name() + " call",
 		})
 	}
-	if res.Output != nil && !res.IsError {
+	if structured && res.Output != nil && !res.IsError {
 		r.StructuredContent = res.Output
 	}
 	if r.Content == nil {

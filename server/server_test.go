@@ -17,6 +17,8 @@ import (
 
 type spyInput struct {
 	Size int `json:"size,omitempty"`
+	// Echo puts the text in the output object too, making it as large.
+	Echo bool `json:"echo,omitempty"`
 }
 
 // testTools are tools with behaviour the built-ins do not give on demand:
@@ -33,7 +35,11 @@ func testTools(cancelled chan<- struct{}) []tools.Tool {
 			for i := 0; b.Len() < in.Size; i++ {
 				b.WriteString(strings.Repeat("y", 99) + "\n")
 			}
-			return &tools.Result{Text: b.String()[:in.Size], Output: map[string]any{"size": in.Size}}, nil
+			out := map[string]any{"size": in.Size}
+			if in.Echo {
+				out["text"] = b.String()[:in.Size]
+			}
+			return &tools.Result{Text: b.String()[:in.Size], Output: out}, nil
 		},
 	})
 	slow := tools.New(tools.Spec[spyInput]{
@@ -55,14 +61,21 @@ func testTools(cancelled chan<- struct{}) []tools.Tool {
 // session, closed at the end of the test.
 func connect(t *testing.T, ts []tools.Tool, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
 	t.Helper()
+	return connectWith(t, false, ts, opts)
+}
+
+// connectWith is connect with the server's StructuredOutput set as given.
+func connectWith(t *testing.T, structured bool, ts []tools.Tool, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
+	t.Helper()
 	pool, err := orchestrator.AssemblePool(append(builtin.Tools(builtin.Options{}), ts...), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv, err := New(Config{
 		Name: "agent-mcp", Version: "test",
-		Pipeline: &orchestrator.Pipeline{Pool: pool},
-		Session:  tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()},
+		Pipeline:         &orchestrator.Pipeline{Pool: pool},
+		Session:          tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()},
+		StructuredOutput: structured,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +117,8 @@ func TestOverBudgetResultIsPersistedAndReadableAsResource(t *testing.T) {
 	if !ok || !strings.HasPrefix(link.URI, orchestrator.ResultURIPrefix) || link.Size == nil || *link.Size != 5000 {
 		t.Fatalf("second block = %#v", res.Content[1])
 	}
-	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"size":5000}` {
-		t.Errorf("structuredContent = %s", sc)
+	if res.StructuredContent != nil {
+		t.Errorf("structuredContent = %v, want none by default", res.StructuredContent)
 	}
 	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
 	if err != nil {

@@ -52,6 +52,8 @@ func serverWith(t *testing.T, version string, toolOpts builtin.Options, opts *mc
 		Name: "agent-mcp", Version: "test",
 		Pipeline: &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{TrustHost: true})},
 		Session:  tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir()},
+		// These tests check the structured outputs of the workflow tools.
+		StructuredOutput: true,
 	})
 	if err != nil {
 		t.Fatal(err)

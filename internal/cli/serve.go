@@ -128,6 +128,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	resumeWindow := fs.Duration("resume-window", server.DefaultResumeWindow, "how long a disconnected HTTP client's calls wait for it to resume (Last-Event-ID) before they are cancelled")
 	shutdownGrace := fs.Duration("shutdown-grace", 10*time.Second, "on SIGTERM, how long in-flight HTTP calls may finish before they are cancelled")
 	logLevel := fs.String("log-level", "warn", "stderr log level: debug, info, warn or error")
+	structured := fs.Bool("structured-output", false, "also return each result's data as structuredContent, for programs that want fields rather than text.\n"+
+		"Off by default: hosts such as Claude Code and Codex CLI show the model the JSON of structuredContent\n"+
+		"instead of the text blocks when it is present, so the model would lose the text the tools render for it")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -146,6 +149,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv, err := server.New(server.Config{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger,
+		StructuredOutput: *structured,
 	})
 	if err != nil {
 		return err

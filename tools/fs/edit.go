@@ -26,9 +26,9 @@ type EditInput struct {
 
 // EditOutput is Edit's structured output.
 type EditOutput struct {
+	// The strings given are not echoed back (the caller has them); the
+	// patch shows the change.
 	FilePath   string `json:"filePath"`
-	OldString  string `json:"oldString"`
-	NewString  string `json:"newString"`
 	ReplaceAll bool   `json:"replaceAll"`
 	// Replacements counts the places changed.
 	Replacements int `json:"replacements"`
@@ -74,7 +74,7 @@ func Edit() tools.Tool {
 				return nil, err
 			}
 			out := EditOutput{
-				FilePath: r.w.abs, OldString: in.OldString, NewString: in.NewString, ReplaceAll: spec.ReplaceAll,
+				FilePath: r.w.abs, ReplaceAll: spec.ReplaceAll,
 				Replacements: r.counts[0], Created: r.created, StructuredPatch: r.patch,
 				UnseenChanges: r.unseen, QuotesAdapted: r.quotes,
 			}

@@ -29,8 +29,9 @@ type MultiEditItem struct {
 
 // MultiEditOutput is MultiEdit's structured output.
 type MultiEditOutput struct {
-	FilePath string          `json:"filePath"`
-	Edits    []MultiEditItem `json:"edits"`
+	// The edits given are not echoed back (the caller has them); the
+	// patch shows the change.
+	FilePath string `json:"filePath"`
 	// Replacements counts the places each edit changed, by index.
 	Replacements    []int       `json:"replacements"`
 	Created         bool        `json:"created,omitempty"`
@@ -82,7 +83,7 @@ func MultiEdit() tools.Tool {
 				return nil, err
 			}
 			out := MultiEditOutput{
-				FilePath: r.w.abs, Edits: in.Edits, Replacements: r.counts, Created: r.created,
+				FilePath: r.w.abs, Replacements: r.counts, Created: r.created,
 				StructuredPatch: r.patch, UnseenChanges: r.unseen, QuotesAdapted: r.quotes,
 			}
 			return &tools.Result{Output: out, Text: r.text()}, nil

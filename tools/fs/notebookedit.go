@@ -35,8 +35,6 @@ type NotebookEditOutput struct {
 	CellID   string `json:"cellId"`
 	CellType string `json:"cellType"`
 	EditMode string `json:"editMode"`
-	// NewSource is the source given, cut to a bounded length.
-	NewSource string `json:"newSource"`
 	// Language is the notebook's kernel language.
 	Language string `json:"language"`
 	// Cells is the number of cells after the edit.
@@ -139,7 +137,6 @@ func runNotebookEdit(_ context.Context, in *NotebookEditInput, uc *tools.UseCont
 	}
 
 	out := NotebookEditOutput{NotebookPath: w.abs, EditMode: mode, Language: notebookLanguage(nb)}
-	out.NewSource, _ = bounded(in.NewSource, outputMaxContent)
 	var text string
 	switch mode {
 	case editReplace:

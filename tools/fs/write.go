@@ -15,9 +15,6 @@ import (
 //go:embed write.md
 var writeDescription string
 
-// outputMaxContent bounds file text echoed in an output object.
-const outputMaxContent = 20000
-
 // WriteInput is Write's input.
 type WriteInput struct {
 	FilePath string `json:"file_path"`
@@ -29,9 +26,8 @@ type WriteOutput struct {
 	// Type is "create" for a new file, "update" for a replaced one.
 	Type     string `json:"type"`
 	FilePath string `json:"filePath"`
-	// Content is the text written, cut to a bounded length.
-	Content          string `json:"content"`
-	ContentTruncated bool   `json:"contentTruncated,omitempty"`
+	// The text written is not echoed back: the caller has it, and a host
+	// that shows the model this object would put it in the context twice.
 	// StructuredPatch is the change to an updated file (absent when it is
 	// too large to describe inline).
 	StructuredPatch []patchHunk `json:"structuredPatch,omitempty"`
@@ -92,7 +88,6 @@ func runWrite(_ context.Context, in *WriteInput, uc *tools.UseContext, _ tools.P
 	}
 
 	out := WriteOutput{Type: "create", FilePath: w.abs, Lines: countLines(content), Bytes: int64(len(data))}
-	out.Content, out.ContentTruncated = bounded(in.Content, outputMaxContent)
 	verb := "Created"
 	if w.exists() {
 		out.Type, verb = "update", "Updated"
@@ -141,20 +136,6 @@ func countLines(s string) int {
 	}
 	return n
 }
-
-// bounded cuts s to at most max bytes on a rune boundary.
-func bounded(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
-	}
-	cut := max
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut], true
-}
-
-func isRuneStart(b byte) bool { return b&0xc0 != 0x80 }
 
 // plural renders "1 line", "3 lines".
 func plural(n int, unit string) string {

@@ -1,6 +1,7 @@
 package fs_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func TestWrite(t *testing.T) {
 		}
 		contains(t, "text", res.Text, "Created", h.path("a/b/new.txt"), "2 lines", "current")
 		out := outputJSON(t, res)
-		if out["type"] != "create" || out["filePath"] != h.path("a/b/new.txt") || out["content"] != "one\ntwo\n" {
+		if out["type"] != "create" || out["filePath"] != h.path("a/b/new.txt") || out["content"] != nil || out["lines"] != 2.0 {
 			t.Errorf("output %v", out)
 		}
 	})
@@ -192,15 +193,21 @@ func TestWrite(t *testing.T) {
 		h := newHarness(t)
 		h.fail("Write", map[string]any{"file_path": "x"}, "content")
 	})
-	t.Run("output_content_is_bounded", func(t *testing.T) {
+	t.Run("output_never_echoes_the_content", func(t *testing.T) {
 		h := newHarness(t)
-		big := strings.Repeat("z", 50000)
-		out := outputJSON(t, h.ok("Write", map[string]any{"file_path": "big.txt", "content": big}))
-		if len(out["content"].(string)) > 20000 || out["contentTruncated"] != true {
-			t.Errorf("content of %d bytes, truncated=%v", len(out["content"].(string)), out["contentTruncated"])
-		}
-		if h.get("big.txt") != big {
-			t.Error("file not written in full")
+		for _, content := range []string{strings.Repeat("z", 60000), strings.Repeat("y", 60000)} {
+			res := h.ok("Write", map[string]any{"file_path": "big.txt", "content": content})
+			b, _ := json.Marshal(res.Output)
+			if len(b) > 1000 || strings.Contains(string(b), "zzzz") || strings.Contains(string(b), "yyyy") {
+				t.Errorf("output of %d bytes echoes the content: %.200s", len(b), b)
+			}
+			if len(res.Text) > 300 {
+				t.Errorf("text of %d bytes: %.200s", len(res.Text), res.Text)
+			}
+			if h.get("big.txt") != content {
+				t.Error("file not written in full")
+			}
+			h.ok("Read", map[string]any{"file_path": "big.txt", "limit": 1})
 		}
 	})
 }

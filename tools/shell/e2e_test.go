@@ -174,7 +174,10 @@ func TestE2E_output_file_readable_with_Read(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("Bash: %v %+v", err, res)
 	}
-	file, _ := res.StructuredContent.(map[string]any)["outputFile"].(string)
+	// The model learns the file from the text (the binary sends no
+	// structuredContent unless --structured-output).
+	_, file, _ := strings.Cut(res.Content[0].(*mcp.TextContent).Text, "Its output goes to ")
+	file, _, _ = strings.Cut(file, "; ")
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "TaskOutput", Arguments: map[string]any{"task_id": "bash_1"}}); err != nil {
 		t.Fatal(err)
 	}

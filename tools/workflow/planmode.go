@@ -44,8 +44,7 @@ type EnterPlanModeInput struct{}
 type PlanModeOutput struct {
 	// Mode is the session's permission mode after the call.
 	Mode string `json:"mode"`
-	// Plan is the plan put to the user (ExitPlanMode).
-	Plan string `json:"plan,omitempty"`
+	// The plan is not echoed back: the caller wrote it.
 	// Approved says whether the user approved the plan (ExitPlanMode).
 	Approved bool `json:"approved,omitempty"`
 	// Feedback is what the user said about the plan, if anything.
@@ -163,7 +162,7 @@ func exitPlanMode(ctx context.Context, in *ExitPlanModeInput, uc *tools.UseConte
 		// Plan mode was the model's own choice; leaving it gives back only
 		// the mode the session had, whose rules still apply to every call.
 		return &tools.Result{
-			Output: PlanModeOutput{Mode: string(restore), Plan: in.Plan, Approved: false},
+			Output: PlanModeOutput{Mode: string(restore), Approved: false},
 			Text: fmt.Sprintf("Plan mode is off (back to %s mode). The user could not be asked to approve the plan (this client does not support MCP elicitation), "+
 				"so present the plan in your reply and wait for the user's go-ahead before changing anything.", restore),
 			Modify: leave,
@@ -186,7 +185,7 @@ func exitPlanMode(ctx context.Context, in *ExitPlanModeInput, uc *tools.UseConte
 			text += "\nThe user's notes: " + feedback
 		}
 		return &tools.Result{
-			Output: PlanModeOutput{Mode: string(restore), Plan: in.Plan, Approved: true, Feedback: feedback},
+			Output: PlanModeOutput{Mode: string(restore), Approved: true, Feedback: feedback},
 			Text:   text,
 			Modify: leave,
 		}, nil
@@ -203,7 +202,7 @@ func exitPlanMode(ctx context.Context, in *ExitPlanModeInput, uc *tools.UseConte
 	}
 	msg += " Revise the plan (ask with AskUserQuestion if something is unclear) and call ExitPlanMode again."
 	return &tools.Result{
-		Output: PlanModeOutput{Mode: string(permissions.ModePlan), Plan: in.Plan, Feedback: feedback},
+		Output: PlanModeOutput{Mode: string(permissions.ModePlan), Feedback: feedback},
 		Text:   msg,
 		// Refused, like a denied permission: the model must not proceed.
 		IsError: true,
