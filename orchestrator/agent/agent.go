@@ -177,20 +177,22 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 func (a *Agent) step(ctx context.Context) (*providers.Response, []orchestrator.Outcome, error) {
 	req := a.request()
 	uc := a.cfg.UseContext
-	ex := newExecutor(ctx, a.cfg.Pipeline, &uc, a.cfg.Events)
+	ex := a.cfg.Pipeline.NewExecutor(ctx, &uc, orchestrator.CallEvents{
+		Start: a.cfg.Events.ToolStart, Progress: a.cfg.Events.ToolProgress, End: a.cfg.Events.ToolEnd,
+	})
 	var seen int
 	h := providers.Handler{
 		OnText: a.cfg.Events.Text,
 		OnToolUse: func(b providers.Block) {
 			seen++
-			ex.add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})
+			ex.Add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})
 		},
 	}
 	resp, err := a.cfg.Provider.Stream(ctx, req, h)
 	if err != nil {
 		// The response is lost: stop what it started and drop it.
 		if seen > 0 {
-			ex.finish()
+			ex.Wait()
 		}
 		return nil, nil, err
 	}
@@ -204,12 +206,12 @@ func (a *Agent) step(ctx context.Context) (*providers.Response, []orchestrator.O
 	// knows them at the end) are added now, in order.
 	uses := resp.Message.ToolUses()
 	for _, b := range uses[min(seen, len(uses)):] {
-		ex.add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})
+		ex.Add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})
 	}
 	if len(uses) == 0 {
 		return resp, nil, nil
 	}
-	outs := ex.finish()
+	outs := ex.Wait()
 	results := providers.Message{Role: providers.User}
 	for i, b := range uses {
 		var out orchestrator.Outcome

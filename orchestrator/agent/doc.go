@@ -4,10 +4,9 @@
 // An [Agent] sends the conversation and the pool's tools (with prompt-cache
 // breakpoints after the built-ins and after the MCP tools) to a
 // providers.Provider, streams the answer, and runs the tool calls through
-// the orchestrator's pipeline with a streaming executor: concurrency-safe
-// calls start as soon as the model has finished writing them, while the
-// rest of the response still streams; ordering, parallel batches, context
-// modifiers and sibling aborts follow orchestrator.Pipeline.RunCalls. The
+// the orchestrator's streaming executor (orchestrator.Executor):
+// concurrency-safe calls start as soon as the model has finished writing
+// them, while the rest of the response still streams. The
 // loop ends at the end of the model's turn or at MaxTurns.
 //
 // Also here: the system prompt ([SystemPrompt], [DetectEnv]: tools,

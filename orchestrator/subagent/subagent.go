@@ -204,7 +204,7 @@ func (r *Runner) RunSubAgent(ctx context.Context, req tools.SubAgentRequest) (st
 			run = append(run, c)
 			at = append(at, i)
 		}
-		for j, o := range pipeline.RunCalls(ctx, uc, run, nil) {
+		for j, o := range pipeline.RunCalls(ctx, uc, run, orchestrator.CallEvents{}) {
 			results[at[j]] = resultBlock(o)
 		}
 		msgs = append(msgs, Message{Role: "user", Blocks: results})

@@ -227,7 +227,7 @@ func TestRunner_parallel_agents(t *testing.T) {
 	outs := p.RunCalls(context.Background(), uc, []orchestrator.Call{
 		{ID: "a", Name: "Agent", Input: json.RawMessage(`{"description":"A","prompt":"one"}`)},
 		{ID: "b", Name: "Task", Input: json.RawMessage(`{"description":"B","prompt":"two"}`)},
-	}, nil)
+	}, orchestrator.CallEvents{})
 	if outs[0].Result.Text != "done one" || outs[1].Result.Text != "done two" {
 		t.Errorf("answers = %q, %q", outs[0].Result.Text, outs[1].Result.Text)
 	}

@@ -2,16 +2,18 @@ package orchestrator
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-func TestPartitionToolCalls(t *testing.T) {
+func TestExecutorBatches(t *testing.T) {
 	p := newTestPipeline(t, testTool("Safe", true, nil), testTool("Serial", false, nil))
 	calls := []Call{
 		call("1", "Safe", testInput{}), call("2", "Safe", testInput{}),
@@ -21,13 +23,84 @@ func TestPartitionToolCalls(t *testing.T) {
 		{ID: "6", Name: "Unknown"},
 		call("7", "Safe", testInput{}), call("8", "Safe", testInput{}), call("9", "Safe", testInput{}),
 	}
-	got := p.partitionToolCalls(calls)
-	want := []batch{
-		{true, []int{0, 1}}, {false, []int{2}}, {true, []int{3}}, {false, []int{4}}, {false, []int{5}},
-		{true, []int{6, 7, 8}},
+	// A cancelled context: the calls are grouped but none runs.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e := p.NewExecutor(ctx, &tools.UseContext{Session: newTestSession(t)}, CallEvents{})
+	for _, c := range calls {
+		e.Add(c)
 	}
+	outs := e.Wait()
+	type group struct {
+		parallel bool
+		ids      string
+	}
+	var got []group
+	for _, b := range e.batches {
+		var ids []string
+		for _, m := range b.members {
+			ids = append(ids, m.call.ID)
+		}
+		got = append(got, group{b.parallel, strings.Join(ids, ",")})
+	}
+	want := []group{{true, "1,2"}, {false, "3"}, {true, "4"}, {false, "5"}, {false, "6"}, {true, "7,8,9"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("batches = %+v, want %+v", got, want)
+	}
+	for i, o := range outs {
+		if o.Call.ID != calls[i].ID || o.Result == nil || !strings.Contains(o.Result.Text, "was not run: the turn was interrupted") {
+			t.Errorf("outcome %d = %+v, want a not-run result for %s", i, o.Result, calls[i].ID)
+		}
+	}
+}
+
+// TestExecutorBoundsParallelCalls: a batch of more safe calls than
+// MaxParallel never has more than MaxParallel running.
+func TestExecutorBoundsParallelCalls(t *testing.T) {
+	var mu sync.Mutex
+	running, peak := 0, 0
+	started := make(chan string, 10)
+	release := make(chan struct{})
+	counted := func(s *tools.Spec[testInput]) {
+		run := s.Run
+		s.Run = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+			mu.Lock()
+			running++
+			peak = max(peak, running)
+			mu.Unlock()
+			started <- in.ID
+			<-release
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return run(ctx, in, uc, p)
+		}
+	}
+	p := newTestPipeline(t, testTool("Safe", true, nil, counted))
+	p.MaxParallel = 2
+	var calls []Call
+	for i := range 5 {
+		calls = append(calls, call(fmt.Sprint(i), "Safe", testInput{ID: fmt.Sprint(i)}))
+	}
+	done := make(chan []Outcome)
+	go func() {
+		done <- p.RunCalls(context.Background(), &tools.UseContext{Session: newTestSession(t)}, calls, CallEvents{})
+	}()
+	waitFor(t, started, 2) // two running at once
+	for i := range 5 {
+		release <- struct{}{} // one ends, the next may start
+		if i < 3 {
+			waitFor(t, started, 1)
+		}
+	}
+	outs := <-done
+	for i, o := range outs {
+		if o.Call.ID != calls[i].ID || o.Result.IsError {
+			t.Errorf("outcome %d = %+v", i, o)
+		}
+	}
+	if peak != 2 {
+		t.Errorf("at most %d calls ran at once, want 2 (MaxParallel)", peak)
 	}
 }
 
@@ -49,7 +122,7 @@ func TestRunCallsOverlapsSafeCallsAndKeepsOrder(t *testing.T) {
 		call("d", "Serial", testInput{ID: "d"}),
 	}
 	done := make(chan []Outcome)
-	go func() { done <- p.RunCalls(context.Background(), &tools.UseContext{Session: s}, calls, nil) }()
+	go func() { done <- p.RunCalls(context.Background(), &tools.UseContext{Session: s}, calls, CallEvents{}) }()
 	waitFor(t, started, 3)
 	close(barrier)
 	outs := <-done
@@ -77,7 +150,7 @@ func TestRunCallsSerialModifierAppliesBeforeNextCall(t *testing.T) {
 	p := newTestPipeline(t, testTool("Serial", false, nil))
 	s := newTestSession(t)
 	p.RunCalls(context.Background(), &tools.UseContext{Session: s},
-		[]Call{call("1", "Serial", testInput{ID: "1"}), call("2", "Serial", testInput{ID: "2"})}, nil)
+		[]Call{call("1", "Serial", testInput{ID: "1"}), call("2", "Serial", testInput{ID: "2"})}, CallEvents{})
 	want := []string{"start 1", "end 1", "modify 1", "start 2", "end 2", "modify 2"}
 	if got := sessionLog(s).all(); !slices.Equal(got, want) {
 		t.Errorf("events = %v, want %v", got, want)
@@ -123,7 +196,7 @@ func TestRunCallsSiblingAbort(t *testing.T) {
 				done <- p.RunCalls(ctx, &tools.UseContext{Session: s}, []Call{
 					call("b1", "Blocker", testInput{ID: "b1", Block: true}),
 					call("f", "Shell", testInput{ID: "f", Fail: true}),
-				}, nil)
+				}, CallEvents{})
 			}()
 			waitFor(t, started, 1)
 			if !c.wantAbort {
