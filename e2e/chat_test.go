@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +32,8 @@ func newChatRun(t *testing.T) *chatRun {
 		"HOME=" + home, "PATH=" + os.Getenv("PATH"),
 		"XDG_STATE_HOME=" + filepath.Join(home, "state"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
 		"TMPDIR=" + os.TempDir(),
+		// A backoff "second" lasts a millisecond: retries never wait for real.
+		"AGENT_MCP_RETRY_UNIT=1ms",
 	}}
 }
 
@@ -226,5 +229,35 @@ func TestChatInteractive_plain_stdin(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestChat_retries_overloaded(t *testing.T) {
+	for _, format := range []string{"anthropic", "openai"} {
+		t.Run(format, func(t *testing.T) {
+			c := newChatRun(t)
+			srv := testmodel.NewServer(t, testmodel.Overloaded(), testmodel.Overloaded(), testmodel.Overloaded(), testmodel.Say("Made it."),
+				testmodel.Overloaded(), testmodel.Say("Printed."))
+			env, args := modelFlags(format, srv)
+			out, errOut, code := c.run(t, "hello\n/exit\n", env, args...)
+			if code != 0 || !strings.Contains(out, "Made it.") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+			for i := 2; i <= 4; i++ {
+				if want := fmt.Sprintf(", attempt %d/10 (", i); !strings.Contains(out, want) {
+					t.Errorf("stdout lacks the retry notice %q:\n%s", want, out)
+				}
+			}
+			if !strings.Contains(out, "HTTP 529") {
+				t.Errorf("the notices do not say what failed:\n%s", out)
+			}
+			out, errOut, code = c.run(t, "", env, append([]string{"-p", "again"}, args...)...)
+			if code != 0 || out != "Printed.\n" {
+				t.Errorf("-p: exit %d, stdout %q (want only the answer), stderr %q", code, out, errOut)
+			}
+			if n := len(srv.Requests()); n != 6 {
+				t.Errorf("%d requests, want 6", n)
+			}
+		})
 	}
 }

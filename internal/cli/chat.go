@@ -187,7 +187,11 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if env.model == "" {
 		env.model = defaultModel
 	}
-	env.provider, env.name, err = providers.New(providers.Options{Model: env.model, BaseURL: f.baseURL, MaxRetries: -1})
+	retryUnit, err := providers.ParseRetryUnit(os.Getenv(providers.RetryUnitEnv))
+	if err != nil {
+		return nil, err
+	}
+	env.provider, env.name, err = providers.New(providers.Options{Model: env.model, BaseURL: f.baseURL, MaxRetries: -1, RetryUnit: retryUnit})
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,9 @@ type Part struct {
 	// server's wait limit, so a client that never satisfies it cannot
 	// hang the test; the timeout is recorded as a script error.
 	Wait func(ctx context.Context) error
+	// Error, when set, ends the stream with an error event of this type
+	// ("overloaded_error", "server_error", ...) after the parts before it.
+	Error string
 }
 
 // ToolCall is a scripted tool call.
@@ -50,9 +53,25 @@ type Reply struct {
 	Stop string
 	// InputTokens and OutputTokens are reported as usage.
 	InputTokens, OutputTokens int
-	// Status, when set, answers with this HTTP status and Body instead.
+	// Status, when set, answers with this HTTP status and Body instead,
+	// with Header's fields (e.g. Retry-After).
 	Status int
 	Body   string
+	Header map[string]string
+	// Model, when set, is the model name the request must carry; another
+	// is recorded as a script error.
+	Model string
+}
+
+// Overloaded is Anthropic's 529 reply.
+func Overloaded() Reply {
+	return Reply{Status: 529, Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`}
+}
+
+// TooLong is the 400 a request beyond the model's context window gets, in
+// Anthropic's words (OpenAI-compatible clients recognise it too).
+func TooLong() Reply {
+	return Reply{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 250000 tokens > 200000 maximum"}}`}
 }
 
 // Say is a reply of text only.
@@ -184,7 +203,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"type":"api_error","message":"testmodel: script exhausted"}}`, http.StatusInternalServerError)
 		return
 	}
+	if reply.Model != "" && body["model"] != reply.Model {
+		s.fail("request %d: model %v, want %s", n, body["model"], reply.Model)
+	}
 	if reply.Status != 0 {
+		for k, v := range reply.Header {
+			w.Header().Set(k, v)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(reply.Status)
 		_, _ = io.WriteString(w, reply.Body)
@@ -259,6 +284,10 @@ func (s *Server) streamAnthropic(e *sse, r Reply) {
 	e.send("ping", map[string]any{"type": "ping"})
 	idx := 0
 	for _, p := range r.Parts {
+		if p.Error != "" {
+			e.send("error", map[string]any{"type": "error", "error": map[string]any{"type": p.Error, "message": "Overloaded"}})
+			return
+		}
 		switch {
 		case p.Tool != nil:
 			e.send("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
@@ -299,6 +328,11 @@ func (s *Server) streamOpenAI(e *sse, r Reply) {
 	// (or the finish chunk) has been sent.
 	var pending Part
 	for _, p := range r.Parts {
+		if p.Error != "" {
+			s.wait(e.ctx, pending)
+			e.send("", map[string]any{"error": map[string]any{"type": p.Error, "message": "The server is overloaded", "code": nil}})
+			return
+		}
 		switch {
 		case p.Tool != nil:
 			e.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": tc, "id": p.Tool.ID, "type": "function",

@@ -30,6 +30,9 @@ type Events struct {
 	Message func(m providers.Message)
 	// Notice receives remarks for the user (context cleared, pool changed).
 	Notice func(msg string)
+	// Retry is told about each retry of a failed model call, before its
+	// wait ("Retrying in 4s, attempt 3/10").
+	Retry func(providers.RetryInfo)
 }
 
 // Config configures an Agent.
@@ -182,7 +185,8 @@ func (a *Agent) step(ctx context.Context) (*providers.Response, []orchestrator.O
 	})
 	var seen int
 	h := providers.Handler{
-		OnText: a.cfg.Events.Text,
+		OnText:  a.cfg.Events.Text,
+		OnRetry: a.cfg.Events.Retry,
 		OnToolUse: func(b providers.Block) {
 			seen++
 			ex.Add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -31,9 +32,8 @@ func newAnthropic(base, key string, opts Options) *anthropicProvider {
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}
-	if opts.MaxRetries >= 0 {
-		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
-	}
+	// Retries are made by the retrying wrapper (retry.go), which reports them.
+	ro = append(ro, option.WithMaxRetries(0))
 	return &anthropicProvider{client: anthropic.NewClient(ro...), base: base}
 }
 
@@ -205,15 +205,27 @@ func (p *anthropicProvider) wrapErr(err error) error {
 	if errors.As(err, &apiErr) {
 		switch apiErr.StatusCode {
 		case 401, 403:
-			return fmt.Errorf("anthropic refused the API key (HTTP %d): check ANTHROPIC_API_KEY", apiErr.StatusCode)
+			return &callError{fmt.Sprintf("anthropic refused the API key (HTTP %d): check ANTHROPIC_API_KEY", apiErr.StatusCode), []error{err}}
 		case 404:
-			return fmt.Errorf("anthropic: HTTP 404 from %s: check the model name and ANTHROPIC_BASE_URL", p.base)
+			return &callError{fmt.Sprintf("anthropic: HTTP 404 from %s: check the model name and ANTHROPIC_BASE_URL", p.base), []error{err}}
 		}
 		msg := apiErr.Message
 		if msg == "" {
 			msg = apiErr.Error()
 		}
-		return fmt.Errorf("anthropic: HTTP %d: %s", apiErr.StatusCode, msg)
+		if apiErr.StatusCode == 0 || apiErr.StatusCode == 200 {
+			// An error event after the stream had started.
+			msg = fmt.Sprintf("anthropic: the reply stopped with an error: %s", msg)
+			if t := apiErr.Type(); t != "" {
+				msg += " (" + string(t) + ")"
+			}
+			return &callError{msg, []error{err}}
+		}
+		errs := []error{err}
+		if apiErr.StatusCode == 400 && strings.Contains(strings.ToLower(msg), "prompt is too long") {
+			errs = append(errs, ErrContextTooLong)
+		}
+		return &callError{fmt.Sprintf("anthropic: HTTP %d: %s", apiErr.StatusCode, msg), errs}
 	}
 	return endpointError("anthropic", p.base, "ANTHROPIC_BASE_URL", err)
 }

@@ -30,9 +30,8 @@ func newOpenAI(name, base, key string, opts Options) *openAIProvider {
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}
-	if opts.MaxRetries >= 0 {
-		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
-	}
+	// Retries are made by the retrying wrapper (retry.go), which reports them.
+	ro = append(ro, option.WithMaxRetries(0))
 	return &openAIProvider{name: name, client: openai.NewClient(ro...), base: base}
 }
 
@@ -251,15 +250,34 @@ func (p *openAIProvider) wrapErr(err error) error {
 	if errors.As(err, &apiErr) {
 		switch apiErr.StatusCode {
 		case 401, 403:
-			return fmt.Errorf("%s refused the API key (HTTP %d): check OPENAI_API_KEY", p.name, apiErr.StatusCode)
+			return &callError{fmt.Sprintf("%s refused the API key (HTTP %d): check OPENAI_API_KEY", p.name, apiErr.StatusCode), []error{err}}
 		case 404:
-			return fmt.Errorf("%s: HTTP 404 from %s: check the model name and the base URL (OPENAI_BASE_URL / --base-url)", p.name, p.base)
+			return &callError{fmt.Sprintf("%s: HTTP 404 from %s: check the model name and the base URL (OPENAI_BASE_URL / --base-url)", p.name, p.base), []error{err}}
 		}
 		msg := apiErr.Message
 		if msg == "" {
 			msg = apiErr.Error()
 		}
-		return fmt.Errorf("%s: HTTP %d: %s", p.name, apiErr.StatusCode, msg)
+		errs := []error{err}
+		if apiErr.StatusCode == 400 && contextTooLong(apiErr.Code, msg) {
+			errs = append(errs, ErrContextTooLong)
+		}
+		return &callError{fmt.Sprintf("%s: HTTP %d: %s", p.name, apiErr.StatusCode, msg), errs}
 	}
 	return endpointError(p.name, p.base, "OPENAI_BASE_URL", err)
+}
+
+// contextTooLong recognises the context-length errors of OpenAI-compatible
+// servers (OpenAI's code, and the wordings of vLLM, llama.cpp and Ollama).
+func contextTooLong(code, msg string) bool {
+	if code == "context_length_exceeded" {
+		return true
+	}
+	m := strings.ToLower(msg)
+	for _, w := range []string{"maximum context length", "context length", "context window", "prompt is too long", "too many tokens"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 // Role is who wrote a message.
@@ -144,6 +145,8 @@ type Handler struct {
 	OnText func(delta string)
 	// OnToolUse receives each tool call as soon as its input is complete.
 	OnToolUse func(b Block)
+	// OnRetry is told about each retry of a failed call, before its wait.
+	OnRetry func(RetryInfo)
 }
 
 // Provider is a model API.
@@ -167,10 +170,33 @@ type Options struct {
 	Getenv func(string) string
 	// HTTPClient is used for every request; nil means the SDK's default.
 	HTTPClient *http.Client
-	// MaxRetries is how often a failed request is retried; negative means
-	// the SDK's default.
+	// MaxRetries is how often a call that failed with a transient error
+	// is retried; negative means DefaultMaxAttempts-1.
 	MaxRetries int
+	// Sleep waits between attempts; nil means a timer. Tests pass one that
+	// records the delays instead of waiting.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// RetryUnit is how long one second of backoff lasts; 0 means a second.
+	// Tests set a millisecond (chat reads it from RetryUnitEnv), so that a
+	// wait shown as "4s" lasts 4ms; the delays reported to
+	// [Handler.OnRetry] stay nominal.
+	RetryUnit time.Duration
 }
+
+// ErrContextTooLong is matched (errors.Is) by a call's error when the
+// request did not fit the model's context window; the agent compacts the
+// conversation and tries once more.
+var ErrContextTooLong = errors.New("the conversation is too long for the model's context window")
+
+// callError is a failed call worded for the user, keeping the SDK's error
+// (and ErrContextTooLong where it applies) for errors.As and errors.Is.
+type callError struct {
+	msg  string
+	errs []error
+}
+
+func (e *callError) Error() string   { return e.msg }
+func (e *callError) Unwrap() []error { return e.errs }
 
 // openAICompatible lists the OpenAI-compatible providers known by name:
 // their default endpoint and the variable holding their key.
@@ -218,7 +244,7 @@ func New(opts Options) (Provider, string, error) {
 		if key == "" && !isLocal(base) {
 			return nil, "", errors.New("ANTHROPIC_API_KEY is not set: export your Anthropic API key (or point ANTHROPIC_BASE_URL / --base-url at a local endpoint)")
 		}
-		return newAnthropic(base, key, opts), model, nil
+		return withRetries(newAnthropic(base, key, opts), opts), model, nil
 	}
 	known, isKnown := openAICompatible[prov]
 	base := opts.BaseURL
@@ -242,7 +268,7 @@ func New(opts Options) (Provider, string, error) {
 	if key == "" && known.keyVar != "" && !isLocal(base) {
 		return nil, "", fmt.Errorf("%s is not set: export your %s API key (or use --base-url for a local endpoint that needs none)", keyVar, prov)
 	}
-	return newOpenAI(prov, base, key, opts), model, nil
+	return withRetries(newOpenAI(prov, base, key, opts), opts), model, nil
 }
 
 func firstNonEmpty(vals ...string) string {

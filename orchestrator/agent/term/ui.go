@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
+	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -102,7 +103,17 @@ func (u *UI) Events() agent.Events {
 		ToolProgress: u.toolProgress,
 		ToolEnd:      u.toolEnd,
 		Notice:       func(msg string) { u.Printf("%s\n", u.style("2", "· "+msg)) },
+		Retry:        u.retry,
 	}
+}
+
+// retry says why the model call failed and when it is made again.
+func (u *UI) retry(r providers.RetryInfo) {
+	msg := fmt.Sprintf("%s (%v)", r, firstLine(r.Err.Error()))
+	if r.Discarded {
+		msg = "The reply was cut off. " + msg
+	}
+	u.Printf("%s\n", u.style("33", "· "+msg))
 }
 
 func (u *UI) text(delta string) {
