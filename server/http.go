@@ -204,7 +204,7 @@ func (h *HTTPServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		if !h.opt.NoAuth {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			got, ok := bearerToken(r.Header.Get("Authorization"))
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(h.opt.Token)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
 				http.Error(w, "Unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
@@ -245,6 +245,18 @@ func (h *HTTPServer) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bearerToken takes the token from an Authorization header value. The
+// scheme name is case-insensitive (RFC 9110 §11.1), so "bearer" and
+// "BEARER" are accepted as "Bearer" is; spaces after it are skipped.
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	return token, token != ""
 }
 
 // hostAllowed accepts loopback names, the configured extra hosts, and —

@@ -102,6 +102,8 @@ type editResult struct {
 	unseen  bool
 	quotes  bool
 	patch   []patchHunk
+	// original and body are the text before and after the edits.
+	original, body []byte
 }
 
 // editFile applies edits in order to the file at path, each to the result
@@ -113,11 +115,37 @@ type editResult struct {
 // since, the edits still apply when each matches exactly once, exactly as
 // given (see applyEdit's strict mode); the result then says so.
 func editFile(ctx context.Context, s *tools.Session, path string, edits []editSpec, multi bool) (*editResult, error) {
-	w, err := openForWrite(s, path)
+	w, err := openForWrite(ctx, s, path)
 	if err != nil {
 		return nil, err
 	}
 	defer w.release()
+	for attempt := 0; ; attempt++ {
+		r, data, err := computeEdits(ctx, w, s, edits, multi)
+		if err != nil {
+			if attempt > 0 && ctx.Err() == nil {
+				return nil, changedMeanwhileError(w.abs, err)
+			}
+			return nil, err
+		}
+		err = w.commit(ctx, s, data)
+		switch {
+		case err == nil:
+			r.patch = structuredPatch(r.original, r.body)
+			return r, nil
+		case !errors.Is(err, errFileChanged):
+			return nil, err
+		case attempt == maxCommitAttempts:
+			return nil, conflictError(w.abs)
+		}
+		// Another program changed the file under the edit: w now holds
+		// its new content, to which the edits apply again, strictly.
+	}
+}
+
+// computeEdits applies edits to the content w holds and returns the
+// result and the bytes to write.
+func computeEdits(ctx context.Context, w *writeFile, s *tools.Session, edits []editSpec, multi bool) (*editResult, []byte, error) {
 	where := func(i int) string {
 		if !multi {
 			return ""
@@ -135,57 +163,52 @@ func editFile(ctx context.Context, s *tools.Session, path string, edits []editSp
 		body = []byte(edits[0].New)
 		r.created, r.counts[0], first = true, 1, 1
 	case !w.exists():
-		return nil, fmt.Errorf("%s%v To create a new file, give an empty old_string (or use Write)", where(0), missingFileError(w.abs, s.Cwd()))
+		return nil, nil, fmt.Errorf("%s%v To create a new file, give an empty old_string (or use Write)", where(0), missingFileError(w.abs, s.Cwd()))
 	default:
 		switch w.fresh {
 		case notRead:
-			return nil, notReadError(w.abs)
+			return nil, nil, notReadError(w.abs)
 		case changed:
 			r.unseen = true
 		}
 		var err error
 		body, format, err = decodeText(w.data)
 		if err != nil {
-			return nil, fmt.Errorf("cannot edit %s: %w", w.abs, err)
+			return nil, nil, fmt.Errorf("cannot edit %s: %w", w.abs, err)
 		}
 		if edits[0].Old == "" {
 			if len(strings.TrimSpace(string(body))) > 0 {
-				return nil, fmt.Errorf("%sold_string is empty, which creates a new file, but %s already exists and is not empty: put the text to replace in old_string", where(0), w.abs)
+				return nil, nil, fmt.Errorf("%sold_string is empty, which creates a new file, but %s already exists and is not empty: put the text to replace in old_string", where(0), w.abs)
 			}
 			if r.unseen {
-				return nil, changedError(w.abs)
+				return nil, nil, changedError(w.abs)
 			}
 			body = []byte(withLineEndings(edits[0].New, format))
 			r.counts[0], first = 1, 1
 		}
 	}
-	original := mustBody(w.data)
-	if !w.exists() {
-		original = nil
+	if w.exists() {
+		r.original = mustBody(w.data)
 	}
 
 	for i := first; i < len(edits); i++ {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		e := edits[i]
 		if e.Old == "" {
-			return nil, fmt.Errorf("%sold_string is empty; only the first edit may have an empty old_string, to create a file", where(i))
+			return nil, nil, fmt.Errorf("%sold_string is empty; only the first edit may have an empty old_string, to create a file", where(i))
 		}
 		applied, err := applyEdit(body, format, e, r.unseen)
 		if err != nil {
-			return nil, fmt.Errorf("%s%w", where(i), describeMatchError(err, w.abs))
+			return nil, nil, fmt.Errorf("%s%w", where(i), describeMatchError(err, w.abs))
 		}
 		body = applied.body
 		r.counts[i] = applied.count
 		r.quotes = r.quotes || applied.quotes
 	}
-
-	if err := w.commit(s, encodeText(body, format)); err != nil {
-		return nil, err
-	}
-	r.patch = structuredPatch(original, body)
-	return r, nil
+	r.body = body
+	return r, encodeText(body, format), nil
 }
 
 // text renders an edit's result for the model: what changed, a numbered

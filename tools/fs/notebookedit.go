@@ -94,10 +94,10 @@ func deref(p *string, dflt string) string {
 	return *p
 }
 
-func runNotebookEdit(_ context.Context, in *NotebookEditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+func runNotebookEdit(ctx context.Context, in *NotebookEditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 	s := uc.Session
 	mode := deref(in.EditMode, editReplace)
-	w, err := openForWrite(s, in.NotebookPath)
+	w, err := openForWrite(ctx, s, in.NotebookPath)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,9 @@ func runNotebookEdit(_ context.Context, in *NotebookEditInput, uc *tools.UseCont
 	if format.crlf {
 		newBody = []byte(toCRLF(string(newBody)))
 	}
-	if err := w.commit(s, encodeText(newBody, format)); err != nil {
+	if err := w.commit(ctx, s, encodeText(newBody, format)); errors.Is(err, errFileChanged) {
+		return nil, conflictError(w.abs)
+	} else if err != nil {
 		return nil, err
 	}
 	return &tools.Result{Output: out, Text: text}, nil

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
@@ -38,6 +40,9 @@ type writeFile struct {
 	data []byte
 	// fresh compares data with what the session last saw.
 	fresh freshness
+	// held is the existing file, open and locked (flock) while the write
+	// is made: other agent-mcp processes wait for it (see lockFile).
+	held *os.File
 	// unlock releases the process-wide lock on real.
 	unlock func()
 }
@@ -48,6 +53,7 @@ func (w *writeFile) release() {
 	if w == nil {
 		return
 	}
+	w.dropHeld()
 	if w.root != nil {
 		w.root.Close()
 		w.root = nil
@@ -61,17 +67,23 @@ func (w *writeFile) release() {
 // exists reports whether the file is already there.
 func (w *writeFile) exists() bool { return w.info != nil }
 
-// openForWrite resolves the caller's path, refuses directories and special
-// files, and loads the existing content with its freshness. It holds a
-// process-wide lock on the file until release, so two sessions of one
-// server cannot interleave their read-check-write of the same file; the
-// caller must call release.
+// openForWrite resolves the caller's path, refuses directories, special
+// files and files with several hard links, and loads the existing content
+// with its freshness. The caller must call release.
+//
+// Writers of one file take turns, in this process and across processes:
+// a process-wide lock on the resolved path, then an advisory lock
+// (flock(2)) on the existing file itself, taken before its content is
+// read and held until the new content has been renamed into place (see
+// lockFile). commit checks again, under the lock, that the file is still
+// the one the write was computed from, so a program that does not take
+// the lock is caught too.
 //
 // A path inside a working directory as written must also lead inside one
 // after every symbolic link is resolved; from then on the file is reached
 // only through an os.Root of that directory, so a link swapped in later
 // cannot send the write elsewhere.
-func openForWrite(s *tools.Session, path string) (w *writeFile, err error) {
+func openForWrite(ctx context.Context, s *tools.Session, path string) (w *writeFile, err error) {
 	w = &writeFile{abs: s.Resolve(path)}
 	if w.target, err = writeTarget(s, w.abs); err != nil {
 		return nil, err
@@ -92,46 +104,141 @@ func openForWrite(s *tools.Session, path string) (w *writeFile, err error) {
 	if w.root, w.rel, err = openWriteRoot(s, w.real); err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", w.abs, err)
 	}
-	info, err := w.root.Stat(w.rel)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return w, nil
-	case err != nil:
-		return nil, w.opError("cannot write %s", err)
-	case info.IsDir():
-		return nil, fmt.Errorf("%s is a directory, not a file: give the path of a file inside it", w.abs)
-	case !info.Mode().IsRegular():
-		return nil, fmt.Errorf("cannot write %s: it is a %s, not a regular file", w.abs, fileKind(info.Mode()))
-	}
-	if w.info, w.data, err = w.readExisting(); err != nil {
+	if err := w.load(ctx, s); err != nil {
 		return nil, err
 	}
-	st, known := lookupState(s, w.abs, w.target, w.real)
-	w.fresh = judge(st, known, w.data, w.info)
 	return w, nil
 }
 
-// readExisting reads the file through the root, checking on the open
-// descriptor that it is still a regular file (O_NONBLOCK keeps a FIFO
-// swapped in from blocking the open).
-func (w *writeFile) readExisting() (fs.FileInfo, []byte, error) {
-	f, err := w.root.OpenFile(w.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, nil, w.opError("cannot read %s before writing it", err)
+// lockWait bounds how long a write waits for another process's lock on
+// the file it writes.
+const lockWait = 2 * time.Minute
+
+// load locks the file as it is now and reads it, setting info, data and
+// fresh; a file that does not exist leaves them empty.
+func (w *writeFile) load(ctx context.Context, s *tools.Session) error {
+	w.dropHeld()
+	w.info, w.data, w.fresh = nil, nil, notRead
+	f, err := w.lockFile(ctx)
+	if err != nil || f == nil {
+		return err
 	}
-	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read %s before writing it: %w", w.abs, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("cannot write %s: it is a %s, not a regular file", w.abs, fileKind(info.Mode()))
+		f.Close()
+		return fmt.Errorf("cannot read %s before writing it: %w", w.abs, err)
 	}
 	data, err := readAll(f, info.Size())
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read %s before writing it: %w", w.abs, err)
+		f.Close()
+		return fmt.Errorf("cannot read %s before writing it: %w", w.abs, err)
 	}
-	return info, data, nil
+	w.held, w.info, w.data = f, info, data
+	st, known := lookupState(s, w.abs, w.target, w.real)
+	w.fresh = judge(st, known, w.data, w.info)
+	return nil
+}
+
+// lockFile opens the file at rel and takes its advisory lock, waiting
+// (politely, up to lockWait, and no longer than ctx) for another holder
+// to let go. A writer that held it may have renamed a new file into
+// place, so the lock is kept only once the locked file is still the one
+// at the path; otherwise the new one is locked. It returns nil, nil when
+// the file does not exist, and refuses what is not a regular file with a
+// single name.
+func (w *writeFile) lockFile(ctx context.Context) (*os.File, error) {
+	deadline := time.Now().Add(lockWait)
+	delay := time.Millisecond
+	for {
+		info, err := w.root.Stat(w.rel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, nil
+		case err != nil:
+			return nil, w.opError("cannot write %s", err)
+		case info.IsDir():
+			return nil, fmt.Errorf("%s is a directory, not a file: give the path of a file inside it", w.abs)
+		case !info.Mode().IsRegular():
+			return nil, fmt.Errorf("cannot write %s: it is a %s, not a regular file", w.abs, fileKind(info.Mode()))
+		}
+		// O_NONBLOCK keeps a FIFO swapped in from blocking the open.
+		f, err := w.root.OpenFile(w.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the Stat: look again
+		}
+		if err != nil {
+			return nil, w.opError("cannot read %s before writing it", err)
+		}
+		got, err := tryLockFile(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cannot lock %s for writing: %w", w.abs, err)
+		}
+		if got {
+			held, err1 := f.Stat()
+			now, err2 := w.root.Stat(w.rel)
+			if err1 == nil && err2 == nil && os.SameFile(held, now) {
+				if err := checkWritable(w.abs, held); err != nil {
+					f.Close()
+					return nil, err
+				}
+				return f, nil
+			}
+			f.Close()
+			continue // replaced while we waited: lock the new file
+		}
+		f.Close()
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("cannot write %s: another process has held a lock on it (flock) for over %s; nothing was written: retry once it is done", w.abs, lockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("stopped while waiting for another process's lock on %s; nothing was written: %w", w.abs, context.Cause(ctx))
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 20*time.Millisecond)
+	}
+}
+
+// checkWritable refuses, on the open file's information, what a write
+// must not replace: a file that is no longer regular, or one with several
+// hard links. An atomic write puts a new file under one name, so the
+// other names would keep the old content and the links would silently
+// split; rewriting in place instead would let a crash tear the file.
+func checkWritable(abs string, info fs.FileInfo) error {
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("cannot write %s: it is a %s, not a regular file", abs, fileKind(info.Mode()))
+	}
+	if n := linksOf(info); n > 1 {
+		return fmt.Errorf("cannot write %s: it has %d hard links (other names for the same file), and writing it would give this name a new file while the other names kept the old content; nothing was written. "+
+			"To change every name, edit the file with a program that rewrites it in place (for example through Bash); to change this name only, make it a separate file first (cp %s %s.tmp && mv %s.tmp %s), then Read it and retry",
+			abs, n, shellQuote(abs), shellQuote(abs), shellQuote(abs), shellQuote(abs))
+	}
+	return nil
+}
+
+// dropHeld closes the held file, releasing its lock.
+func (w *writeFile) dropHeld() {
+	if w.held != nil {
+		w.held.Close()
+		w.held = nil
+	}
+}
+
+// unchanged reports whether the file at the path is still the one the
+// write was computed from: the same file (not replaced), not written since
+// it was read (size, modification and change times), or still absent.
+func (w *writeFile) unchanged() bool {
+	now, err := w.root.Stat(w.rel)
+	if !w.exists() {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	if err != nil {
+		return false
+	}
+	held, err := w.held.Stat()
+	return err == nil && os.SameFile(held, now) &&
+		held.Size() == w.info.Size() && held.ModTime().Equal(w.info.ModTime()) && changeTime(held) == changeTime(w.info)
 }
 
 // readAll reads f to its end into one buffer sized for size bytes, as
@@ -159,21 +266,59 @@ var beforeCommit func(real string)
 
 // commit writes data to the file atomically, creating missing parent
 // directories, and records that the session's view of it is current.
-func (w *writeFile) commit(s *tools.Session, data []byte) error {
+//
+// First it checks, under the file's lock, that the file is still the one
+// data was computed from. If another program changed, replaced, created or
+// removed it meanwhile, nothing is written: the file is loaded again (w
+// then holds its new content and freshness) and the error wraps
+// errFileChanged, so the caller can compute the write again or report the
+// conflict.
+func (w *writeFile) commit(ctx context.Context, s *tools.Session, data []byte) error {
 	if beforeCommit != nil {
 		beforeCommit(w.real)
+	}
+	if !w.unchanged() {
+		return w.reloadAfterChange(ctx, s)
 	}
 	if dir := filepath.Dir(w.rel); !w.exists() && dir != "." {
 		if err := w.root.MkdirAll(dir, 0o777); err != nil {
 			return w.opError("cannot create the directory for %s", err)
 		}
 	}
-	info, err := writeAtomic(w.root, w.rel, data, w.info)
+	info, err := writeAtomic(w.root, w.rel, data, w.info, w.held)
+	if errors.Is(err, errFileChanged) {
+		return w.reloadAfterChange(ctx, s)
+	}
 	if err != nil {
 		return w.opError("cannot write %s", err)
 	}
 	recordWritten(s, info, w.target, data, w.abs)
 	return nil
+}
+
+// reloadAfterChange loads the file again after commit found it changed,
+// returning the error wrapping errFileChanged that commit reports.
+func (w *writeFile) reloadAfterChange(ctx context.Context, s *tools.Session) error {
+	if err := w.load(ctx, s); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: %w", w.abs, errFileChanged)
+}
+
+// maxCommitAttempts is how many times a write is computed again after
+// commit found the file changed under it before the conflict is reported.
+const maxCommitAttempts = 3
+
+// changedMeanwhileError words a write that could not be computed again on
+// the content another program wrote while it was being made.
+func changedMeanwhileError(abs string, err error) error {
+	return fmt.Errorf("%s changed on disk while this write was being made (another program wrote it at the same moment), and the write no longer applies to its new content; nothing was written: %w", abs, err)
+}
+
+// conflictError words a write given up because the file kept changing
+// under it (another program writing it without the lock).
+func conflictError(abs string) error {
+	return fmt.Errorf("%s changed on disk while this write was being made (another program wrote it at the same moment); nothing was written: Read it again, then retry", abs)
 }
 
 // opError words a failed operation on the file; what is a format with

@@ -57,33 +57,33 @@ func Write() tools.Tool {
 	})
 }
 
-func runWrite(_ context.Context, in *WriteInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+func runWrite(ctx context.Context, in *WriteInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 	s := uc.Session
-	w, err := openForWrite(s, in.FilePath)
+	w, err := openForWrite(ctx, s, in.FilePath)
 	if err != nil {
 		return nil, err
 	}
 	defer w.release()
-	content := in.Content
-	var format textFormat
+	var content string
+	var data []byte
 	var kept []string
-	if w.exists() {
-		switch w.fresh {
-		case notRead:
-			return nil, notReadError(w.abs)
-		case changed:
-			return nil, changedError(w.abs)
+	for attempt := 0; ; attempt++ {
+		content, data, kept, err = prepareWrite(w, in.Content)
+		if err != nil {
+			if attempt > 0 {
+				return nil, changedMeanwhileError(w.abs, err)
+			}
+			return nil, err
 		}
-		// Keep the file's encoding, byte-order mark and line endings.
-		if _, f, err := decodeText(w.data); err == nil {
-			format = f
+		err = w.commit(ctx, s, data)
+		if !errors.Is(err, errFileChanged) {
+			break
 		}
-		content = strings.TrimPrefix(content, "\ufeff")
-		content = withLineEndings(content, format)
-		kept = formatNotes(format)
+		if attempt == maxCommitAttempts {
+			return nil, conflictError(w.abs)
+		}
 	}
-	data := encodeText([]byte(content), format)
-	if err := w.commit(s, data); err != nil {
+	if err != nil {
 		return nil, err
 	}
 
@@ -99,6 +99,30 @@ func runWrite(_ context.Context, in *WriteInput, uc *tools.UseContext, _ tools.P
 		text += " The file's " + strings.Join(kept, " and ") + " were kept."
 	}
 	return &tools.Result{Output: out, Text: text}, nil
+}
+
+// prepareWrite checks that the caller may replace the file w holds and
+// returns the text to write (in the file's own line endings), its encoded
+// bytes, and the parts of the file's format that were kept.
+func prepareWrite(w *writeFile, content string) (string, []byte, []string, error) {
+	var format textFormat
+	var kept []string
+	if w.exists() {
+		switch w.fresh {
+		case notRead:
+			return "", nil, nil, notReadError(w.abs)
+		case changed:
+			return "", nil, nil, changedError(w.abs)
+		}
+		// Keep the file's encoding, byte-order mark and line endings.
+		if _, f, err := decodeText(w.data); err == nil {
+			format = f
+		}
+		content = strings.TrimPrefix(content, "\ufeff")
+		content = withLineEndings(content, format)
+		kept = formatNotes(format)
+	}
+	return content, encodeText([]byte(content), format), kept, nil
 }
 
 // formatNotes names the parts of a file's format a write preserved that

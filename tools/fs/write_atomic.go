@@ -11,6 +11,11 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
+// errFileChanged reports that the file a write was computed from is no
+// longer what is on disk: another program wrote, replaced, created or
+// removed it meanwhile. Nothing was written.
+var errFileChanged = errors.New("the file changed on disk while the write was being made")
+
 // writeAtomic replaces the file rel (relative to root) with data so that
 // a crash at any moment leaves either the old content or the new one,
 // never a mix: the data goes to a temporary file in the same directory, is
@@ -19,11 +24,13 @@ import (
 // symbolic link swapped into rel cannot lead any of them out of it. It
 // returns the information of the file written.
 //
-// old is the file being replaced (nil for a new file): its permission bits
-// (with setuid, setgid and sticky) and, where the platform allows, its
-// owner are given to the new file. A new file gets 0666 less the umask,
-// as any program creating a file would.
-func writeAtomic(root *os.Root, rel string, data []byte, old fs.FileInfo) (info fs.FileInfo, err error) {
+// old is the file being replaced (nil for a new file) and src an open
+// descriptor of it: its permission bits (with setuid, setgid and sticky),
+// its extended attributes (user.*) and access ACL, and, where the platform
+// allows, its owner are given to the new file. A new file gets 0666 less
+// the umask, as any program creating a file would, and is never put over
+// a file another program created meanwhile (errFileChanged).
+func writeAtomic(root *os.Root, rel string, data []byte, old fs.FileInfo, src *os.File) (info fs.FileInfo, err error) {
 	dir := filepath.Dir(rel)
 	tmp, f, err := createTemp(root, dir, filepath.Base(rel))
 	if err != nil {
@@ -44,6 +51,11 @@ func writeAtomic(root *os.Root, rel string, data []byte, old fs.FileInfo) (info 
 			return nil, fmt.Errorf("keeping the mode: %w", err)
 		}
 		keepOwner(f, old)
+		if src != nil {
+			if err = copyXattrs(f, src); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err = f.Sync(); err != nil {
 		return nil, fmt.Errorf("flushing %s to disk: %w", shown, err)
@@ -54,11 +66,39 @@ func writeAtomic(root *os.Root, rel string, data []byte, old fs.FileInfo) (info 
 	if err = f.Close(); err != nil {
 		return nil, fmt.Errorf("closing %s: %w", shown, err)
 	}
-	if err = root.Rename(tmp, rel); err != nil {
+	if old == nil {
+		err = createName(root, tmp, rel)
+	} else {
+		err = root.Rename(tmp, rel)
+	}
+	if err != nil {
 		return nil, err
 	}
 	syncDir(root, dir)
 	return info, nil
+}
+
+// createName renames tmp to rel (both relative to root, in the same
+// directory) only if rel does not exist, reporting errFileChanged if it
+// does. Where the system cannot rename without replacing, the name is
+// checked just before the rename.
+func createName(root *os.Root, tmp, rel string) error {
+	d, err := root.Open(filepath.Dir(rel))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	supported, err := renameNoReplace(d, filepath.Base(tmp), filepath.Base(rel))
+	if supported {
+		if errors.Is(err, fs.ErrExist) {
+			return errFileChanged
+		}
+		return err
+	}
+	if _, err := root.Lstat(rel); err == nil {
+		return errFileChanged
+	}
+	return root.Rename(tmp, rel)
 }
 
 // createTemp makes a new, empty file in dir (relative to root) beside the
