@@ -95,10 +95,10 @@ func openForWrite(ctx context.Context, s *tools.Session, path string) (w *writeF
 		return nil, err
 	}
 	w.unlock = lockPath(w.real)
+	opened := w // the returns below set w to nil
 	defer func() {
 		if err != nil {
-			w.release()
-			w = nil
+			opened.release()
 		}
 	}()
 	if w.root, w.rel, err = openWriteRoot(s, w.real); err != nil {
