@@ -2,10 +2,6 @@ package server
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,10 +9,58 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-// listResults adds the calling session's persisted results to the answer
-// of resources/list: each is readable with resources/read until the
-// session ends, so a host can offer it to the model or the user. They come
-// on the first page, after the server's own resources.
+// Persisted results as resources.
+//
+// A result too large to return inline is saved in its session's results
+// directory and linked from the call's content. Each one is also
+// registered as a resource of the go-sdk server, so that resources/list
+// shows it (with its name, size and MIME type) and the SDK tells clients
+// the list changed: a host that listed the resources when it connected,
+// as Claude Code does, lists them again and can offer the new one to the
+// model. The registrations are the server's, but a result belongs to one
+// session: resources/list shows each session only its own, resources/read
+// serves only the caller's (readResult resolves the URI inside the calling
+// session's directory), and a session's results are unregistered when it
+// ends, with its files.
+
+// publishResult registers a persisted result of ts as a resource.
+func (s *Server) publishResult(ts *tools.Session, p *orchestrator.Persisted, tool string) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	if s.resultOwner == nil {
+		s.resultOwner = map[string]*tools.Session{}
+		s.resultsOf = map[*tools.Session][]string{}
+	}
+	s.resultOwner[p.URI] = ts
+	s.resultsOf[ts] = append(s.resultsOf[ts], p.URI)
+	s.mu.Unlock()
+	s.mcp.AddResource(&mcp.Resource{
+		URI: p.URI, Name: p.Name, MIMEType: "text/plain", Size: p.Size,
+		Title:       "Full output of a " + tool + " call",
+		Description: "The full text of a " + tool + " result that was too large to return inline; readable until the session ends.",
+	}, s.readResult)
+}
+
+// unpublishResults unregisters every persisted result of ts.
+func (s *Server) unpublishResults(ts *tools.Session) {
+	s.mu.Lock()
+	uris := s.resultsOf[ts]
+	delete(s.resultsOf, ts)
+	for _, u := range uris {
+		delete(s.resultOwner, u)
+	}
+	s.mu.Unlock()
+	if len(uris) > 0 {
+		s.mcp.RemoveResources(uris...)
+	}
+}
+
+// listResults narrows the answer of resources/list to the calling
+// session's persisted results (besides any resource that is not one). The
+// list is per session, so it is marked private to caches.
 func (s *Server) listResults(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -24,71 +68,21 @@ func (s *Server) listResults(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		list, ok := res.(*mcp.ListResourcesResult)
-		ss, isServer := req.GetSession().(*mcp.ServerSession)
-		if !ok || !isServer {
+		if !ok {
 			return res, err
 		}
-		if p, ok := req.GetParams().(*mcp.ListResourcesParams); ok && p.Cursor != "" {
-			return res, err
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		s.mu.Lock()
+		mine := s.sessions[ss]
+		kept := []*mcp.Resource{}
+		for _, r := range list.Resources {
+			if owner, isResult := s.resultOwner[r.URI]; !isResult || (mine != nil && owner == mine) {
+				kept = append(kept, r)
+			}
 		}
-		if ts := s.existingSession(ss); ts != nil {
-			list.Resources = append(list.Resources, persistedResults(ts)...)
-		}
+		s.mu.Unlock()
+		list.Resources = kept
+		list.CacheScope = "private"
 		return list, nil
 	}
-}
-
-// existingSession returns the tools.Session of an MCP session that has
-// made a call, or nil: listing must not create state.
-func (s *Server) existingSession(ss *mcp.ServerSession) *tools.Session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sessions[ss]
-}
-
-// persistedResults describes the files in a session's results directory,
-// oldest first.
-func persistedResults(ts *tools.Session) []*mcp.Resource {
-	dir := orchestrator.ResultsDir(ts)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	type result struct {
-		res *mcp.Resource
-		mod int64
-	}
-	var found []result
-	for _, e := range entries {
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		uri := orchestrator.ResultURIPrefix + e.Name()
-		if _, ok := orchestrator.ResultPath(ts, uri); !ok {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		found = append(found, result{&mcp.Resource{
-			URI: uri, Name: e.Name(), MIMEType: "text/plain", Size: info.Size(),
-			Title:       "Persisted tool result " + strings.TrimSuffix(e.Name(), filepath.Ext(e.Name())),
-			Description: "The full text of a tool result that was too large to return inline.",
-		}, info.ModTime().UnixNano()})
-	}
-	slices.SortStableFunc(found, func(a, b result) int {
-		if a.mod != b.mod {
-			if a.mod < b.mod {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.res.Name, b.res.Name)
-	})
-	out := make([]*mcp.Resource, len(found))
-	for i, r := range found {
-		out[i] = r.res
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -84,25 +85,31 @@ func TestResults_text_by_default_structured_on_request(t *testing.T) {
 }
 
 // TestResources_list_persisted_results: a session's persisted results are
-// listed by resources/list, each readable, and no other session sees them.
+// listed by resources/list, each readable, the client is told the list
+// changed, no other session sees them, and they go when the session ends.
 func TestResources_list_persisted_results(t *testing.T) {
-	srv, cs := connect(t, testTools(nil), nil)
+	changed := make(chan struct{}, 10)
+	srv, cs := connect(t, testTools(nil), &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
+	})
 	ctx := context.Background()
 	empty, err := cs.ListResources(ctx, nil)
 	if err != nil || len(empty.Resources) != 0 {
 		t.Fatalf("before any call: %v %+v", err, empty)
 	}
-	var links []*mcp.ResourceLink
+	links := map[string]*mcp.ResourceLink{}
 	for _, size := range []int{5000, 7000} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Big", Arguments: map[string]any{"size": size}})
 		if err != nil || res.IsError {
 			t.Fatalf("Big: %v %+v", err, res)
 		}
-		links = append(links, res.Content[1].(*mcp.ResourceLink))
+		link := res.Content[1].(*mcp.ResourceLink)
+		links[link.URI] = link
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Big", Arguments: map[string]any{"size": 10}}); err != nil {
 		t.Fatal(err)
 	}
+	<-changed // the SDK debounces, so one notification may stand for both
 	list, err := cs.ListResources(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -110,21 +117,43 @@ func TestResources_list_persisted_results(t *testing.T) {
 	if len(list.Resources) != 2 {
 		t.Fatalf("listed %d resources, want the 2 persisted results: %+v", len(list.Resources), list.Resources)
 	}
-	for i, r := range list.Resources {
-		if r.URI != links[i].URI || r.Name != links[i].Name || r.Size != *links[i].Size || r.MIMEType != "text/plain" {
-			t.Errorf("resource %d = %+v, want the link %+v", i, r, links[i])
+	for _, r := range list.Resources {
+		link := links[r.URI]
+		if link == nil || r.Name != link.Name || r.Size != *link.Size || r.MIMEType != "text/plain" {
+			t.Errorf("resource %+v matches no link of %v", r, links)
+			continue
 		}
 		read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.URI})
 		if err != nil || int64(len(read.Contents[0].Text)) != r.Size {
 			t.Errorf("reading %s: %v", r.URI, err)
 		}
 	}
+
 	other := connectClient(t, srv, nil)
 	if _, err := other.CallTool(ctx, &mcp.CallToolParams{Name: "Big", Arguments: map[string]any{"size": 10}}); err != nil {
 		t.Fatal(err)
 	}
 	if l, err := other.ListResources(ctx, nil); err != nil || len(l.Resources) != 0 {
 		t.Errorf("another session lists %v %+v", err, l)
+	}
+	for uri := range links {
+		if _, err := other.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("another session read %s", uri)
+		}
+	}
+
+	cs.Close()
+	for i := 0; ; i++ {
+		srv.mu.Lock()
+		left := len(srv.resultOwner)
+		srv.mu.Unlock()
+		if left == 0 {
+			break
+		}
+		if i == 1000 {
+			t.Fatalf("%d results still registered after the session ended", left)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -51,6 +51,11 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*tools.Session
 	closed   bool
+	// resultOwner and resultsOf track the persisted results registered as
+	// resources: the session each URI belongs to, and each session's URIs
+	// (see resources.go).
+	resultOwner map[string]*tools.Session
+	resultsOf   map[*tools.Session][]string
 
 	// pending holds calls parked across multi round-trips, by requestState
 	// token (see roundtrip.go).
@@ -76,9 +81,10 @@ func New(cfg Config) (*Server, error) {
 		Instructions: cfg.Instructions,
 		Logger:       cfg.Logger,
 		Capabilities: &mcp.ServerCapabilities{
-			Logging:   &mcp.LoggingCapabilities{},
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{},
+			Logging: &mcp.LoggingCapabilities{},
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			// Persisted results come and go with the calls.
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		},
 	}
 	mcpOpts.RootsListChangedHandler = s.rootsChanged
@@ -180,6 +186,7 @@ func (s *Server) session(ss *mcp.ServerSession) (*tools.Session, error) {
 			return
 		}
 		defer s.closing.Done()
+		s.unpublishResults(ts)
 		if err := ts.Close(); err != nil {
 			s.cfg.Logger.Warn("closing session", "session", ts.ID(), "err", err)
 		}
@@ -206,7 +213,7 @@ func (s *Server) Close() {
 	var wg sync.WaitGroup
 	for _, ts := range sessions {
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = ts.Close() }()
+		go func() { defer wg.Done(); s.unpublishResults(ts); _ = ts.Close() }()
 	}
 	wg.Wait()
 	s.closing.Wait()
@@ -260,6 +267,9 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: out.Err.Error()}
 			}
 			return nil, out.Err
+		}
+		if out.Persisted != nil {
+			s.publishResult(ts, out.Persisted, t.Name())
 		}
 		return toCallToolResult(out, s.cfg.StructuredOutput), nil
 	}
