@@ -82,3 +82,20 @@ func (p *Pool) Find(name string) (tools.Tool, bool) {
 	}
 	return nil, false
 }
+
+// Subset is the pool of p's tools that keep accepts, in the same order.
+func (p *Pool) Subset(keep func(t tools.Tool) bool) *Pool {
+	q := &Pool{byName: map[string]tools.Tool{}, validators: map[string]*inputValidator{}}
+	for i, t := range p.tools {
+		if !keep(t) {
+			continue
+		}
+		q.tools = append(q.tools, t)
+		q.byName[t.Name()] = t
+		q.validators[t.Name()] = p.validators[t.Name()]
+		if i < p.builtins {
+			q.builtins++
+		}
+	}
+	return q
+}

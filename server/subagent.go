@@ -7,7 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agent-mcp/agent-mcp/orchestrator/subagent"
+	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -22,7 +23,7 @@ var needsSampling = map[string]bool{"Agent": true}
 // sampling/createMessage, with tools when the client supports tool use in
 // sampling and without otherwise.
 func (s *Server) subAgents(ss *mcp.ServerSession, caps *mcp.SamplingCapabilities) tools.SubAgentRunner {
-	return &subagent.Runner{
+	return &agent.SubAgents{
 		Pipeline: s.cfg.Pipeline,
 		Model:    samplingModel{ss},
 		NoTools:  caps.Tools == nil,
@@ -59,18 +60,19 @@ func clientSamples(ss *mcp.ServerSession) bool {
 	return p != nil && p.Capabilities != nil && p.Capabilities.Sampling != nil
 }
 
-// samplingModel is a subagent.Model answered by the client's model through
-// MCP sampling with tools.
+// samplingModel is an llm.Model answered by the client's model through MCP
+// sampling with tools. It cannot stream: the handler hears nothing, and the
+// agent takes the tool calls from the finished response.
 type samplingModel struct{ ss *mcp.ServerSession }
 
-func (m samplingModel) Complete(ctx context.Context, req subagent.Request) (*subagent.Response, error) {
+func (m samplingModel) Stream(ctx context.Context, req llm.Request, _ llm.Handler) (*llm.Response, error) {
 	params := &mcp.CreateMessageWithToolsParams{
 		SystemPrompt: req.System,
 		MaxTokens:    int64(req.MaxTokens),
 	}
 	for _, msg := range req.Messages {
 		sm := &mcp.SamplingMessageV2{Role: mcp.Role(msg.Role)}
-		for _, b := range msg.Blocks {
+		for _, b := range msg.Content {
 			c, err := toSamplingContent(b)
 			if err != nil {
 				return nil, err
@@ -83,7 +85,7 @@ func (m samplingModel) Complete(ctx context.Context, req subagent.Request) (*sub
 		params.Messages = append(params.Messages, sm)
 	}
 	for _, t := range req.Tools {
-		params.Tools = append(params.Tools, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		params.Tools = append(params.Tools, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
 	}
 	if len(params.Tools) > 0 {
 		params.ToolChoice = &mcp.ToolChoice{Mode: "auto"}
@@ -95,11 +97,11 @@ func (m samplingModel) Complete(ctx context.Context, req subagent.Request) (*sub
 	if err != nil {
 		return nil, fmt.Errorf("sampling the client's model: %w", err)
 	}
-	out := &subagent.Response{StopReason: res.StopReason}
+	out := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Stop: stopReasons[res.StopReason]}
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
-			out.Blocks = append(out.Blocks, subagent.Block{Kind: subagent.Text, Text: c.Text})
+			out.Message.Content = append(out.Message.Content, llm.Text(c.Text))
 		case *mcp.ToolUseContent:
 			input, err := json.Marshal(c.Input)
 			if err != nil {
@@ -108,18 +110,30 @@ func (m samplingModel) Complete(ctx context.Context, req subagent.Request) (*sub
 			if c.Input == nil {
 				input = json.RawMessage("{}")
 			}
-			out.Blocks = append(out.Blocks, subagent.Block{Kind: subagent.ToolUse, ID: c.ID, Name: c.Name, Input: input})
+			out.Message.Content = append(out.Message.Content, llm.Block{Type: llm.ToolUseBlock, ID: c.ID, Name: c.Name, Input: input})
 		default:
 			// Images or audio from the model carry nothing a sub-agent's
 			// final report can use; they are skipped.
 		}
 	}
+	if out.Stop == "" {
+		out.Stop = llm.StopEndTurn
+		if len(out.Message.ToolUses()) > 0 {
+			out.Stop = llm.StopToolUse
+		}
+	}
 	return out, nil
 }
 
-func toSamplingContent(b subagent.Block) (mcp.Content, error) {
-	switch b.Kind {
-	case subagent.ToolUse:
+// stopReasons maps MCP sampling's stop reasons onto the llm vocabulary.
+var stopReasons = map[string]llm.StopReason{
+	"endTurn": llm.StopEndTurn, "toolUse": llm.StopToolUse, "maxTokens": llm.StopMaxTokens,
+	"stopSequence": llm.StopSequence, "refusal": llm.StopRefusal,
+}
+
+func toSamplingContent(b llm.Block) (mcp.Content, error) {
+	switch b.Type {
+	case llm.ToolUseBlock:
 		var input map[string]any
 		if len(b.Input) > 0 {
 			if err := json.Unmarshal(b.Input, &input); err != nil {
@@ -127,8 +141,18 @@ func toSamplingContent(b subagent.Block) (mcp.Content, error) {
 			}
 		}
 		return &mcp.ToolUseContent{ID: b.ID, Name: b.Name, Input: input}, nil
-	case subagent.ToolResult:
-		return &mcp.ToolResultContent{ToolUseID: b.ID, Content: []mcp.Content{&mcp.TextContent{Text: b.Text}}, IsError: b.IsError}, nil
+	case llm.ToolResultBlock:
+		tr := &mcp.ToolResultContent{ToolUseID: b.ToolUseID, IsError: b.IsError}
+		for _, c := range b.Content {
+			rc, err := toSamplingContent(c)
+			if err != nil {
+				return nil, err
+			}
+			tr.Content = append(tr.Content, rc)
+		}
+		return tr, nil
+	case llm.ImageBlock:
+		return &mcp.ImageContent{MIMEType: b.MIMEType, Data: b.Data}, nil
 	default:
 		return &mcp.TextContent{Text: b.Text}, nil
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent/term"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
 	"github.com/agent-mcp/agent-mcp/tools"
@@ -143,16 +144,15 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // chatEnv is everything a chat needs, built from the flags.
 type chatEnv struct {
-	provider providers.Provider
+	llm      llm.Model
 	model    string // provider/name as given
-	name     string // name within the provider
 	session  *tools.Session
 	pipeline *orchestrator.Pipeline
 	mcp      *upstream.Manager
 	perm     *permissionSetup
 	store    *agent.Store
 	conv     *agent.Conversation
-	history  []providers.Message
+	history  []llm.Message
 	agentCfg agent.Config
 }
 
@@ -191,9 +191,14 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if err != nil {
 		return nil, err
 	}
-	env.provider, env.name, err = providers.New(providers.Options{Model: env.model, BaseURL: f.baseURL, MaxRetries: -1, RetryUnit: retryUnit})
+	env.llm, err = providers.New(providers.Options{Model: env.model, BaseURL: f.baseURL, MaxRetries: -1, RetryUnit: retryUnit})
 	if err != nil {
 		return nil, err
+	}
+	contextWindow := f.contextWindow
+	if contextWindow <= 0 {
+		prov, name, _ := providers.SplitModel(env.model) // New accepted it
+		contextWindow = providers.ContextWindow(prov, name)
 	}
 	cfgs, warnings, err := upstream.Load(upstream.LoadOptions{ProjectDir: cwd, Files: f.mcpConfigs, Strict: f.strictMCP})
 	if err != nil {
@@ -254,22 +259,18 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		env.close()
 		return nil, errors.New("no conversation store to resume from")
 	}
-	runner, err := agent.NewSubAgentRunner(env.provider, env.name, env.pipeline, f.maxTokens)
-	if err != nil {
-		env.close()
-		return nil, err
-	}
+	runner := &agent.SubAgents{Pipeline: env.pipeline, Model: env.llm, MaxTokens: f.maxTokens, ContextWindow: contextWindow}
 	sysEnv := agent.DetectEnv(cwd, time.Now())
 	env.agentCfg = agent.Config{
-		Provider: env.provider, Model: env.name, Pipeline: env.pipeline,
+		Model: env.llm, Pipeline: env.pipeline,
 		UseContext: tools.UseContext{
 			Session: env.session, Asker: asker, Logger: logger, SubAgents: runner,
-			Sampler: &agent.Sampler{Provider: env.provider, Model: env.name},
+			Sampler: &agent.Sampler{Model: env.llm},
 		},
 		System:        agent.SystemPrompt(pool, sysEnv, f.appendSystem),
 		MaxTurns:      f.maxTurns,
 		MaxTokens:     f.maxTokens,
-		ContextWindow: f.contextWindow,
+		ContextWindow: contextWindow,
 		Store:         env.conv,
 		Logger:        logger,
 		Refresh: func() *orchestrator.Pool {
@@ -335,8 +336,8 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 		}
 		_ = enc.Encode(map[string]any{"type": "system", "subtype": "init", "session_id": sessionID, "model": env.model,
 			"cwd": env.session.Cwd(), "tools": tools, "mcp_servers": env.mcp.Status(), "permission_mode": env.session.Mode()})
-		cfg.Events.Message = func(m providers.Message) {
-			if m.Role == providers.User && len(m.Content) > 0 && m.Content[0].Type != providers.ToolResultBlock {
+		cfg.Events.Message = func(m llm.Message) {
+			if m.Role == llm.User && len(m.Content) > 0 && m.Content[0].Type != llm.ToolResultBlock {
 				return // the prompt itself is not echoed
 			}
 			_ = enc.Encode(map[string]any{"type": string(m.Role), "message": m, "session_id": sessionID})

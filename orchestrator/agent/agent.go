@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -27,18 +27,22 @@ type Events struct {
 	ToolEnd func(out orchestrator.Outcome)
 	// Message is called with each message added to the conversation (the
 	// assistant's responses and the tool results), for stream-json.
-	Message func(m providers.Message)
+	Message func(m llm.Message)
 	// Notice receives remarks for the user (context cleared, pool changed).
 	Notice func(msg string)
 	// Retry is told about each retry of a failed model call, before its
 	// wait ("Retrying in 4s, attempt 3/10").
-	Retry func(providers.RetryInfo)
+	Retry func(llm.RetryInfo)
 }
+
+// DefaultContextWindow is the context size assumed when Config sets none.
+const DefaultContextWindow = 128_000
 
 // Config configures an Agent.
 type Config struct {
-	Provider providers.Provider
-	Model    string
+	// Model answers the agent's turns: a provider client in chat, the MCP
+	// client's model (through sampling) for the server's sub-agents.
+	Model llm.Model
 	// Pipeline runs the tool calls; its Pool is what the model is offered.
 	Pipeline *orchestrator.Pipeline
 	// UseContext is the template for each call: Session, Asker, Sampler,
@@ -51,7 +55,7 @@ type Config struct {
 	// MaxTokens is each call's output budget; 0 means the provider's default.
 	MaxTokens int
 	// ContextWindow is the model's context size in tokens; 0 means
-	// providers.ContextWindow's guess.
+	// DefaultContextWindow.
 	ContextWindow int
 	// Refresh, if set, is called before each model call; it returns a new
 	// pool when the upstream tools changed, else nil.
@@ -69,20 +73,20 @@ type Agent struct {
 	cfg Config
 
 	mu       sync.Mutex
-	messages []providers.Message
-	usage    providers.Usage
+	messages []llm.Message
+	usage    llm.Usage
 }
 
 // New makes an agent with an empty conversation.
 func New(cfg Config) (*Agent, error) {
-	if cfg.Provider == nil || cfg.Pipeline == nil || cfg.Pipeline.Pool == nil {
-		return nil, errors.New("agent: a provider and a pipeline with a pool are required")
+	if cfg.Model == nil || cfg.Pipeline == nil || cfg.Pipeline.Pool == nil {
+		return nil, errors.New("agent: a model and a pipeline with a pool are required")
 	}
 	if cfg.UseContext.Session == nil {
 		return nil, errors.New("agent: a session is required")
 	}
 	if cfg.ContextWindow <= 0 {
-		cfg.ContextWindow = providers.ContextWindow(cfg.Provider.Name(), cfg.Model)
+		cfg.ContextWindow = DefaultContextWindow
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -91,21 +95,21 @@ func New(cfg Config) (*Agent, error) {
 }
 
 // Messages returns a copy of the conversation.
-func (a *Agent) Messages() []providers.Message {
+func (a *Agent) Messages() []llm.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]providers.Message(nil), a.messages...)
+	return append([]llm.Message(nil), a.messages...)
 }
 
 // SetMessages replaces the conversation (resuming a saved one).
-func (a *Agent) SetMessages(ms []providers.Message) {
+func (a *Agent) SetMessages(ms []llm.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.messages = append([]providers.Message(nil), ms...)
+	a.messages = append([]llm.Message(nil), ms...)
 }
 
 // Usage is the token usage summed over the agent's model calls.
-func (a *Agent) Usage() providers.Usage {
+func (a *Agent) Usage() llm.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.usage
@@ -127,9 +131,9 @@ type Result struct {
 	// Turns is how many model calls the run made.
 	Turns int
 	// Usage sums the run's model calls.
-	Usage providers.Usage
+	Usage llm.Usage
 	// Stop is the last response's stop reason.
-	Stop providers.StopReason
+	Stop llm.StopReason
 }
 
 // ErrMaxTurns is returned (wrapped) when a run reaches MaxTurns while the
@@ -140,7 +144,7 @@ var ErrMaxTurns = errors.New("reached the maximum number of turns")
 // ends its turn, MaxTurns is reached, or ctx is cancelled. On cancellation
 // the conversation stays consistent: every tool call gets a result.
 func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
-	if err := a.append(providers.Message{Role: providers.User, Content: []providers.Block{providers.Text(prompt)}}); err != nil {
+	if err := a.append(llm.Message{Role: llm.User, Content: []llm.Block{llm.Text(prompt)}}); err != nil {
 		return nil, err
 	}
 	res := &Result{}
@@ -177,22 +181,22 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 
 // step makes one model call and runs its tool calls. It returns the
 // outcomes (none when the model ended its turn).
-func (a *Agent) step(ctx context.Context) (*providers.Response, []orchestrator.Outcome, error) {
+func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome, error) {
 	req := a.request()
 	uc := a.cfg.UseContext
 	ex := a.cfg.Pipeline.NewExecutor(ctx, &uc, orchestrator.CallEvents{
 		Start: a.cfg.Events.ToolStart, Progress: a.cfg.Events.ToolProgress, End: a.cfg.Events.ToolEnd,
 	})
 	var seen int
-	h := providers.Handler{
+	h := llm.Handler{
 		OnText:  a.cfg.Events.Text,
 		OnRetry: a.cfg.Events.Retry,
-		OnToolUse: func(b providers.Block) {
+		OnToolUse: func(b llm.Block) {
 			seen++
 			ex.Add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})
 		},
 	}
-	resp, err := a.cfg.Provider.Stream(ctx, req, h)
+	resp, err := a.cfg.Model.Stream(ctx, req, h)
 	if err != nil {
 		// The response is lost: stop what it started and drop it.
 		if seen > 0 {
@@ -216,7 +220,7 @@ func (a *Agent) step(ctx context.Context) (*providers.Response, []orchestrator.O
 		return resp, nil, nil
 	}
 	outs := ex.Wait()
-	results := providers.Message{Role: providers.User}
+	results := llm.Message{Role: llm.User}
 	for i, b := range uses {
 		var out orchestrator.Outcome
 		if i < len(outs) {
@@ -230,7 +234,7 @@ func (a *Agent) step(ctx context.Context) (*providers.Response, []orchestrator.O
 	return resp, outs, nil
 }
 
-func (a *Agent) append(m providers.Message) error {
+func (a *Agent) append(m llm.Message) error {
 	a.mu.Lock()
 	a.messages = append(a.messages, m)
 	a.mu.Unlock()
@@ -247,13 +251,13 @@ func (a *Agent) append(m providers.Message) error {
 
 // request builds the model call: the pool's tools with a cache breakpoint
 // after the built-ins and after the MCP tools.
-func (a *Agent) request() providers.Request {
+func (a *Agent) request() llm.Request {
 	pool := a.cfg.Pipeline.Pool
 	ts := pool.Tools()
-	defs := make([]providers.Tool, len(ts))
+	defs := make([]llm.Tool, len(ts))
 	for i, t := range ts {
 		schema, _ := json.Marshal(t.Schema())
-		defs[i] = providers.Tool{Name: t.Name(), Description: t.Description(), Schema: schema}
+		defs[i] = llm.Tool{Name: t.Name(), Description: t.Description(), Schema: schema}
 	}
 	if n := pool.Builtins(); n > 0 && n <= len(defs) {
 		defs[n-1].CacheBreakpoint = true
@@ -261,8 +265,7 @@ func (a *Agent) request() providers.Request {
 	if len(defs) > pool.Builtins() {
 		defs[len(defs)-1].CacheBreakpoint = true
 	}
-	return providers.Request{
-		Model:     a.cfg.Model,
+	return llm.Request{
 		System:    a.cfg.System,
 		Messages:  a.Messages(),
 		Tools:     defs,
@@ -271,39 +274,39 @@ func (a *Agent) request() providers.Request {
 }
 
 // toolResult renders an outcome as the tool_result block for call b.
-func toolResult(b providers.Block, out orchestrator.Outcome) providers.Block {
-	tr := providers.Block{Type: providers.ToolResultBlock, ToolUseID: b.ID}
+func toolResult(b llm.Block, out orchestrator.Outcome) llm.Block {
+	tr := llm.Block{Type: llm.ToolResultBlock, ToolUseID: b.ID}
 	switch {
 	case out.Err != nil && errors.Is(out.Err, orchestrator.ErrUnknownTool):
 		tr.IsError = true
-		tr.Content = []providers.Block{providers.Text(fmt.Sprintf("No tool named %s is available. Use one of the tools you were given.", b.Name))}
+		tr.Content = []llm.Block{llm.Text(fmt.Sprintf("No tool named %s is available. Use one of the tools you were given.", b.Name))}
 		return tr
 	case out.Err != nil:
 		tr.IsError = true
-		tr.Content = []providers.Block{providers.Text(out.Err.Error())}
+		tr.Content = []llm.Block{llm.Text(out.Err.Error())}
 		return tr
 	case out.Result == nil:
 		tr.IsError = true
-		tr.Content = []providers.Block{providers.Text(fmt.Sprintf("%s did not run.", b.Name))}
+		tr.Content = []llm.Block{llm.Text(fmt.Sprintf("%s did not run.", b.Name))}
 		return tr
 	}
 	r := out.Result
 	tr.IsError = r.IsError
 	if r.Text != "" {
-		tr.Content = append(tr.Content, providers.Text(r.Text))
+		tr.Content = append(tr.Content, llm.Text(r.Text))
 	}
 	for _, c := range r.Extra {
 		switch c.Kind {
 		case tools.TextContent:
-			tr.Content = append(tr.Content, providers.Text(c.Text))
+			tr.Content = append(tr.Content, llm.Text(c.Text))
 		case tools.ImageContent:
-			tr.Content = append(tr.Content, providers.Block{Type: providers.ImageBlock, MIMEType: c.MIMEType, Data: c.Data})
+			tr.Content = append(tr.Content, llm.Block{Type: llm.ImageBlock, MIMEType: c.MIMEType, Data: c.Data})
 		case tools.LinkContent:
-			tr.Content = append(tr.Content, providers.Text(fmt.Sprintf("[resource %s: %s]", c.Name, c.URI)))
+			tr.Content = append(tr.Content, llm.Text(fmt.Sprintf("[resource %s: %s]", c.Name, c.URI)))
 		}
 	}
 	if len(tr.Content) == 0 {
-		tr.Content = []providers.Block{providers.Text(fmt.Sprintf("(%s completed with no output)", b.Name))}
+		tr.Content = []llm.Block{llm.Text(fmt.Sprintf("(%s completed with no output)", b.Name))}
 	}
 	return tr
 }

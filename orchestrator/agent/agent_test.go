@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
 	"github.com/agent-mcp/agent-mcp/permissions"
@@ -52,7 +53,7 @@ func newHarness(t *testing.T, format string, o options, replies ...testmodel.Rep
 	if format == "openai" {
 		base += "/v1"
 	}
-	prov, model, err := providers.New(providers.Options{
+	model, err := providers.New(providers.Options{
 		Model: format + "/test-model", BaseURL: base, MaxRetries: 0,
 		Getenv: func(k string) string {
 			return map[string]string{"ANTHROPIC_API_KEY": "test-key", "OPENAI_API_KEY": "test-key"}[k]
@@ -77,7 +78,7 @@ func newHarness(t *testing.T, format string, o options, replies ...testmodel.Rep
 	t.Cleanup(func() { _ = sess.Close() })
 	log := &eventLog{}
 	cfg := Config{
-		Provider: prov, Model: model, Pipeline: pipe, System: "You are a test.",
+		Model: model, Pipeline: pipe, System: "You are a test.",
 		UseContext: tools.UseContext{Session: sess, Asker: o.asker},
 		MaxTurns:   o.maxTurns, ContextWindow: o.contextWindow, MaxTokens: 1000,
 		Events: Events{
@@ -309,7 +310,7 @@ func testTextOnly(t *testing.T, format string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Text != "Hello there." || res.Turns != 1 || res.Stop != providers.StopEndTurn {
+	if res.Text != "Hello there." || res.Turns != 1 || res.Stop != llm.StopEndTurn {
 		t.Errorf("result = %+v", res)
 	}
 	reqs := h.srv.Requests()
@@ -504,7 +505,7 @@ func testMaxTurns(t *testing.T, format string) {
 	}
 	// The conversation stays consistent: the call has its result.
 	msgs := h.agent.Messages()
-	if last := msgs[len(msgs)-1]; last.Role != providers.User || last.Content[0].Type != providers.ToolResultBlock {
+	if last := msgs[len(msgs)-1]; last.Role != llm.User || last.Content[0].Type != llm.ToolResultBlock {
 		t.Errorf("last message = %+v", last)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
 // Context management: when the next request would fill most of the
@@ -26,7 +26,7 @@ const (
 
 // estimateTokens guesses the tokens of a request: about four characters
 // per token of its JSON.
-func estimateTokens(req providers.Request) int {
+func estimateTokens(req llm.Request) int {
 	n := len(req.System)
 	for _, t := range req.Tools {
 		n += len(t.Name) + len(t.Description) + len(t.Schema)
@@ -90,7 +90,7 @@ func (a *Agent) clearToolResults() int {
 	var idx [][2]int
 	for i, m := range a.messages {
 		for j, b := range m.Content {
-			if b.Type == providers.ToolResultBlock {
+			if b.Type == llm.ToolResultBlock {
 				idx = append(idx, [2]int{i, j})
 			}
 		}
@@ -102,8 +102,8 @@ func (a *Agent) clearToolResults() int {
 			continue
 		}
 		// Copy the message's content so earlier copies stay untouched.
-		content := append([]providers.Block(nil), a.messages[ij[0]].Content...)
-		content[ij[1]].Content = []providers.Block{providers.Text(ClearedToolResult)}
+		content := append([]llm.Block(nil), a.messages[ij[0]].Content...)
+		content[ij[1]].Content = []llm.Block{llm.Text(ClearedToolResult)}
 		a.messages[ij[0]].Content = content
 		cleared++
 	}
@@ -138,13 +138,12 @@ func (a *Agent) summarise(ctx context.Context) (int, error) {
 	for _, m := range msgs[:cut] {
 		renderForSummary(&transcript, m)
 	}
-	resp, err := a.cfg.Provider.Stream(ctx, providers.Request{
-		Model:     a.cfg.Model,
+	resp, err := a.cfg.Model.Stream(ctx, llm.Request{
 		System:    summarySystem,
 		MaxTokens: 4096,
-		Messages: []providers.Message{{Role: providers.User, Content: []providers.Block{providers.Text(
+		Messages: []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(
 			"Summarise this conversation between a user and a coding assistant:\n\n" + transcript.String())}}},
-	}, providers.Handler{})
+	}, llm.Handler{})
 	if err != nil {
 		return 0, fmt.Errorf("summarising old turns: %w", err)
 	}
@@ -156,8 +155,8 @@ func (a *Agent) summarise(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	first := msgs[cut]
-	first.Content = append([]providers.Block{providers.Text(SummaryPrefix + summary)}, first.Content...)
-	out := append([]providers.Message{first}, msgs[cut+1:]...)
+	first.Content = append([]llm.Block{llm.Text(SummaryPrefix + summary)}, first.Content...)
+	out := append([]llm.Message{first}, msgs[cut+1:]...)
 	a.SetMessages(out)
 	return cut, nil
 }
@@ -168,29 +167,29 @@ const summarySystem = "You write summaries of coding sessions so the work can co
 	"Be concise and factual; use short bullet points."
 
 // isPrompt reports whether m is a user message that is not tool results.
-func isPrompt(m providers.Message) bool {
-	if m.Role != providers.User {
+func isPrompt(m llm.Message) bool {
+	if m.Role != llm.User {
 		return false
 	}
 	for _, b := range m.Content {
-		if b.Type == providers.ToolResultBlock {
+		if b.Type == llm.ToolResultBlock {
 			return false
 		}
 	}
 	return true
 }
 
-func renderForSummary(w *strings.Builder, m providers.Message) {
+func renderForSummary(w *strings.Builder, m llm.Message) {
 	for _, b := range m.Content {
 		switch b.Type {
-		case providers.TextBlock:
+		case llm.TextBlock:
 			fmt.Fprintf(w, "%s: %s\n", m.Role, b.Text)
-		case providers.ToolUseBlock:
+		case llm.ToolUseBlock:
 			fmt.Fprintf(w, "assistant called %s %s\n", b.Name, truncate(string(b.Input), 500))
-		case providers.ToolResultBlock:
+		case llm.ToolResultBlock:
 			var parts []string
 			for _, c := range b.Content {
-				if c.Type == providers.TextBlock {
+				if c.Type == llm.TextBlock {
 					parts = append(parts, c.Text)
 				}
 			}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -51,13 +51,13 @@ func OpenStore(dir string) (*Store, error) {
 func (s *Store) Dir() string { return s.dir }
 
 type entry struct {
-	Type     string              `json:"type"` // meta, message, replace
-	Time     time.Time           `json:"time"`
-	ID       string              `json:"id,omitempty"`
-	Cwd      string              `json:"cwd,omitempty"`
-	Model    string              `json:"model,omitempty"`
-	Message  *providers.Message  `json:"message,omitempty"`
-	Messages []providers.Message `json:"messages,omitempty"`
+	Type     string        `json:"type"` // meta, message, replace
+	Time     time.Time     `json:"time"`
+	ID       string        `json:"id,omitempty"`
+	Cwd      string        `json:"cwd,omitempty"`
+	Model    string        `json:"model,omitempty"`
+	Message  *llm.Message  `json:"message,omitempty"`
+	Messages []llm.Message `json:"messages,omitempty"`
 }
 
 // Conversation is one saved conversation, open for appending.
@@ -79,7 +79,7 @@ func (s *Store) Create(cwd, model string) (*Conversation, error) {
 
 // Open loads conversation id and returns it, open for appending, with its
 // messages.
-func (s *Store) Open(id string) (*Conversation, []providers.Message, error) {
+func (s *Store) Open(id string) (*Conversation, []llm.Message, error) {
 	if id == "" || id != filepath.Base(id) || strings.HasPrefix(id, ".") {
 		return nil, nil, fmt.Errorf("conversation id %q is not valid", id)
 	}
@@ -93,7 +93,7 @@ func (s *Store) Open(id string) (*Conversation, []providers.Message, error) {
 	}
 	defer f.Close()
 	c := &Conversation{ID: id, path: path}
-	var msgs []providers.Message
+	var msgs []llm.Message
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	line := 0
@@ -111,7 +111,7 @@ func (s *Store) Open(id string) (*Conversation, []providers.Message, error) {
 				msgs = append(msgs, *e.Message)
 			}
 		case "replace":
-			msgs = append([]providers.Message(nil), e.Messages...)
+			msgs = append([]llm.Message(nil), e.Messages...)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -123,8 +123,8 @@ func (s *Store) Open(id string) (*Conversation, []providers.Message, error) {
 // dropDangling removes a trailing assistant message whose tool calls have
 // no results (the process ended while they ran), so the conversation can
 // continue.
-func dropDangling(msgs []providers.Message) []providers.Message {
-	if n := len(msgs); n > 0 && msgs[n-1].Role == providers.Assistant && len(msgs[n-1].ToolUses()) > 0 {
+func dropDangling(msgs []llm.Message) []llm.Message {
+	if n := len(msgs); n > 0 && msgs[n-1].Role == llm.Assistant && len(msgs[n-1].ToolUses()) > 0 {
 		return msgs[:n-1]
 	}
 	return msgs
@@ -183,7 +183,7 @@ func readMeta(path string) entry {
 }
 
 // Append saves messages.
-func (c *Conversation) Append(msgs ...providers.Message) error {
+func (c *Conversation) Append(msgs ...llm.Message) error {
 	for i := range msgs {
 		if err := c.write(entry{Type: "message", Message: &msgs[i]}); err != nil {
 			return err
@@ -193,7 +193,7 @@ func (c *Conversation) Append(msgs ...providers.Message) error {
 }
 
 // Replace saves the whole conversation after it was rewritten.
-func (c *Conversation) Replace(msgs []providers.Message) error {
+func (c *Conversation) Replace(msgs []llm.Message) error {
 	return c.write(entry{Type: "replace", Messages: msgs})
 }
 

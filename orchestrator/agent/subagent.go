@@ -4,70 +4,208 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
-	"github.com/agent-mcp/agent-mcp/orchestrator/subagent"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-// SubAgentModel drives sub-agents with chat's own provider: it implements
-// subagent.Model, so a subagent.Runner on it is the tools.SubAgentRunner
-// chat puts in every call's UseContext for the Agent tool.
-type SubAgentModel struct {
-	Provider providers.Provider
-	Model    string
+// Sub-agents' defaults.
+const (
+	// DefaultSubAgentMaxTurns bounds a sub-agent's model calls.
+	DefaultSubAgentMaxTurns = 50
+	// DefaultSubAgentMaxTokens bounds one of a sub-agent's answers.
+	DefaultSubAgentMaxTokens = 8192
+)
+
+// SubAgentExclude are the tools a sub-agent never gets: it cannot start
+// sub-agents of its own, talk to the user, or switch the plan mode of a
+// session that is not the user's.
+var SubAgentExclude = []string{"Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
+
+// SubAgents runs the Agent tool's sub-agents: it implements
+// tools.SubAgentRunner with an [Agent], the same loop chat runs, on its own
+// conversation, a subset of the pool and a turn limit. Chat gives it its
+// provider's model; the MCP server gives it the client's model through
+// sampling.
+type SubAgents struct {
+	// Pipeline runs the sub-agents' tool calls; its Pool is what a
+	// sub-agent can be offered, its Permit and Hooks apply to every call.
+	Pipeline *orchestrator.Pipeline
+	// Model answers the sub-agents' turns.
+	Model llm.Model
+	// NoTools runs sub-agents without tools (a model that cannot use them).
+	NoTools bool
+	// MaxTurns is used when a request sets none; 0 means
+	// DefaultSubAgentMaxTurns.
+	MaxTurns int
+	// MaxTokens bounds one answer; 0 means DefaultSubAgentMaxTokens.
+	MaxTokens int
+	// ContextWindow is the model's context size; 0 means
+	// DefaultContextWindow.
+	ContextWindow int
+	// Exclude lists tools never offered; nil means SubAgentExclude.
+	Exclude []string
 }
 
-// Complete makes one (streamed, collected) model call for a sub-agent.
-func (m *SubAgentModel) Complete(ctx context.Context, req subagent.Request) (*subagent.Response, error) {
-	preq := providers.Request{Model: m.Model, System: req.System, MaxTokens: req.MaxTokens}
-	for _, t := range req.Tools {
-		schema, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			return nil, err
-		}
-		preq.Tools = append(preq.Tools, providers.Tool{Name: t.Name, Description: t.Description, Schema: schema})
+// RunSubAgent runs req's task to a final answer: a model turn, the tool
+// calls it asked for (through the pipeline, in a session of its own that
+// starts where the parent's is), and again, until the model answers
+// without calling a tool or the turn limit is reached.
+//
+// The sub-agent's session is separate so that its calls have their own
+// concurrency gate (the parent's Agent call holds a place in the parent's)
+// and its file reads, working directory and background tasks stay its own;
+// it starts in the parent's directory and permission mode, asks the same
+// user, and is closed when the sub-agent ends.
+func (r *SubAgents) RunSubAgent(ctx context.Context, req tools.SubAgentRequest) (string, error) {
+	if r.Pipeline == nil || r.Pipeline.Pool == nil || r.Model == nil {
+		return "", errors.New("sub-agent runner is missing its pipeline or model")
 	}
-	for _, msg := range req.Messages {
-		pm := providers.Message{Role: providers.Role(msg.Role)}
-		for _, b := range msg.Blocks {
-			switch b.Kind {
-			case subagent.Text:
-				pm.Content = append(pm.Content, providers.Text(b.Text))
-			case subagent.ToolUse:
-				pm.Content = append(pm.Content, providers.Block{Type: providers.ToolUseBlock, ID: b.ID, Name: b.Name, Input: b.Input})
-			case subagent.ToolResult:
-				pm.Content = append(pm.Content, providers.Block{Type: providers.ToolResultBlock, ToolUseID: b.ID,
-					IsError: b.IsError, Content: []providers.Block{providers.Text(b.Text)}})
+	parent := req.Parent
+	if parent == nil || parent.Session == nil {
+		return "", errors.New("sub-agent request without the calling session")
+	}
+	ps := parent.Session
+	child, err := tools.NewSession(tools.SessionOptions{
+		Cwd:       ps.Cwd(),
+		WorkDirs:  ps.WorkDirs(),
+		Mode:      ps.Mode(),
+		StateRoot: filepath.Dir(ps.StateDir()),
+	})
+	if err != nil {
+		return "", fmt.Errorf("starting the sub-agent's session: %w", err)
+	}
+	defer child.Close()
+
+	// The sub-agent sees only the tools it is offered: a call to any other
+	// is answered like a call to a tool that does not exist.
+	pipeline := *r.Pipeline
+	pipeline.Pool = r.Pipeline.Pool.Subset(r.offers(req))
+	if req.ReadOnly {
+		pipeline.Permit = readOnlyPermit{next: r.Pipeline.Permit}
+	}
+	maxTurns := firstPositive(req.MaxTurns, r.MaxTurns, DefaultSubAgentMaxTurns)
+	progress := req.Progress
+	if progress == nil {
+		progress = func(tools.ProgressUpdate) {}
+	}
+	var calls int
+	a, err := New(Config{
+		Model:         r.Model,
+		Pipeline:      &pipeline,
+		UseContext:    tools.UseContext{Session: child, Asker: parent.Asker, Sampler: parent.Sampler, Logger: parent.Logger},
+		System:        req.SystemPrompt,
+		MaxTurns:      maxTurns,
+		MaxTokens:     firstPositive(r.MaxTokens, DefaultSubAgentMaxTokens),
+		ContextWindow: r.ContextWindow,
+		Logger:        parent.Logger,
+		Events: Events{
+			// Every call the sub-agent starts is progress for the
+			// parent's Agent call (the executor calls this under its
+			// lock, so the count is not raced).
+			ToolStart: func(c orchestrator.Call) {
+				calls++
+				progress(tools.ProgressUpdate{Progress: float64(calls), Message: fmt.Sprintf("%s: %s", req.Description, c.Name)})
+			},
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	res, err := a.Run(ctx, req.Prompt)
+	switch {
+	case errors.Is(err, ErrMaxTurns):
+		last := lastText(a.Messages())
+		if last == "" {
+			last = "(no text yet)"
+		}
+		return "", fmt.Errorf("the sub-agent stopped after %d turns without finishing; its last message was:\n%s", maxTurns, last)
+	case err != nil && ctx.Err() != nil:
+		return "", ctx.Err()
+	case err != nil:
+		return "", fmt.Errorf("turn %d: %w", res.Turns, err)
+	}
+	return lastText(a.Messages()), nil
+}
+
+// firstPositive returns the first of vals that is positive (0 if none is).
+func firstPositive(vals ...int) int {
+	for _, v := range vals {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// lastText is the text of the last assistant message that has any.
+func lastText(msgs []llm.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != llm.Assistant {
+			continue
+		}
+		var texts []string
+		for _, b := range msgs[i].Content {
+			if b.Type == llm.TextBlock && strings.TrimSpace(b.Text) != "" {
+				texts = append(texts, b.Text)
 			}
 		}
-		preq.Messages = append(preq.Messages, pm)
-	}
-	resp, err := m.Provider.Stream(ctx, preq, providers.Handler{})
-	if err != nil {
-		return nil, err
-	}
-	out := &subagent.Response{StopReason: map[providers.StopReason]string{
-		providers.StopEndTurn: "endTurn", providers.StopToolUse: "toolUse", providers.StopMaxTokens: "maxTokens",
-		providers.StopSequence: "stopSequence", providers.StopRefusal: "refusal",
-	}[resp.Stop]}
-	for _, b := range resp.Message.Content {
-		switch b.Type {
-		case providers.TextBlock:
-			out.Blocks = append(out.Blocks, subagent.Block{Kind: subagent.Text, Text: b.Text})
-		case providers.ToolUseBlock:
-			out.Blocks = append(out.Blocks, subagent.Block{Kind: subagent.ToolUse, ID: b.ID, Name: b.Name, Input: b.Input})
+		if len(texts) > 0 {
+			return strings.Join(texts, "\n")
 		}
 	}
-	return out, nil
+	return ""
 }
 
-// NewSubAgentRunner returns the sub-agent runner for chat: sub-agents run
-// on provider's model over pipeline's pool (narrowed per request by the
-// runner), with pipeline's permission rules and hooks.
-func NewSubAgentRunner(provider providers.Provider, model string, pipeline *orchestrator.Pipeline, maxTokens int) (*subagent.Runner, error) {
-	if provider == nil || pipeline == nil {
-		return nil, errors.New("sub-agents need a provider and a pipeline")
+// offers returns which of the pool's tools the sub-agent of req is given.
+func (r *SubAgents) offers(req tools.SubAgentRequest) func(tools.Tool) bool {
+	exclude := r.Exclude
+	if exclude == nil {
+		exclude = SubAgentExclude
 	}
-	return &subagent.Runner{Pipeline: pipeline, Model: &SubAgentModel{Provider: provider, Model: model}, MaxTokens: maxTokens}, nil
+	return func(t tools.Tool) bool {
+		name := t.Name()
+		switch {
+		case r.NoTools, slices.Contains(exclude, name), req.Tools != nil && !slices.Contains(req.Tools, name):
+			return false
+		case req.ReadOnly:
+			return mayReadOnly(t)
+		}
+		return true
+	}
+}
+
+// mayReadOnly reports whether a read-only sub-agent should be offered t:
+// tools read-only in general, and Bash, whose read-only commands (ls, git
+// log, grep) are an explorer's staple; each call is still checked.
+func mayReadOnly(t tools.Tool) bool {
+	if t.Name() == "Bash" {
+		return true
+	}
+	in, err := t.Decode(json.RawMessage("{}"))
+	return err == nil && t.IsReadOnly(in)
+}
+
+// readOnlyPermit is a read-only sub-agent's Permitter: calls that are not
+// read-only are refused; the rest is decided by the parent pipeline's
+// Permitter.
+type readOnlyPermit struct {
+	next orchestrator.Permitter
+}
+
+func (p readOnlyPermit) Decide(ctx context.Context, req orchestrator.PermissionRequest) permissions.Decision {
+	if !req.Tool.IsReadOnly(req.Input) {
+		return permissions.Decision{Behavior: permissions.Deny, Reason: "This sub-agent may only make read-only calls."}
+	}
+	next := p.next
+	if next == nil {
+		next = orchestrator.AllowUnlessDenied
+	}
+	return next.Decide(ctx, req)
 }

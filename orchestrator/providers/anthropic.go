@@ -10,11 +10,14 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
 // anthropicProvider speaks the Anthropic Messages API.
 type anthropicProvider struct {
 	client anthropic.Client
+	model  string
 	base   string
 }
 
@@ -22,7 +25,7 @@ type anthropicProvider struct {
 // (the Messages API requires one).
 const DefaultMaxTokens = 16384
 
-func newAnthropic(base, key string, opts Options) *anthropicProvider {
+func newAnthropic(model, base, key string, opts Options) *anthropicProvider {
 	if key == "" {
 		// A local endpoint that needs no key: the SDK still wants a
 		// credential, so give it a placeholder.
@@ -34,22 +37,20 @@ func newAnthropic(base, key string, opts Options) *anthropicProvider {
 	}
 	// Retries are made by the retrying wrapper (retry.go), which reports them.
 	ro = append(ro, option.WithMaxRetries(0))
-	return &anthropicProvider{client: anthropic.NewClient(ro...), base: base}
+	return &anthropicProvider{client: anthropic.NewClient(ro...), model: model, base: base}
 }
 
-func (p *anthropicProvider) Name() string { return "anthropic" }
-
-// params maps a Request onto the Messages API. Prompt caching: a
+// params maps an llm.Request onto the Messages API. Prompt caching: a
 // breakpoint on each tool that asks for one (the last built-in tool and the
 // last MCP tool) and one on the last block of the last message, so each
 // turn reuses the previous turn's prefix.
-func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, error) {
+func (p *anthropicProvider) params(req llm.Request) (anthropic.MessageNewParams, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
 	params := anthropic.MessageNewParams{
-		Model:     anthropic.Model(req.Model),
+		Model:     anthropic.Model(p.model),
 		MaxTokens: int64(maxTokens),
 	}
 	if req.System != "" {
@@ -89,7 +90,7 @@ func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, err
 		if i == len(req.Messages)-1 && len(blocks) > 0 {
 			setCacheControl(&blocks[len(blocks)-1])
 		}
-		if m.Role == Assistant {
+		if m.Role == llm.Assistant {
 			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
 		} else {
 			params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
@@ -98,22 +99,22 @@ func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, err
 	return params, nil
 }
 
-func anthropicBlock(b Block) anthropic.ContentBlockParamUnion {
+func anthropicBlock(b llm.Block) anthropic.ContentBlockParamUnion {
 	switch b.Type {
-	case ToolUseBlock:
+	case llm.ToolUseBlock:
 		input := b.Input
 		if len(input) == 0 {
 			input = json.RawMessage("{}")
 		}
 		return anthropic.NewToolUseBlock(b.ID, input, b.Name)
-	case ToolResultBlock:
+	case llm.ToolResultBlock:
 		tr := anthropic.ToolResultBlockParam{ToolUseID: b.ToolUseID}
 		if b.IsError {
 			tr.IsError = anthropic.Bool(true)
 		}
 		for _, c := range b.Content {
 			switch c.Type {
-			case ImageBlock:
+			case llm.ImageBlock:
 				img := anthropic.NewImageBlockBase64(c.MIMEType, base64.StdEncoding.EncodeToString(c.Data))
 				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img.OfImage})
 			default:
@@ -121,7 +122,7 @@ func anthropicBlock(b Block) anthropic.ContentBlockParamUnion {
 			}
 		}
 		return anthropic.ContentBlockParamUnion{OfToolResult: &tr}
-	case ImageBlock:
+	case llm.ImageBlock:
 		return anthropic.NewImageBlockBase64(b.MIMEType, base64.StdEncoding.EncodeToString(b.Data))
 	default:
 		return anthropic.NewTextBlock(b.Text)
@@ -142,7 +143,7 @@ func setCacheControl(b *anthropic.ContentBlockParamUnion) {
 	}
 }
 
-func (p *anthropicProvider) Stream(ctx context.Context, req Request, h Handler) (*Response, error) {
+func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Response, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return nil, err
@@ -169,10 +170,10 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, h Handler) 
 	if err := stream.Err(); err != nil {
 		return nil, p.wrapErr(err)
 	}
-	resp := &Response{
-		Message: Message{Role: Assistant},
-		Stop:    StopReason(acc.StopReason),
-		Usage: Usage{
+	resp := &llm.Response{
+		Message: llm.Message{Role: llm.Assistant},
+		Stop:    llm.StopReason(acc.StopReason),
+		Usage: llm.Usage{
 			InputTokens: acc.Usage.InputTokens, OutputTokens: acc.Usage.OutputTokens,
 			CacheReadTokens: acc.Usage.CacheReadInputTokens, CacheWriteTokens: acc.Usage.CacheCreationInputTokens,
 		},
@@ -181,23 +182,23 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, h Handler) 
 		switch c.Type {
 		case "text":
 			if c.Text != "" {
-				resp.Message.Content = append(resp.Message.Content, Text(c.Text))
+				resp.Message.Content = append(resp.Message.Content, llm.Text(c.Text))
 			}
 		case "tool_use":
 			resp.Message.Content = append(resp.Message.Content, toolUseOf(c.ID, c.Name, c.Input))
 		}
 	}
 	if resp.Stop == "" {
-		resp.Stop = StopEndTurn
+		resp.Stop = llm.StopEndTurn
 	}
 	return resp, nil
 }
 
-func toolUseOf(id, name string, input json.RawMessage) Block {
+func toolUseOf(id, name string, input json.RawMessage) llm.Block {
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	return Block{Type: ToolUseBlock, ID: id, Name: name, Input: append(json.RawMessage(nil), input...)}
+	return llm.Block{Type: llm.ToolUseBlock, ID: id, Name: name, Input: append(json.RawMessage(nil), input...)}
 }
 
 func (p *anthropicProvider) wrapErr(err error) error {
@@ -223,7 +224,7 @@ func (p *anthropicProvider) wrapErr(err error) error {
 		}
 		errs := []error{err}
 		if apiErr.StatusCode == 400 && strings.Contains(strings.ToLower(msg), "prompt is too long") {
-			errs = append(errs, ErrContextTooLong)
+			errs = append(errs, llm.ErrContextTooLong)
 		}
 		return &callError{fmt.Sprintf("anthropic: HTTP %d: %s", apiErr.StatusCode, msg), errs}
 	}

@@ -1,15 +1,14 @@
 // Package providers talks to language models for the chat loop.
 //
-// It defines a small provider-neutral conversation vocabulary ([Message],
-// [Block], [Tool], [Request], [Response]) and two implementations of
-// [Provider]: the Anthropic Messages API (through anthropic-sdk-go) and any
-// OpenAI-compatible Chat Completions endpoint (through openai-go: OpenAI,
-// Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter). Both stream: text
-// deltas and each completed tool call are reported as they arrive, so the
-// agent can start safe tool calls before the model has finished.
+// It holds two implementations of llm.Model: the Anthropic Messages API
+// (through anthropic-sdk-go) and any OpenAI-compatible Chat Completions
+// endpoint (through openai-go: OpenAI, Ollama, vLLM, llama.cpp server, LM
+// Studio, OpenRouter). Both stream: text deltas and each completed tool call
+// are reported as they arrive, so the agent can start safe tool calls before
+// the model has finished.
 //
 // [New] turns a "provider/model" string and the environment (API keys, base
-// URLs) into a Provider, with one-line errors that say what to set. This
+// URLs) into a model client, with one-line errors that say what to set. This
 // package knows nothing of tools or the pipeline; the agent package maps
 // between the two.
 package providers

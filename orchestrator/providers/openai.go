@@ -12,17 +12,20 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
 // openAIProvider speaks OpenAI's Chat Completions API, which OpenAI,
 // Ollama, vLLM, llama.cpp's server, LM Studio and OpenRouter all serve.
 type openAIProvider struct {
-	name   string
+	name   string // the provider's name, for messages
+	model  string
 	client openai.Client
 	base   string
 }
 
-func newOpenAI(name, base, key string, opts Options) *openAIProvider {
+func newOpenAI(name, model, base, key string, opts Options) *openAIProvider {
 	ro := []option.RequestOption{option.WithBaseURL(base)}
 	if key != "" {
 		ro = append(ro, option.WithAPIKey(key))
@@ -32,18 +35,16 @@ func newOpenAI(name, base, key string, opts Options) *openAIProvider {
 	}
 	// Retries are made by the retrying wrapper (retry.go), which reports them.
 	ro = append(ro, option.WithMaxRetries(0))
-	return &openAIProvider{name: name, client: openai.NewClient(ro...), base: base}
+	return &openAIProvider{name: name, model: model, client: openai.NewClient(ro...), base: base}
 }
 
-func (p *openAIProvider) Name() string { return p.name }
-
-// params maps a Request onto Chat Completions: the system prompt is the
+// params maps an llm.Request onto Chat Completions: the system prompt is the
 // first message, tool results become "tool" messages right after the
 // assistant message that asked for them, and images in tool results (which
 // tool messages cannot carry) follow in a user message.
-func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, error) {
+func (p *openAIProvider) params(req llm.Request) (openai.ChatCompletionNewParams, error) {
 	params := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(req.Model),
+		Model:         shared.ChatModel(p.model),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
 	if req.MaxTokens > 0 {
@@ -64,7 +65,7 @@ func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, er
 		}))
 	}
 	for _, m := range req.Messages {
-		if m.Role == Assistant {
+		if m.Role == llm.Assistant {
 			var am openai.ChatCompletionAssistantMessageParam
 			if text := m.TextOf(); text != "" {
 				am.Content.OfString = openai.String(text)
@@ -87,11 +88,11 @@ func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, er
 		var parts []openai.ChatCompletionContentPartUnionParam
 		for _, b := range m.Content {
 			switch b.Type {
-			case ToolResultBlock:
+			case llm.ToolResultBlock:
 				var texts []string
 				for _, c := range b.Content {
 					switch c.Type {
-					case ImageBlock:
+					case llm.ImageBlock:
 						parts = append(parts, imagePart(c))
 					default:
 						texts = append(texts, c.Text)
@@ -102,9 +103,9 @@ func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, er
 					text = "Error: " + text
 				}
 				params.Messages = append(params.Messages, openai.ToolMessage(text, b.ToolUseID))
-			case ImageBlock:
+			case llm.ImageBlock:
 				parts = append(parts, imagePart(b))
-			case TextBlock:
+			case llm.TextBlock:
 				parts = append(parts, openai.TextContentPart(b.Text))
 			}
 		}
@@ -118,7 +119,7 @@ func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, er
 	return params, nil
 }
 
-func imagePart(b Block) openai.ChatCompletionContentPartUnionParam {
+func imagePart(b llm.Block) openai.ChatCompletionContentPartUnionParam {
 	return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
 		URL: "data:" + b.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(b.Data),
 	})
@@ -131,7 +132,7 @@ type pendingCall struct {
 	reported bool
 }
 
-func (p *openAIProvider) Stream(ctx context.Context, req Request, h Handler) (*Response, error) {
+func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Response, error) {
 	params, err := p.params(req)
 	if err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request, h Handler) (*R
 	calls := map[int64]*pendingCall{}
 	var order []int64
 	var finish string
-	var usage Usage
+	var usage llm.Usage
 	// A call is complete once a later call starts or the choice finishes;
 	// report it then, so safe calls can start while the rest streams.
 	flush := func(before int64, all bool) {
@@ -159,7 +160,7 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request, h Handler) (*R
 	for stream.Next() {
 		chunk := stream.Current()
 		if chunk.JSON.Usage.Valid() && (chunk.Usage.PromptTokens > 0 || chunk.Usage.CompletionTokens > 0) {
-			usage = Usage{
+			usage = llm.Usage{
 				InputTokens:     chunk.Usage.PromptTokens,
 				OutputTokens:    chunk.Usage.CompletionTokens,
 				CacheReadTokens: chunk.Usage.PromptTokensDetails.CachedTokens,
@@ -202,9 +203,9 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request, h Handler) (*R
 		return nil, p.wrapErr(err)
 	}
 	flush(0, true)
-	resp := &Response{Message: Message{Role: Assistant}, Usage: usage}
+	resp := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Usage: usage}
 	if text.Len() > 0 {
-		resp.Message.Content = append(resp.Message.Content, Text(text.String()))
+		resp.Message.Content = append(resp.Message.Content, llm.Text(text.String()))
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
 	for _, idx := range order {
@@ -212,21 +213,21 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request, h Handler) (*R
 	}
 	switch finish {
 	case "tool_calls", "function_call":
-		resp.Stop = StopToolUse
+		resp.Stop = llm.StopToolUse
 	case "length":
-		resp.Stop = StopMaxTokens
+		resp.Stop = llm.StopMaxTokens
 	case "content_filter":
-		resp.Stop = StopRefusal
+		resp.Stop = llm.StopRefusal
 	default:
-		resp.Stop = StopEndTurn
+		resp.Stop = llm.StopEndTurn
 	}
 	if len(order) > 0 {
-		resp.Stop = StopToolUse
+		resp.Stop = llm.StopToolUse
 	}
 	return resp, nil
 }
 
-func (c *pendingCall) block() Block {
+func (c *pendingCall) block() llm.Block {
 	args := strings.TrimSpace(c.args.String())
 	if args == "" {
 		args = "{}"
@@ -242,7 +243,7 @@ func (c *pendingCall) block() Block {
 	if id == "" {
 		id = "call_" + c.name
 	}
-	return Block{Type: ToolUseBlock, ID: id, Name: c.name, Input: raw}
+	return llm.Block{Type: llm.ToolUseBlock, ID: id, Name: c.name, Input: raw}
 }
 
 func (p *openAIProvider) wrapErr(err error) error {
@@ -260,7 +261,7 @@ func (p *openAIProvider) wrapErr(err error) error {
 		}
 		errs := []error{err}
 		if apiErr.StatusCode == 400 && contextTooLong(apiErr.Code, msg) {
-			errs = append(errs, ErrContextTooLong)
+			errs = append(errs, llm.ErrContextTooLong)
 		}
 		return &callError{fmt.Sprintf("%s: HTTP %d: %s", p.name, apiErr.StatusCode, msg), errs}
 	}

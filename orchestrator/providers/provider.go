@@ -2,7 +2,6 @@ package providers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -11,152 +10,9 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
-
-// Role is who wrote a message.
-type Role string
-
-// The two conversation roles. System text travels in [Request.System].
-const (
-	User      Role = "user"
-	Assistant Role = "assistant"
-)
-
-// BlockType says what a Block carries.
-type BlockType string
-
-// The block types of a conversation.
-const (
-	TextBlock       BlockType = "text"
-	ImageBlock      BlockType = "image"
-	ToolUseBlock    BlockType = "tool_use"
-	ToolResultBlock BlockType = "tool_result"
-)
-
-// Block is one piece of a message's content.
-type Block struct {
-	Type BlockType `json:"type"`
-	// Text is the text of a text block.
-	Text string `json:"text,omitempty"`
-	// ID, Name and Input describe a tool_use block: the model's call.
-	ID    string          `json:"id,omitempty"`
-	Name  string          `json:"name,omitempty"`
-	Input json.RawMessage `json:"input,omitempty"`
-	// ToolUseID, IsError and Content describe a tool_result block; Content
-	// holds text and image blocks.
-	ToolUseID string  `json:"tool_use_id,omitempty"`
-	IsError   bool    `json:"is_error,omitempty"`
-	Content   []Block `json:"content,omitempty"`
-	// MIMEType and Data are an image block's media type and bytes.
-	MIMEType string `json:"mime_type,omitempty"`
-	Data     []byte `json:"data,omitempty"`
-}
-
-// Text makes a text block.
-func Text(s string) Block { return Block{Type: TextBlock, Text: s} }
-
-// Message is one turn of the conversation.
-type Message struct {
-	Role    Role    `json:"role"`
-	Content []Block `json:"content"`
-}
-
-// TextOf joins the text blocks of m.
-func (m Message) TextOf() string {
-	var parts []string
-	for _, b := range m.Content {
-		if b.Type == TextBlock && b.Text != "" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "")
-}
-
-// ToolUses returns m's tool_use blocks in order.
-func (m Message) ToolUses() []Block {
-	var out []Block
-	for _, b := range m.Content {
-		if b.Type == ToolUseBlock {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
-// Tool is a tool offered to the model.
-type Tool struct {
-	Name        string
-	Description string
-	// Schema is the input JSON Schema object.
-	Schema json.RawMessage
-	// CacheBreakpoint asks providers that support prompt caching to cache
-	// the request prefix up to and including this tool.
-	CacheBreakpoint bool
-}
-
-// Request is one model call.
-type Request struct {
-	Model     string
-	System    string
-	Messages  []Message
-	Tools     []Tool
-	MaxTokens int
-}
-
-// StopReason says why the model stopped.
-type StopReason string
-
-// Stop reasons, in Anthropic's vocabulary; OpenAI's are mapped onto them.
-const (
-	StopEndTurn   StopReason = "end_turn"
-	StopToolUse   StopReason = "tool_use"
-	StopMaxTokens StopReason = "max_tokens"
-	StopSequence  StopReason = "stop_sequence"
-	StopRefusal   StopReason = "refusal"
-)
-
-// Usage counts tokens of one call (or, summed, of several).
-type Usage struct {
-	InputTokens      int64 `json:"input_tokens"`
-	OutputTokens     int64 `json:"output_tokens"`
-	CacheReadTokens  int64 `json:"cache_read_input_tokens,omitempty"`
-	CacheWriteTokens int64 `json:"cache_creation_input_tokens,omitempty"`
-}
-
-// Add returns the sum of u and v.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{
-		InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
-	}
-}
-
-// Response is a finished model call.
-type Response struct {
-	Message Message
-	Stop    StopReason
-	Usage   Usage
-}
-
-// Handler receives a response while it streams. Both fields are optional.
-// Calls come from the goroutine that called [Provider.Stream], in order.
-type Handler struct {
-	// OnText receives each piece of assistant text.
-	OnText func(delta string)
-	// OnToolUse receives each tool call as soon as its input is complete.
-	OnToolUse func(b Block)
-	// OnRetry is told about each retry of a failed call, before its wait.
-	OnRetry func(RetryInfo)
-}
-
-// Provider is a model API.
-type Provider interface {
-	// Name is the provider's name as written in --model ("anthropic", "openai", "ollama", ...).
-	Name() string
-	// Stream makes one model call, reporting text and tool calls to h as
-	// they arrive, and returns the whole response.
-	Stream(ctx context.Context, req Request, h Handler) (*Response, error)
-}
 
 // Options configure [New].
 type Options struct {
@@ -179,17 +35,12 @@ type Options struct {
 	// RetryUnit is how long one second of backoff lasts; 0 means a second.
 	// Tests set a millisecond (chat reads it from RetryUnitEnv), so that a
 	// wait shown as "4s" lasts 4ms; the delays reported to
-	// [Handler.OnRetry] stay nominal.
+	// the handler's OnRetry stay nominal.
 	RetryUnit time.Duration
 }
 
-// ErrContextTooLong is matched (errors.Is) by a call's error when the
-// request did not fit the model's context window; the agent compacts the
-// conversation and tries once more.
-var ErrContextTooLong = errors.New("the conversation is too long for the model's context window")
-
 // callError is a failed call worded for the user, keeping the SDK's error
-// (and ErrContextTooLong where it applies) for errors.As and errors.Is.
+// (and llm.ErrContextTooLong where it applies) for errors.As and errors.Is.
 type callError struct {
 	msg  string
 	errs []error
@@ -227,24 +78,23 @@ func SplitModel(spec string) (provider, name string, err error) {
 	return strings.ToLower(p), n, nil
 }
 
-// New builds the provider named by opts.Model and returns it with the
-// model's name within that provider.
-func New(opts Options) (Provider, string, error) {
+// New builds the client for the model named by opts.Model.
+func New(opts Options) (llm.Model, error) {
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	prov, model, err := SplitModel(opts.Model)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if prov == "anthropic" {
 		base := firstNonEmpty(opts.BaseURL, getenv("ANTHROPIC_BASE_URL"), "https://api.anthropic.com")
 		key := getenv("ANTHROPIC_API_KEY")
 		if key == "" && !isLocal(base) {
-			return nil, "", errors.New("ANTHROPIC_API_KEY is not set: export your Anthropic API key (or point ANTHROPIC_BASE_URL / --base-url at a local endpoint)")
+			return nil, errors.New("ANTHROPIC_API_KEY is not set: export your Anthropic API key (or point ANTHROPIC_BASE_URL / --base-url at a local endpoint)")
 		}
-		return withRetries(newAnthropic(base, key, opts), opts), model, nil
+		return withRetries(newAnthropic(model, base, key, opts), opts), nil
 	}
 	known, isKnown := openAICompatible[prov]
 	base := opts.BaseURL
@@ -255,7 +105,7 @@ func New(opts Options) (Provider, string, error) {
 		base = known.baseURL
 	}
 	if base == "" {
-		return nil, "", fmt.Errorf("no endpoint for provider %q: pass --base-url or set OPENAI_BASE_URL to its OpenAI-compatible /v1 URL", prov)
+		return nil, fmt.Errorf("no endpoint for provider %q: pass --base-url or set OPENAI_BASE_URL to its OpenAI-compatible /v1 URL", prov)
 	}
 	keyVar := known.keyVar
 	if keyVar == "" || !isKnown {
@@ -266,9 +116,9 @@ func New(opts Options) (Provider, string, error) {
 		key = getenv("OPENAI_API_KEY")
 	}
 	if key == "" && known.keyVar != "" && !isLocal(base) {
-		return nil, "", fmt.Errorf("%s is not set: export your %s API key (or use --base-url for a local endpoint that needs none)", keyVar, prov)
+		return nil, fmt.Errorf("%s is not set: export your %s API key (or use --base-url for a local endpoint that needs none)", keyVar, prov)
 	}
-	return withRetries(newOpenAI(prov, base, key, opts), opts), model, nil
+	return withRetries(newOpenAI(prov, model, base, key, opts), opts), nil
 }
 
 func firstNonEmpty(vals ...string) string {

@@ -5,6 +5,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -31,7 +33,7 @@ func TestNew(t *testing.T) {
 		{name: "empty_name", model: "openai/", wantErr: "both parts non-empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, model, err := New(Options{Model: tc.model, BaseURL: tc.base, Getenv: env(tc.env), MaxRetries: 0})
+			p, err := New(Options{Model: tc.model, BaseURL: tc.base, Getenv: env(tc.env), MaxRetries: 0})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -44,8 +46,15 @@ func TestNew(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Name() != tc.wantProvider || model != tc.wantModel {
-				t.Errorf("got %s %s, want %s %s", p.Name(), model, tc.wantProvider, tc.wantModel)
+			var provider, model string
+			switch p := p.(type) {
+			case *anthropicProvider:
+				provider, model = "anthropic", p.model
+			case *openAIProvider:
+				provider, model = p.name, p.model
+			}
+			if provider != tc.wantProvider || model != tc.wantModel {
+				t.Errorf("got %s %s, want %s %s", provider, model, tc.wantProvider, tc.wantModel)
 			}
 		})
 	}
@@ -63,11 +72,11 @@ func TestStream_unreachable_endpoint(t *testing.T) {
 		{"ollama/m", "http://" + addr + "/v1", "OPENAI_BASE_URL"},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
-			p, model, err := New(Options{Model: tc.model, BaseURL: tc.base, Getenv: env(nil), MaxRetries: 0})
+			p, err := New(Options{Model: tc.model, BaseURL: tc.base, Getenv: env(nil), MaxRetries: 0})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = p.Stream(context.Background(), Request{Model: model, Messages: []Message{{Role: User, Content: []Block{Text("hi")}}}}, Handler{})
+			_, err = p.Stream(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text("hi")}}}}, llm.Handler{})
 			if err == nil || !strings.Contains(err.Error(), "cannot reach") || !strings.Contains(err.Error(), tc.envVar) || !strings.Contains(err.Error(), addr) {
 				t.Errorf("err = %v, want a one-line 'cannot reach' naming %s and %s", err, addr, tc.envVar)
 			}

@@ -16,6 +16,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
 // Retries: a model call that fails with a transient error (HTTP 408, 409,
@@ -24,7 +26,7 @@ import (
 // up to DefaultMaxAttempts attempts in all, after an exponential backoff
 // with jitter: about 1s, 2s, 4s, ... capped at 32s, or what the server's
 // retry-after (or retry-after-ms) header asks for, capped at 5 minutes.
-// Every retry is reported to [Handler.OnRetry] before the wait.
+// Every retry is reported to the handler's OnRetry before the wait.
 //
 // A call is not retried once one of its tool calls was reported (the agent
 // may already be running it); text already streamed is reported as
@@ -54,35 +56,9 @@ const (
 	retryAfterCap = 5 * 60
 )
 
-// RetryInfo describes one retry, reported before its wait.
-type RetryInfo struct {
-	// Attempt is the attempt about to be made (2 for the first retry) and
-	// MaxAttempts the limit.
-	Attempt, MaxAttempts int
-	// Delay is the nominal wait before it (see [RetryUnitEnv]).
-	Delay time.Duration
-	// Err is the failure being retried.
-	Err error
-	// Discarded is true when text of the failed attempt had already been
-	// streamed to OnText: the retry streams the reply again.
-	Discarded bool
-}
-
-// String words the retry for the user: "Retrying in 4s, attempt 3/10".
-func (r RetryInfo) String() string {
-	return fmt.Sprintf("Retrying in %s, attempt %d/%d", formatDelay(r.Delay), r.Attempt, r.MaxAttempts)
-}
-
-func formatDelay(d time.Duration) string {
-	if d < 10*time.Second && d%time.Second != 0 {
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	}
-	return d.Round(time.Second).String()
-}
-
-// retrying makes a Provider's calls again after transient failures.
+// retrying makes a model client's calls again after transient failures.
 type retrying struct {
-	Provider
+	llm.Model
 	maxAttempts int
 	unit        time.Duration
 	sleep       func(ctx context.Context, d time.Duration) error
@@ -91,7 +67,7 @@ type retrying struct {
 
 // withRetries wraps p according to opts: MaxRetries retries (negative:
 // DefaultMaxAttempts-1), RetryUnit, Sleep.
-func withRetries(p Provider, opts Options) Provider {
+func withRetries(p llm.Model, opts Options) llm.Model {
 	attempts := DefaultMaxAttempts
 	if opts.MaxRetries >= 0 {
 		attempts = opts.MaxRetries + 1
@@ -104,7 +80,7 @@ func withRetries(p Provider, opts Options) Provider {
 	if sleep == nil {
 		sleep = sleepContext
 	}
-	return &retrying{Provider: p, maxAttempts: attempts, unit: unit, sleep: sleep, jitter: rand.Float64}
+	return &retrying{Model: p, maxAttempts: attempts, unit: unit, sleep: sleep, jitter: rand.Float64}
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {
@@ -118,7 +94,7 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (r *retrying) Stream(ctx context.Context, req Request, h Handler) (*Response, error) {
+func (r *retrying) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Response, error) {
 	for attempt := 1; ; attempt++ {
 		var streamed, called bool
 		inner := h
@@ -128,13 +104,13 @@ func (r *retrying) Stream(ctx context.Context, req Request, h Handler) (*Respons
 				h.OnText(d)
 			}
 		}
-		inner.OnToolUse = func(b Block) {
+		inner.OnToolUse = func(b llm.Block) {
 			called = true
 			if h.OnToolUse != nil {
 				h.OnToolUse(b)
 			}
 		}
-		resp, err := r.Provider.Stream(ctx, req, inner)
+		resp, err := r.Model.Stream(ctx, req, inner)
 		if err == nil || attempt >= r.maxAttempts || called || ctx.Err() != nil {
 			return resp, err
 		}
@@ -147,7 +123,7 @@ func (r *retrying) Stream(ctx context.Context, req Request, h Handler) (*Respons
 			delay = min(after, retryAfterCap*time.Second)
 		}
 		if h.OnRetry != nil {
-			h.OnRetry(RetryInfo{Attempt: attempt + 1, MaxAttempts: r.maxAttempts, Delay: delay, Err: err, Discarded: streamed})
+			h.OnRetry(llm.RetryInfo{Attempt: attempt + 1, MaxAttempts: r.maxAttempts, Delay: delay, Err: err, Discarded: streamed})
 		}
 		wait := time.Duration(float64(delay) / float64(time.Second) * float64(r.unit))
 		if err := r.sleep(ctx, wait); err != nil {
@@ -169,7 +145,7 @@ func backoff(attempt int, jitter float64) time.Duration {
 // retryable reports whether err is transient, and the wait the server asked
 // for (0 when it did not say).
 func retryable(err error) (time.Duration, bool) {
-	if errors.Is(err, ErrContextTooLong) {
+	if errors.Is(err, llm.ErrContextTooLong) {
 		return 0, false
 	}
 	var ae *anthropic.Error

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 )
 
@@ -30,14 +31,14 @@ func (r *recorder) sleep(ctx context.Context, d time.Duration) error {
 }
 
 type call struct {
-	retries []providers.RetryInfo
+	retries []llm.RetryInfo
 	text    strings.Builder
 	tools   int
 }
 
-func stream(t *testing.T, format string, srv *testmodel.Server, maxRetries int, rec *recorder) (*providers.Response, *call, error) {
+func stream(t *testing.T, format string, srv *testmodel.Server, maxRetries int, rec *recorder) (*llm.Response, *call, error) {
 	t.Helper()
-	p, model, err := providers.New(providers.Options{
+	p, err := providers.New(providers.Options{
 		Model: format + "/test-model", BaseURL: base(format, srv), MaxRetries: maxRetries, Sleep: rec.sleep,
 		RetryUnit: time.Millisecond, Getenv: func(string) string { return "" },
 	})
@@ -45,12 +46,12 @@ func stream(t *testing.T, format string, srv *testmodel.Server, maxRetries int, 
 		t.Fatal(err)
 	}
 	c := &call{}
-	resp, err := p.Stream(context.Background(), providers.Request{Model: model,
-		Messages: []providers.Message{{Role: providers.User, Content: []providers.Block{providers.Text("hi")}}}},
-		providers.Handler{
+	resp, err := p.Stream(context.Background(), llm.Request{
+		Messages: []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text("hi")}}}},
+		llm.Handler{
 			OnText:    func(d string) { c.text.WriteString(d) },
-			OnToolUse: func(providers.Block) { c.tools++ },
-			OnRetry:   func(r providers.RetryInfo) { c.retries = append(c.retries, r) },
+			OnToolUse: func(llm.Block) { c.tools++ },
+			OnRetry:   func(r llm.RetryInfo) { c.retries = append(c.retries, r) },
 		})
 	return resp, c, err
 }
@@ -211,7 +212,7 @@ func TestRetry_not_on_client_errors(t *testing.T) {
 			t.Parallel()
 			srv := testmodel.NewServer(t, testmodel.TooLong())
 			_, c, err := stream(t, format, srv, -1, &recorder{})
-			if !errors.Is(err, providers.ErrContextTooLong) {
+			if !errors.Is(err, llm.ErrContextTooLong) {
 				t.Fatalf("err = %v, want ErrContextTooLong", err)
 			}
 			if !strings.Contains(err.Error(), "HTTP 400: prompt is too long") {
@@ -260,7 +261,7 @@ func TestRetryInfo_String(t *testing.T) {
 		{1300 * time.Millisecond, "Retrying in 1.3s, attempt 3/10"},
 		{17400 * time.Millisecond, "Retrying in 17s, attempt 3/10"},
 	} {
-		if got := (providers.RetryInfo{Attempt: 3, MaxAttempts: 10, Delay: tc.d}).String(); got != tc.want {
+		if got := (llm.RetryInfo{Attempt: 3, MaxAttempts: 10, Delay: tc.d}).String(); got != tc.want {
 			t.Errorf("%v: %q, want %q", tc.d, got, tc.want)
 		}
 	}

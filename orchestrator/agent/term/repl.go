@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
@@ -197,7 +197,7 @@ func (r *REPL) turn(ctx context.Context, prompt string) (cancelled bool, err err
 	return false, err
 }
 
-func usageLine(now, before providers.Usage, turns int) string {
+func usageLine(now, before llm.Usage, turns int) string {
 	in := now.InputTokens - before.InputTokens
 	out := now.OutputTokens - before.OutputTokens
 	s := fmt.Sprintf("tokens: %d in, %d out", in, out)

@@ -46,7 +46,7 @@ func runWithPrompt(t *testing.T, input string) (dir, out string, reqs []testmode
 		testmodel.Call(testmodel.ToolCall{ID: "w1", Name: "Write", Input: `{"file_path":"a.txt","content":"A"}`}),
 		testmodel.Call(testmodel.ToolCall{ID: "w2", Name: "Write", Input: `{"file_path":"a.txt","content":"A2"}`}),
 		testmodel.Say("written"))
-	prov, model, err := providers.New(providers.Options{Model: "anthropic/test-model", BaseURL: srv.URL, MaxRetries: 0,
+	model, err := providers.New(providers.Options{Model: "anthropic/test-model", BaseURL: srv.URL, MaxRetries: 0,
 		Getenv: func(string) string { return "test-key" }})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func runWithPrompt(t *testing.T, input string) (dir, out string, reqs []testmode
 	var buf syncBuffer
 	ui := New(strings.NewReader(input), &buf)
 	a, err := agent.New(agent.Config{
-		Provider: prov, Model: model, System: "test",
+		Model: model, System: "test",
 		Pipeline:   &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{})},
 		UseContext: tools.UseContext{Session: sess, Asker: ui},
 		Events:     ui.Events(),

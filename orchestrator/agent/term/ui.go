@@ -13,7 +13,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -108,7 +108,7 @@ func (u *UI) Events() agent.Events {
 }
 
 // retry says why the model call failed and when it is made again.
-func (u *UI) retry(r providers.RetryInfo) {
+func (u *UI) retry(r llm.RetryInfo) {
 	msg := fmt.Sprintf("%s (%v)", r, firstLine(r.Err.Error()))
 	if r.Discarded {
 		msg = "The reply was cut off. " + msg

@@ -1,15 +1,17 @@
-package subagent_test
+package agent_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
-	"github.com/agent-mcp/agent-mcp/orchestrator/subagent"
+	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/workflow"
@@ -19,13 +21,19 @@ type probeInput struct {
 	Q string `json:"q"`
 }
 
-// probe is read-only and concurrency-safe; poke writes and runs alone.
+// probe is concurrency-safe and read-only unless asked to "write" (which it
+// records as a poke); poke writes and runs alone.
 func testTools(pokes *[]string, mu *sync.Mutex) []tools.Tool {
 	probe := tools.New(tools.Spec[probeInput]{
 		Name: "Probe", Description: "reads",
-		ReadOnly:        func(*probeInput) bool { return true },
+		ReadOnly:        func(in *probeInput) bool { return in.Q != "write" },
 		ConcurrencySafe: func(*probeInput) bool { return true },
 		Run: func(_ context.Context, in *probeInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+			if in.Q == "write" {
+				mu.Lock()
+				*pokes = append(*pokes, "probe")
+				mu.Unlock()
+			}
 			return &tools.Result{Text: fmt.Sprintf("probed %s in %s mode", in.Q, uc.Session.Mode())}, nil
 		},
 	})
@@ -44,34 +52,56 @@ func testTools(pokes *[]string, mu *sync.Mutex) []tools.Tool {
 // script is a Model that plays a list of answers and records each request.
 type script struct {
 	mu       sync.Mutex
-	answers  []*subagent.Response
-	requests []subagent.Request
-	loop     *subagent.Response // answered forever once answers run out
+	answers  []llm.Message
+	requests []llm.Request
+	loop     *llm.Message // answered forever once answers run out
 }
 
-func (s *script) Complete(_ context.Context, req subagent.Request) (*subagent.Response, error) {
+func (s *script) Stream(_ context.Context, req llm.Request, _ llm.Handler) (*llm.Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	req.Messages = append([]subagent.Message(nil), req.Messages...)
+	req.Messages = append([]llm.Message(nil), req.Messages...)
 	s.requests = append(s.requests, req)
 	if len(s.answers) == 0 {
 		if s.loop != nil {
-			return s.loop, nil
+			return &llm.Response{Message: *s.loop}, nil
 		}
 		return nil, fmt.Errorf("script exhausted")
 	}
 	a := s.answers[0]
 	s.answers = s.answers[1:]
-	return a, nil
+	return &llm.Response{Message: a}, nil
 }
 
-func use(id, name, q string) subagent.Block {
-	return subagent.Block{Kind: subagent.ToolUse, ID: id, Name: name, Input: json.RawMessage(fmt.Sprintf(`{"q":%q}`, q))}
+// answer is an assistant message of blocks.
+func answer(blocks ...llm.Block) llm.Message {
+	return llm.Message{Role: llm.Assistant, Content: blocks}
 }
 
-func text(s string) subagent.Block { return subagent.Block{Kind: subagent.Text, Text: s} }
+func use(id, name, q string) llm.Block {
+	return llm.Block{Type: llm.ToolUseBlock, ID: id, Name: name, Input: json.RawMessage(fmt.Sprintf(`{"q":%q}`, q))}
+}
 
-func setup(t *testing.T, mode permissions.Mode, model subagent.Model) (*orchestrator.Pipeline, *tools.UseContext, *[]string) {
+func text(s string) llm.Block { return llm.Text(s) }
+
+// resultTexts are the texts of the tool results in m, with their ids and
+// error flags.
+func resultTexts(m llm.Message) []string {
+	var out []string
+	for _, b := range m.Content {
+		if b.Type != llm.ToolResultBlock {
+			continue
+		}
+		var parts []string
+		for _, c := range b.Content {
+			parts = append(parts, c.Text)
+		}
+		out = append(out, fmt.Sprintf("%s error=%v %s", b.ToolUseID, b.IsError, strings.Join(parts, "\n")))
+	}
+	return out
+}
+
+func setup(t *testing.T, mode permissions.Mode, model llm.Model) (*orchestrator.Pipeline, *tools.UseContext, *[]string) {
 	t.Helper()
 	var pokes []string
 	var mu sync.Mutex
@@ -85,11 +115,11 @@ func setup(t *testing.T, mode permissions.Mode, model subagent.Model) (*orchestr
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sess.Close() })
-	uc := &tools.UseContext{Session: sess, SubAgents: &subagent.Runner{Pipeline: p, Model: model, MaxTurns: 5}}
+	uc := &tools.UseContext{Session: sess, SubAgents: &agent.SubAgents{Pipeline: p, Model: model, MaxTurns: 5}}
 	return p, uc, &pokes
 }
 
-func toolNames(defs []subagent.ToolDef) string {
+func offered(defs []llm.Tool) string {
 	var names []string
 	for _, d := range defs {
 		names = append(names, d.Name)
@@ -102,13 +132,13 @@ func runAgent(p *orchestrator.Pipeline, uc *tools.UseContext, args string) orche
 	return p.Run(context.Background(), uc, orchestrator.Call{ID: "call-1", Name: "Agent", Input: json.RawMessage(args)}, nil)
 }
 
-func TestRunner_tool_calls_then_final_answer(t *testing.T) {
-	model := &script{answers: []*subagent.Response{
-		{Blocks: []subagent.Block{text("Looking."), use("u1", "Probe", "a"), use("u2", "Probe", "b")}, StopReason: "toolUse"},
+func TestSubAgents_tool_calls_then_final_answer(t *testing.T) {
+	model := &script{answers: []llm.Message{
+		answer(text("Looking."), use("u1", "Probe", "a"), use("u2", "Probe", "b")),
 		// An exclusive call while the parent's Agent call holds a place in
 		// the parent session's gate: it must not wait on it.
-		{Blocks: []subagent.Block{use("u3", "Poke", "c")}},
-		{Blocks: []subagent.Block{text("Done: probed a and b, poked c.")}, StopReason: "endTurn"},
+		answer(use("u3", "Poke", "c")),
+		answer(text("Done: probed a and b, poked c.")),
 	}}
 	p, uc, pokes := setup(t, permissions.ModeDefault, model)
 	out := runAgent(p, uc, `{"description":"Try it","prompt":"Probe a and b, poke c"}`)
@@ -125,23 +155,24 @@ func TestRunner_tool_calls_then_final_answer(t *testing.T) {
 		t.Fatalf("%d model calls, want 3", len(model.requests))
 	}
 	first := model.requests[0]
-	if got := toolNames(first.Tools); got != "Poke,Probe" {
+	if got := offered(first.Tools); got != "Poke,Probe" {
 		t.Errorf("offered tools = %s, want Poke,Probe (no Agent, no AskUserQuestion)", got)
 	}
-	if !strings.Contains(first.System, "sub-agent") || first.Messages[0].Blocks[0].Text != "Probe a and b, poke c" {
+	if !strings.Contains(first.System, "sub-agent") || first.Messages[0].TextOf() != "Probe a and b, poke c" {
 		t.Errorf("first request = %+v", first)
 	}
 	second := model.requests[1]
-	results := second.Messages[2].Blocks
-	if second.Messages[2].Role != "user" || len(results) != 2 || results[0].ID != "u1" || results[0].Text != "probed a in default mode" || results[1].ID != "u2" {
-		t.Errorf("tool results = %+v", second.Messages[2])
+	results := resultTexts(second.Messages[2])
+	want := []string{"u1 error=false probed a in default mode", "u2 error=false probed b in default mode"}
+	if second.Messages[2].Role != llm.User || !slices.Equal(results, want) {
+		t.Errorf("tool results = %q, want %q", results, want)
 	}
 }
 
-func TestRunner_read_only_sub_agent(t *testing.T) {
-	model := &script{answers: []*subagent.Response{
-		{Blocks: []subagent.Block{use("u1", "Poke", "x"), use("u2", "Agent", "y"), use("u3", "Nope", "z")}},
-		{Blocks: []subagent.Block{text("could not poke")}},
+func TestSubAgents_read_only_sub_agent(t *testing.T) {
+	model := &script{answers: []llm.Message{
+		answer(use("u1", "Poke", "x"), use("u2", "Agent", "y"), use("u3", "Nope", "z"), use("u4", "Probe", "w")),
+		answer(text("could not poke")),
 	}}
 	p, uc, pokes := setup(t, permissions.ModeDefault, model)
 	out := runAgent(p, uc, `{"description":"Look","prompt":"p","subagent_type":"Explore"}`)
@@ -151,35 +182,52 @@ func TestRunner_read_only_sub_agent(t *testing.T) {
 	if len(*pokes) != 0 {
 		t.Errorf("a read-only sub-agent poked: %q", *pokes)
 	}
-	if got := toolNames(model.requests[0].Tools); got != "Probe" {
+	if got := offered(model.requests[0].Tools); got != "Probe" {
 		t.Errorf("offered tools = %s, want Probe", got)
 	}
-	results := model.requests[1].Messages[2].Blocks
-	wants := []string{"Poke is not one of this sub-agent's tools", "Agent is not one of this sub-agent's tools", `unknown tool: "Nope"`}
-	for i, w := range wants {
-		if !results[i].IsError || !strings.Contains(results[i].Text, w) {
-			t.Errorf("result %d = %+v, want an error containing %q", i, results[i], w)
-		}
+	// Tools it was not given, the parent's or not, do not exist for it.
+	results := resultTexts(model.requests[1].Messages[2])
+	want := []string{
+		"u1 error=true No tool named Poke is available. Use one of the tools you were given.",
+		"u2 error=true No tool named Agent is available. Use one of the tools you were given.",
+		"u3 error=true No tool named Nope is available. Use one of the tools you were given.",
+		"u4 error=false probed w in default mode",
+	}
+	if !slices.Equal(results, want) {
+		t.Errorf("results = %q, want %q", results, want)
 	}
 }
 
-func TestRunner_sub_agent_inherits_plan_mode(t *testing.T) {
-	model := &script{answers: []*subagent.Response{
-		{Blocks: []subagent.Block{use("u1", "Probe", "q")}},
-		{Blocks: []subagent.Block{text("ok")}},
-	}}
+func TestSubAgents_read_only_refuses_writing_calls(t *testing.T) {
+	// A read-only sub-agent is offered Probe (read-only in general), but a
+	// call of it that would write is refused.
+	model := &script{answers: []llm.Message{answer(use("u1", "Probe", "write")), answer(text("refused"))}}
+	p, uc, pokes := setup(t, permissions.ModeDefault, model)
+	out := runAgent(p, uc, `{"description":"Look","prompt":"p","subagent_type":"Explore"}`)
+	if out.Err != nil || out.Result.Text != "refused" || len(*pokes) != 0 {
+		t.Fatalf("outcome: %v %+v, pokes %q", out.Err, out.Result, *pokes)
+	}
+	got := resultTexts(model.requests[1].Messages[2])
+	if len(got) != 1 || !strings.Contains(got[0], "u1 error=true") || !strings.Contains(got[0], "This sub-agent may only make read-only calls.") {
+		t.Errorf("result = %q", got)
+	}
+}
+
+func TestSubAgents_sub_agent_inherits_plan_mode(t *testing.T) {
+	model := &script{answers: []llm.Message{answer(use("u1", "Probe", "q")), answer(text("ok"))}}
 	p, uc, _ := setup(t, permissions.ModePlan, model)
 	out := runAgent(p, uc, `{"description":"Look","prompt":"p","subagent_type":"Plan"}`)
 	if out.Err != nil || out.Result.Text != "ok" {
 		t.Fatalf("outcome: %v %+v", out.Err, out.Result)
 	}
-	if got := model.requests[1].Messages[2].Blocks[0].Text; got != "probed q in plan mode" {
+	if got := resultTexts(model.requests[1].Messages[2]); len(got) != 1 || got[0] != "u1 error=false probed q in plan mode" {
 		t.Errorf("result = %q", got)
 	}
 }
 
-func TestRunner_turn_limit(t *testing.T) {
-	model := &script{loop: &subagent.Response{Blocks: []subagent.Block{text("still going"), use("u", "Probe", "again")}}}
+func TestSubAgents_turn_limit(t *testing.T) {
+	loop := answer(text("still going"), use("u", "Probe", "again"))
+	model := &script{loop: &loop}
 	p, uc, _ := setup(t, permissions.ModeDefault, model)
 	out := runAgent(p, uc, `{"description":"Forever","prompt":"p"}`)
 	if out.Err != nil || !out.Result.IsError || !strings.Contains(out.Result.Text, "stopped after 5 turns without finishing; its last message was:\nstill going") {
@@ -190,7 +238,7 @@ func TestRunner_turn_limit(t *testing.T) {
 	}
 }
 
-func TestRunner_model_error(t *testing.T) {
+func TestSubAgents_model_error(t *testing.T) {
 	p, uc, _ := setup(t, permissions.ModeDefault, &script{})
 	out := runAgent(p, uc, `{"description":"Fail","prompt":"p"}`)
 	if out.Err != nil || !out.Result.IsError || !strings.Contains(out.Result.Text, "the sub-agent (Fail) failed: turn 1: script exhausted") {
@@ -198,30 +246,30 @@ func TestRunner_model_error(t *testing.T) {
 	}
 }
 
-func TestRunner_no_tools(t *testing.T) {
-	model := &script{answers: []*subagent.Response{{Blocks: []subagent.Block{text("from memory")}}}}
+func TestSubAgents_no_tools(t *testing.T) {
+	model := &script{answers: []llm.Message{answer(text("from memory"))}}
 	p, uc, _ := setup(t, permissions.ModeDefault, model)
-	uc.SubAgents.(*subagent.Runner).NoTools = true
+	uc.SubAgents.(*agent.SubAgents).NoTools = true
 	out := runAgent(p, uc, `{"description":"Recall","prompt":"p"}`)
 	if out.Err != nil || out.Result.Text != "from memory" || len(model.requests[0].Tools) != 0 {
 		t.Fatalf("outcome: %v %+v, tools %d", out.Err, out.Result, len(model.requests[0].Tools))
 	}
 }
 
-func TestRunner_parallel_agents(t *testing.T) {
+func TestSubAgents_parallel_agents(t *testing.T) {
 	// Two Agent calls in one turn run side by side, each with its own
 	// session and exclusive calls.
 	var mu sync.Mutex
 	turns := map[string]int{}
-	m := modelFunc(func(req subagent.Request) (*subagent.Response, error) {
+	m := modelFunc(func(req llm.Request) (*llm.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		prompt := req.Messages[0].Blocks[0].Text
+		prompt := req.Messages[0].TextOf()
 		turns[prompt]++
 		if turns[prompt] == 1 {
-			return &subagent.Response{Blocks: []subagent.Block{use("u-"+prompt, "Poke", prompt)}}, nil
+			return &llm.Response{Message: answer(use("u-"+prompt, "Poke", prompt))}, nil
 		}
-		return &subagent.Response{Blocks: []subagent.Block{text("done " + prompt)}}, nil
+		return &llm.Response{Message: answer(text("done " + prompt))}, nil
 	})
 	p, uc, pokes := setup(t, permissions.ModeDefault, m)
 	outs := p.RunCalls(context.Background(), uc, []orchestrator.Call{
@@ -236,8 +284,8 @@ func TestRunner_parallel_agents(t *testing.T) {
 	}
 }
 
-type modelFunc func(subagent.Request) (*subagent.Response, error)
+type modelFunc func(llm.Request) (*llm.Response, error)
 
-func (f modelFunc) Complete(_ context.Context, req subagent.Request) (*subagent.Response, error) {
+func (f modelFunc) Stream(_ context.Context, req llm.Request, _ llm.Handler) (*llm.Response, error) {
 	return f(req)
 }
