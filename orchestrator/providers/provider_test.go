@@ -47,6 +47,9 @@ func TestNew(t *testing.T) {
 				t.Fatal(err)
 			}
 			var provider, model string
+			if r, ok := p.(*retrying); ok {
+				p = r.Model
+			}
 			switch p := p.(type) {
 			case *anthropicProvider:
 				provider, model = "anthropic", p.model
