@@ -80,3 +80,41 @@ func TestEditsAcrossProcesses(t *testing.T) {
 		})
 	}
 }
+
+// TestBashOutputPersistedWhole runs a command printing 1.3 MB, more than
+// a result keeps in memory (head and tail), and reads the persisted
+// result back through resources/read: it is the command's whole output,
+// byte for byte.
+func TestBashOutputPersistedWhole(t *testing.T) {
+	dir := t.TempDir()
+	cs := stdioClient(t, dir)
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "seq 1 200000"}})
+	if err != nil || res.IsError {
+		t.Fatalf("Bash: %v %s", err, text(t, res))
+	}
+	var want strings.Builder
+	for i := 1; i <= 200000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	block := text(t, res)
+	if !strings.HasPrefix(block, "<persisted-output>\nOutput too large (1.2MB). Full output saved to: ") {
+		t.Fatalf("result %q", block[:min(len(block), 300)])
+	}
+	var link *mcp.ResourceLink
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			link = l
+		}
+	}
+	if link == nil {
+		t.Fatal("no resource_link in the result")
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read.Contents[0].Text; got != want.String() {
+		t.Fatalf("the persisted result has %d bytes, want the command's %d; it ends %q", len(got), want.Len(), got[max(0, len(got)-40):])
+	}
+}

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,12 +66,19 @@ func applyBudget(s *tools.Session, t tools.Tool, callID string, res *tools.Resul
 	}
 	name += ".txt"
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(res.Text), 0o600); err != nil {
+	size := int64(len(res.Text))
+	if res.FullTextFile != "" {
+		n, err := copyFile(path, res.FullTextFile)
+		if err != nil {
+			return nil, fmt.Errorf("saving large result: %w", err)
+		}
+		size = n
+	} else if err := os.WriteFile(path, []byte(res.Text), 0o600); err != nil {
 		return nil, fmt.Errorf("saving large result: %w", err)
 	}
-	p := &Persisted{Path: path, URI: ResultURIPrefix + name, Name: name, Size: int64(len(res.Text))}
+	p := &Persisted{Path: path, URI: ResultURIPrefix + name, Name: name, Size: size}
 	full := res.Text
-	res.Text = PersistedPreview(full, path)
+	res.Text = persistedBlock(full, path, size, res.FullTextNote)
 	if res.Output != nil {
 		if b, err := json.Marshal(res.Output); err == nil && utf8.RuneCount(b) > limit {
 			// The preview travels here too: a host that shows the model
@@ -91,10 +99,20 @@ func applyBudget(s *tools.Session, t tools.Tool, callID string, res *tools.Resul
 // PersistedPreview renders the <persisted-output> block that stands in for
 // text saved at path (PARITY §1).
 func PersistedPreview(text, path string) string {
+	return persistedBlock(text, path, int64(len(text)), "")
+}
+
+// persistedBlock renders the <persisted-output> block for an output of
+// size bytes saved at path, text being its beginning; note, when set, says
+// what the saved output lacks.
+func persistedBlock(text, path string, size int64, note string) string {
 	preview, more := previewOf(text)
 	var b strings.Builder
 	b.WriteString("<persisted-output>\n")
-	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", tools.FormatSize(int64(len(text))), path)
+	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", tools.FormatSize(size), path)
+	if note != "" {
+		b.WriteString(note + "\n\n")
+	}
 	b.WriteString("Preview (first 2KB):\n")
 	b.WriteString(preview)
 	if more {
@@ -130,6 +148,29 @@ func previewOf(text string) (string, bool) {
 		head = head[:nl]
 	}
 	return head, true
+}
+
+// copyFile copies the file src to a new file dst (mode 0600), streaming,
+// and returns how many bytes it copied.
+func copyFile(dst, src string) (int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+		return 0, err
+	}
+	return n, nil
 }
 
 func safeName(s string) string {

@@ -286,6 +286,15 @@ func finishedResult(t *Task, command, notice string) (res *tools.Result, fileNee
 		output = cut
 	}
 	b.WriteString(output)
+	if windowed && !isError {
+		// The result holds the output's head and tail; when it is
+		// persisted, the whole output comes from the file.
+		res.FullTextFile = t.OutputPath
+		if total, written := t.out.size(); total > written {
+			res.FullTextNote = fmt.Sprintf("The command printed %s; the saved output stops at the task output cap of %s (%s dropped).",
+				tools.FormatSize(total), tools.FormatSize(t.out.limit), tools.FormatSize(total-written))
+		}
+	}
 	if notice != "" {
 		if b.Len() > 0 {
 			b.WriteString("\n")

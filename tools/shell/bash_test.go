@@ -1,8 +1,10 @@
 package shell
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,6 +298,49 @@ func TestBash_large_output(t *testing.T) {
 		saved, err := os.ReadFile(o.Persisted.Path)
 		if err != nil || len(saved) != 39999 {
 			t.Errorf("persisted file: %d bytes, %v", len(saved), err)
+		}
+	})
+
+	t.Run("past_the_result_window_the_whole_output_is_persisted", func(t *testing.T) {
+		// 1.6 MB: the result keeps head and tail, the saved output is
+		// all of it.
+		p := pipelineFor(t, testOpts)
+		o := p.Run(context.Background(), &tools.UseContext{Session: s},
+			orchestrator.Call{ID: "huge", Name: "Bash", Input: json.RawMessage(`{"command":"seq 1 240000"}`)}, nil)
+		if o.Persisted == nil {
+			t.Fatalf("not persisted: %.200q", o.Result.Text)
+		}
+		saved, err := os.ReadFile(o.Persisted.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want strings.Builder
+		for i := 1; i <= 240000; i++ {
+			fmt.Fprintf(&want, "%d\n", i)
+		}
+		if string(saved) != want.String() || o.Persisted.Size != int64(want.Len()) {
+			t.Errorf("persisted %d bytes (size %d), want the whole %d", len(saved), o.Persisted.Size, want.Len())
+		}
+		if strings.Contains(o.Result.Text, "output cap") {
+			t.Errorf("a complete output is said to be cut: %q", o.Result.Text)
+		}
+	})
+
+	t.Run("past_the_task_output_cap_the_block_says_so", func(t *testing.T) {
+		opts := testOpts
+		opts.OutputFileLimit = 1200 << 10
+		p := pipelineFor(t, opts)
+		o := p.Run(context.Background(), &tools.UseContext{Session: s},
+			orchestrator.Call{ID: "capped", Name: "Bash", Input: json.RawMessage(`{"command":"head -c 2000000 /dev/zero | tr '\\0' x"}`)}, nil)
+		if o.Persisted == nil {
+			t.Fatalf("not persisted: %.200q", o.Result.Text)
+		}
+		if !strings.Contains(o.Result.Text, "The command printed 1.9MB; the saved output stops at the task output cap of 1.2MB") {
+			t.Errorf("the block does not state the cap: %q", o.Result.Text[:min(len(o.Result.Text), 400)])
+		}
+		saved, err := os.ReadFile(o.Persisted.Path)
+		if err != nil || !bytes.HasPrefix(saved, bytes.Repeat([]byte("x"), 1200<<10)) || !bytes.Contains(saved, []byte("more output was dropped")) {
+			t.Errorf("persisted %d bytes, %v", len(saved), err)
 		}
 	})
 
