@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // TestEditsAcrossProcesses runs several `agent-mcp serve` processes on one
@@ -116,5 +120,88 @@ func TestBashOutputPersistedWhole(t *testing.T) {
 	}
 	if got := read.Contents[0].Text; got != want.String() {
 		t.Fatalf("the persisted result has %d bytes, want the command's %d; it ends %q", len(got), want.Len(), got[max(0, len(got)-40):])
+	}
+}
+
+// cpuTicks is the CPU time (user and system, in clock ticks) process pid
+// has used so far.
+func cpuTicks(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the command name (which is in parentheses).
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return utime + stime
+}
+
+// TestReadCancelledOnAHugeLine reads the line after a 10 GiB one (a sparse
+// file: no disk used) and cancels the call: the server stops scanning at
+// once, its CPU goes idle well before the ~25 s the scan takes, and the
+// session goes on serving.
+func TestReadCancelledOnAHugeLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans a large sparse file")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sparse.txt")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Text first (Read sniffs the start for NUL bytes), then 10 GiB
+	// of holes: line 2 is 10 GiB long.
+	if _, err := f.WriteString("first line\n" + strings.Repeat("text ", 4000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(10 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cmd := testbin.ServeCmd(t, binary, dir)
+	cs := testbin.Stdio(t, cmd, nil)
+	pid := cmd.Process.Pid
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Read", Arguments: map[string]any{"file_path": p, "offset": 3, "limit": 1}})
+		errc <- err
+	}()
+	// Wait until the server is busy scanning, then cancel.
+	start := cpuTicks(t, pid)
+	waitUntil(t, "the Read to start scanning", func() bool { return cpuTicks(t, pid)-start >= 20 })
+	cancel()
+	if err := <-errc; err == nil {
+		t.Fatal("the cancelled Read reported success")
+	}
+	// Idle: no more than 5 ticks (50ms) of CPU over half a second, well
+	// before the scan of 10 GiB could have ended.
+	cancelled := time.Now()
+	waitUntil(t, "the server's CPU to go idle", func() bool {
+		before := cpuTicks(t, pid)
+		time.Sleep(500 * time.Millisecond)
+		return cpuTicks(t, pid)-before <= 5
+	})
+	t.Logf("idle %v after the cancellation", time.Since(cancelled).Round(10*time.Millisecond))
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Read", Arguments: map[string]any{"file_path": p, "offset": 1, "limit": 1}})
+	if err != nil || res.IsError || text(t, res) != "1\tfirst line" {
+		t.Fatalf("Read after the cancellation: %v %q", err, text(t, res))
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test after 8 seconds:
+// a liveness bound, far below what the work being waited out would take.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(8 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

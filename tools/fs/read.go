@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -188,6 +189,10 @@ func readText(ctx context.Context, f *os.File, abs string, in *ReadInput, info f
 
 	budget := ReadMaxTokens * 4 // characters
 	page, err := scanLines(ctx, src, start, limit, budget, stopEarly)
+	var long *lineTooLongError
+	if errors.As(err, &long) {
+		return nil, fmt.Errorf("cannot show %s: %w", abs, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
 	}
@@ -213,8 +218,16 @@ func readText(ctx context.Context, f *os.File, abs string, in *ReadInput, info f
 			abs, page.total, start, page.total)}, nil
 	}
 	if page.overBudget && !whole {
-		return nil, fmt.Errorf("lines %d-%d of %s come to about %d tokens, more than the %d allowed in one Read: read fewer lines (a smaller limit) or search with Grep",
-			start, start+limit-1, abs, page.chars/4, ReadMaxTokens)
+		last := start + limit - 1
+		if page.complete && page.total < last {
+			last = page.total
+		}
+		about := "about"
+		if page.countCut {
+			about = "more than"
+		}
+		return nil, fmt.Errorf("lines %d-%d of %s come to %s %d tokens, more than the %d allowed in one Read: read fewer lines (a smaller limit) or search with Grep",
+			start, last, abs, about, page.chars/4, ReadMaxTokens)
 	}
 	text := page.render(start)
 	out.File.Content = text
@@ -237,7 +250,10 @@ type linePage struct {
 	total      int  // lines in the whole file (when complete)
 	chars      int  // characters the window would render to
 	overBudget bool // the window was cut because it exceeded the budget
-	complete   bool // the file was read to its end
+	// countCut is true when chars stops short of the whole range: the
+	// range was counted past the budget only up to countBound.
+	countCut bool
+	complete bool // the file was read to its end
 }
 
 func (p *linePage) render(start int) string {
@@ -251,51 +267,102 @@ func (p *linePage) render(start int) string {
 	return b.String()
 }
 
+// Bounds of scanLines' work besides the budget.
+const (
+	// ctxCheckBytes is how much is read between checks for cancellation,
+	// so a file whose lines are huge stops as soon as one of few lines.
+	ctxCheckBytes = 1 << 20
+	// countBoundFactor times the budget is as far as a range over the
+	// budget is counted for its token estimate.
+	countBoundFactor = 16
+)
+
+// lineTooLongError is a line in the range that alone renders to more
+// than a Read may return.
+type lineTooLongError struct {
+	line, budget int
+}
+
+func (e *lineTooLongError) Error() string {
+	return fmt.Sprintf("line %d is longer than %d characters (about %d tokens), more than one Read can show (Read shows whole lines): "+
+		"search it with Grep, or show a part of it with Bash (for example sed -n '%dp' FILE | cut -c1-4000)",
+		e.line, e.budget, e.budget/4, e.line)
+}
+
 // scanLines reads src, keeping lines [start, start+limit) until their
 // rendering passes budget characters, and counting all lines to the end of
 // src; with stopEarly it stops once the window is filled instead (total is
-// then unknown). Memory stays bounded by the budget whatever the file's
-// size.
+// then unknown). Past the budget, the rest of the range is counted (not
+// kept) up to countBoundFactor times the budget, so an error can name the
+// range's size. A line of the range that alone is over the budget ends the
+// scan with a lineTooLongError as soon as it is seen to be, without
+// reading the rest of it. Memory stays bounded by the budget whatever the
+// file's size, and ctx is checked every ctxCheckBytes as well as every
+// 65536 lines, so a huge line is no reason to go on after a cancellation.
 func scanLines(ctx context.Context, src io.Reader, start, limit, budget int, stopEarly bool) (*linePage, error) {
 	r := bufio.NewReaderSize(src, 64<<10)
 	p := &linePage{}
 	lineNo := 1 // number of the line being read
 	var cur []byte
 	keeping := false
+	lineRunes := 0 // characters of the range's current line so far, newline included
 	first := true
+	unchecked := 0 // bytes read since ctx was last checked
+	countBound := countBoundFactor * budget
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if first {
 			chunk = bytes.TrimPrefix(chunk, utf8BOM)
 			first = false
 		}
-		inRange := lineNo >= start && lineNo < start+limit && !p.overBudget
-		if inRange {
+		if unchecked += len(chunk); unchecked >= ctxCheckBytes {
+			unchecked = 0
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
+		if lineNo >= start && lineNo < start+limit {
 			keeping = true
-			if len(cur) <= budget {
+			lineRunes += utf8.RuneCount(chunk)
+			if lineRunes > budget+2 {
+				return nil, &lineTooLongError{line: lineNo, budget: budget}
+			}
+			if !p.overBudget {
 				cur = append(cur, chunk...)
 			}
 		}
 		switch {
 		case err == nil || errors.Is(err, io.EOF):
 			if keeping {
-				line := strings.TrimSuffix(strings.TrimSuffix(string(cur), "\n"), "\r")
-				cost := utf8.RuneCountInString(line) + len(fmt.Sprint(lineNo)) + 2
-				if p.chars+cost > budget && len(p.lines) > 0 || cost > budget {
-					p.overBudget = true
+				cost := len(strconv.Itoa(lineNo)) + 2
+				if p.overBudget {
+					cost += lineRunes - newlineChars(chunk)
 					p.chars += cost
 				} else {
-					p.lines = append(p.lines, line)
+					line := strings.TrimSuffix(strings.TrimSuffix(string(cur), "\n"), "\r")
+					cost += utf8.RuneCountInString(line)
+					switch {
+					case cost > budget:
+						return nil, &lineTooLongError{line: lineNo, budget: budget}
+					case p.chars+cost > budget:
+						p.overBudget = true
+					default:
+						p.lines = append(p.lines, line)
+					}
 					p.chars += cost
 				}
-				cur, keeping = cur[:0], false
+				cur, keeping, lineRunes = cur[:0], false, 0
 			}
 			p.total = lineNo
 			if err != nil {
 				p.complete = true
 				return p, nil
 			}
-			if stopEarly && (lineNo >= start+limit-1 || p.overBudget) {
+			if p.overBudget && p.chars > countBound {
+				p.countCut = true
+				return p, nil
+			}
+			if stopEarly && lineNo >= start+limit-1 {
 				return p, nil
 			}
 			lineNo++
@@ -308,6 +375,18 @@ func scanLines(ctx context.Context, src io.Reader, start, limit, budget int, sto
 			return nil, err
 		}
 	}
+}
+
+// newlineChars counts the line ending ("\n" or "\r\n") at the end of a
+// line's last chunk.
+func newlineChars(chunk []byte) int {
+	switch {
+	case bytes.HasSuffix(chunk, []byte("\r\n")):
+		return 2
+	case bytes.HasSuffix(chunk, []byte("\n")):
+		return 1
+	}
+	return 0
 }
 
 type encoding int

@@ -287,3 +287,43 @@ const sampleNotebook = `{
  "nbformat_minor": 5
 }
 `
+
+// TestRead_budget_errors checks what Read says of ranges and lines over
+// its token cap: the range's real size, counted within a bound, and a line
+// that alone is over the cap named without the rest of the file read.
+func TestRead_budget_errors(t *testing.T) {
+	t.Run("range_over_the_cap_names_its_real_estimate", func(t *testing.T) {
+		h := newHarness(t)
+		h.put("wide.txt", strings.Repeat(strings.Repeat("y", 199)+"\n", 1000))
+		chars := 0
+		for n := 1; n <= 1000; n++ {
+			chars += 199 + len(fmt.Sprint(n)) + 2 // "N\t" + the line
+		}
+		h.fail("Read", map[string]any{"file_path": h.path("wide.txt"), "offset": 1, "limit": 1000},
+			fmt.Sprintf("lines 1-1000 of %s come to about %d tokens", h.path("wide.txt"), chars/4))
+	})
+	t.Run("range_past_the_end_names_the_lines_there_are", func(t *testing.T) {
+		h := newHarness(t)
+		h.put("wide.txt", strings.Repeat(strings.Repeat("y", 199)+"\n", 1000))
+		h.fail("Read", map[string]any{"file_path": h.path("wide.txt"), "offset": 1, "limit": 5000}, "lines 1-1001 of")
+	})
+	t.Run("huge_range_is_counted_within_a_bound", func(t *testing.T) {
+		h := newHarness(t)
+		h.put("huge.txt", strings.Repeat(strings.Repeat("z", 199)+"\n", 100000)) // 20MB
+		h.fail("Read", map[string]any{"file_path": h.path("huge.txt"), "offset": 1, "limit": 100000},
+			"lines 1-100000 of", "come to more than 400", "tokens")
+	})
+	t.Run("line_over_the_cap_is_named", func(t *testing.T) {
+		h := newHarness(t)
+		h.put("long.txt", "short\n"+strings.Repeat("x", 120000)+"\ntail\n")
+		for _, in := range []map[string]any{
+			{"file_path": h.path("long.txt")},
+			{"file_path": h.path("long.txt"), "offset": 2, "limit": 1},
+		} {
+			h.fail("Read", in, "line 2 is longer than 100000 characters", "Grep", "cut -c")
+		}
+		if res := h.ok("Read", map[string]any{"file_path": h.path("long.txt"), "offset": 3, "limit": 1}); res.Text != "3\ttail" {
+			t.Errorf("the line after the long one: %q", res.Text)
+		}
+	})
+}
