@@ -21,11 +21,16 @@ type CommandLine struct {
 	// Commands are the simple commands, each with the texts rules are
 	// matched against.
 	Commands []CommandView
-	// Writes are the literal file targets of output redirections.
-	Writes []string
-	// UnknownWrites is set when a redirection's target is computed at run
-	// time, or is relative after a `cd`, so the file written is unknown.
-	UnknownWrites bool
+	// Files are the paths the line reads and writes as its words show
+	// them (redirections, and the path arguments of known programs),
+	// still relative to where the line runs: [CommandLine.Accesses]
+	// resolves them.
+	Files []shellcmd.FileUse
+	// Unknowns are reads and writes of paths only known when the line
+	// runs; each must be asked about.
+	Unknowns []shellcmd.Unknown
+	// Network lists the /dev/tcp and /dev/udp paths the line opens.
+	Network []string
 }
 
 // CommandView is one simple command as rules see it.
@@ -64,25 +69,10 @@ func AnalyzeCommand(raw string) *CommandLine {
 		cl.Err = err
 		return cl
 	}
-	changesDir := false
 	for _, c := range s.Commands {
-		v := viewCommand(c)
-		if n, ok := c.Name(); ok && (n == "cd" || n == "pushd" || n == "popd") {
-			changesDir = true
-		}
-		cl.Commands = append(cl.Commands, v)
+		cl.Commands = append(cl.Commands, viewCommand(c))
 	}
-	for _, w := range s.Writes {
-		if !w.IsWrite() || w.Harmless() {
-			continue
-		}
-		target, ok := w.Target.Literal()
-		if !ok || target == "" || (changesDir && !strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "~")) {
-			cl.UnknownWrites = true
-			continue
-		}
-		cl.Writes = append(cl.Writes, target)
-	}
+	cl.Files, cl.Unknowns, cl.Network = s.Files, s.Unknowns, s.Network
 	return cl
 }
 

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -18,7 +19,7 @@ func bashDecision(t testing.TB, rs *RuleSet, cmd string) Behavior {
 	if rs.Find(Ask, tg) != nil {
 		return Ask
 	}
-	if cl.Err != nil || cl.UnknownWrites || len(cl.Commands) == 0 {
+	if cl.Err != nil || len(cl.Unknowns) > 0 || len(cl.Commands) == 0 {
 		return Ask
 	}
 	for _, c := range cl.Commands {
@@ -145,19 +146,20 @@ func TestBashRules_adversarial(t *testing.T) {
 func TestBashRules_redirectionsAreWrites(t *testing.T) {
 	tests := []struct {
 		cmd     string
-		writes  []string
+		writes  []string // Dir + "|" + Path
 		unknown bool
 	}{
-		{"echo hi > a.txt", []string{"a.txt"}, false},
-		{"echo hi >> /etc/passwd", []string{"/etc/passwd"}, false},
-		{"echo hi 2> err.log", []string{"err.log"}, false},
-		{"echo hi &> all.log", []string{"all.log"}, false},
+		{"echo hi > a.txt", []string{"|a.txt"}, false},
+		{"echo hi >> /etc/passwd", []string{"|/etc/passwd"}, false},
+		{"echo hi 2> err.log", []string{"|err.log"}, false},
+		{"echo hi &> all.log", []string{"|all.log"}, false},
 		{"echo hi > /dev/null 2>&1", nil, false},
 		{"echo hi > $F", nil, true},
-		{"cd sub && echo hi > rel", nil, true},
-		{"cd sub && echo hi > /abs", []string{"/abs"}, false},
-		{"{ echo a; } > grouped", []string{"grouped"}, false},
-		{"sh -c 'echo x > inner'", []string{"inner"}, false},
+		{"cd sub && echo hi > rel", []string{"sub|rel"}, false},
+		{"(cd sub) && echo hi > rel", nil, true},
+		{"cd sub && echo hi > /abs", []string{"|/abs"}, false},
+		{"{ echo a; } > grouped", []string{"|grouped"}, false},
+		{"sh -c 'echo x > inner'", []string{"|inner"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -165,16 +167,17 @@ func TestBashRules_redirectionsAreWrites(t *testing.T) {
 			if cl.Err != nil {
 				t.Fatal(cl.Err)
 			}
-			if cl.UnknownWrites != tt.unknown {
-				t.Errorf("UnknownWrites = %v, want %v", cl.UnknownWrites, tt.unknown)
+			if got := len(cl.Unknowns) > 0; got != tt.unknown {
+				t.Errorf("unknown = %v (%+v), want %v", got, cl.Unknowns, tt.unknown)
 			}
-			if len(cl.Writes) != len(tt.writes) {
-				t.Fatalf("Writes = %q, want %q", cl.Writes, tt.writes)
-			}
-			for i := range tt.writes {
-				if cl.Writes[i] != tt.writes[i] {
-					t.Fatalf("Writes = %q, want %q", cl.Writes, tt.writes)
+			var got []string
+			for _, f := range cl.Files {
+				if f.Write {
+					got = append(got, f.Dir+"|"+f.Path)
 				}
+			}
+			if strings.Join(got, " ") != strings.Join(tt.writes, " ") {
+				t.Fatalf("writes = %q, want %q", got, tt.writes)
 			}
 		})
 	}

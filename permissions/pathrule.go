@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -86,6 +87,28 @@ func (p *pathPattern) match(abs string, isDir bool) bool {
 		}
 	}
 	return false
+}
+
+// mayMatchBelow reports whether the pattern may match dir or something
+// below it (a recursive command over dir reaches it).
+func (p *pathPattern) mayMatchBelow(dir string) bool {
+	if Inside(dir, p.base) {
+		return true // the pattern's whole scope is below dir
+	}
+	rel, err := filepath.Rel(p.base, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return false
+	}
+	gsegs := strings.Split(p.glob, "/")
+	for i, s := range strings.Split(filepath.ToSlash(rel), "/") {
+		if i >= len(gsegs) || gsegs[i] == "**" {
+			return true
+		}
+		if ok, err := path.Match(gsegs[i], s); err != nil || !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func globOK(pattern, name string) bool {

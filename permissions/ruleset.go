@@ -64,6 +64,14 @@ type Access struct {
 	Real  string
 	Write bool
 	IsDir bool
+	// Subtree is set when the call may touch everything below Path (a
+	// recursive command): a rule covering anything there covers the call.
+	Subtree bool
+	// Guessed is set for an argument of a program whose arguments'
+	// meaning is not known (`make test`): deny rules, protected paths and
+	// confinement judge it, but inside the working directories it needs
+	// no confirmation of its own (the command itself is judged).
+	Guessed bool
 }
 
 // Target is a call as rules see it.
@@ -153,6 +161,38 @@ func (rs *RuleSet) Find(b Behavior, t *Target) *Match {
 		}
 	}
 	return nil
+}
+
+// FindBelow returns the first rule of behavior b whose path pattern may
+// match something below a subtree access of the call (`grep -r x .` under
+// a deny on `secret/**`). Nil when none may.
+func (rs *RuleSet) FindBelow(b Behavior, t *Target) *Match {
+	for _, r := range rs.Rules(b) {
+		if r.path == nil || r.isParam(t) || strings.HasPrefix(r.Specifier, "domain:") {
+			continue
+		}
+		for _, a := range t.Accesses {
+			if !a.Subtree || !(a.Write && r.Tool == "Edit" || !a.Write && r.Tool == "Read" || r.NamesTool(t.Tool, t.Aliases...) && t.Bash == nil) {
+				continue
+			}
+			if r.path.mayMatchBelow(a.Path) || r.path.mayMatchBelow(a.Real) {
+				return &Match{Rule: r, What: a.Path}
+			}
+		}
+	}
+	return nil
+}
+
+// HasPathRules reports whether any rule of behavior b is a Read (write
+// false) or Edit (write true) rule: an unknown path could be one of
+// theirs.
+func (rs *RuleSet) HasPathRules(b Behavior, write bool) bool {
+	for _, r := range rs.Rules(b) {
+		if write && r.Tool == "Edit" || !write && r.Tool == "Read" {
+			return true
+		}
+	}
+	return false
 }
 
 // HasCommandRules reports whether any rule of behavior b is about Bash

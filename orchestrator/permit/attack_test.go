@@ -206,3 +206,103 @@ func TestAttacks_protectedPaths(t *testing.T) {
 			tool: "Write", input: writeInput("%W/protected/p.txt")},
 	})
 }
+
+// TestAttacks_bashReads: input redirections, `$(< f)`, relative and
+// recursive arguments, globs and `~user` are judged as reads.
+func TestAttacks_bashReads(t *testing.T) {
+	t.Parallel()
+	trust := func(name, cmd string) attack {
+		return attack{name: name, trust: true, tool: "Bash", input: bashInput(cmd)}
+	}
+	runAttacks(t, []attack{
+		trust("input redirection from home", "cat < ~/.ssh/id_ed25519"),
+		trust("$(< outside)", `echo "$(< %O/o.txt)"`),
+		trust("input redirection under the Read deny", "cat < %W/secret/s.txt"),
+		{name: "plan mode: input redirection from outside", mode: permissions.ModePlan, tool: "Bash", input: bashInput("cat < %O/o.txt")},
+		{name: "plan mode: /dev/tcp", mode: permissions.ModePlan, tool: "Bash", input: bashInput("cat < /dev/tcp/127.0.0.1/9")},
+		trust("/dev/tcp", "echo x > /dev/tcp/127.0.0.1/9"),
+		trust("relative argument under the Read deny", "cat secret/s.txt"),
+		trust("recursive grep over the workspace", "grep -r "+secretText+" ."),
+		trust("glob under the Read deny", "head secret/*"),
+		trust("recursive grep going up", "grep -r x ./.."),
+		trust("~root", "ls -a ~root"),
+		trust("a cd that fails leaves the old directory", "cd nothere 2>/dev/null; cat secret/s.txt"),
+		trust("cd into the denied directory", "cd secret && cat s.txt"),
+		trust("background read of a denied file", "cat secret/s.txt &"),
+	})
+}
+
+// TestAttacks_bashWritesOutside: every way the issue found to write
+// outside the working directory from a command.
+func TestAttacks_bashWritesOutside(t *testing.T) {
+	t.Parallel()
+	trust := func(name, cmd string) attack {
+		return attack{name: name, trust: true, tool: "Bash", input: bashInput(cmd)}
+	}
+	runAttacks(t, []attack{
+		trust("$(dirname $PWD)", `echo pwned > "$(dirname "$PWD")/outside/w.txt"`),
+		// Each command that would write to home sets HOME to a directory
+		// of the fixture first, so a failing test changes nothing real.
+		trust("$HOME", `HOME=%R/home; echo pwned > "$HOME/w.txt"`),
+		trust("a glob going up", "cp x ../outsid?/"),
+		trust("CDPATH", "CDPATH=.. cd outside && echo pwned > w.txt"),
+		trust("cdable_vars", "shopt -s cdable_vars; outside=%O; cd outside; echo pwned > w.txt"),
+		trust("env -C", "env -C .. touch w.txt"),
+		trust("cp -t..", "cp -t.. x"),
+		trust("tar -C..", "tar -C.. -cf ../w.tar x"),
+		trust("~+/..", "echo pwned > ~+/../w.txt"),
+		trust("dd of=", "dd if=x of=../outside/w"),
+		trust("mv to /dev/null", "mv x /dev/null"),
+		trust("a subshell's cd", "(cd ..) ; echo pwned > w.txt; (cd .. && echo pwned > w.txt)"),
+	})
+}
+
+// TestAttacks_bashProtected: in bypass mode the Edit deny and protected
+// paths hold for every program that writes, and with no settings the
+// trusting host does not reach protected paths.
+func TestAttacks_bashProtected(t *testing.T) {
+	t.Parallel()
+	bypass := func(name, cmd string) attack {
+		return attack{name: name, mode: permissions.ModeBypassPermissions, tool: "Bash", input: bashInput(cmd)}
+	}
+	bare := func(name, cmd string) attack {
+		return attack{name: name, noRules: true, trust: true, tool: "Bash", input: bashInput(cmd)}
+	}
+	runAttacks(t, []attack{
+		bypass("cp", "cp x protected/f"),
+		bypass("mv", "mv x protected/"),
+		bypass("install", "install x protected/y"),
+		bypass("touch", "touch protected/t"),
+		bypass("sed -i", "sed -i s/orig/pwned/ protected/p.txt"),
+		bypass("tee", "echo x | tee protected/t"),
+		bypass("dd of=", "dd if=x of=protected/d"),
+		bypass("ln -sf", "ln -sf /etc/passwd protected/l"),
+		bypass("cd then redirect", "cd protected && echo pwned > f"),
+		bypass("$PWD", `echo pwned > "$PWD/protected/f"`),
+		bypass("a glob", "echo pwned > protecte?/f"),
+		bypass("cp into .git/hooks", "cp x .git/hooks/pre-commit"),
+		bypass("rm -r of the workspace", "rm -rf ."),
+		bypass("tar -x over the workspace", "tar -xf ../outside/none.tar"),
+		bare("git config", "git config core.hooksPath /tmp/h"),
+		bare("git config from a subdirectory", "cd src && git config core.hooksPath /tmp/h"),
+		bare("tee .claude/settings.json", "echo {} | tee .claude/settings.json"),
+		bare("sed -i .mcp.json", "sed -i s/a/b/ .mcp.json"),
+		bare("git config --global", "HOME=%R/home git config --global user.name pwned"),
+		bare("unknown write target", `echo pwned > "$(echo .git)/config"`),
+	})
+}
+
+// TestAttacks_bashDenyRm: Bash(rm *) holds however the shell is made to
+// run rm.
+func TestAttacks_bashDenyRm(t *testing.T) {
+	t.Parallel()
+	var tests []attack
+	for _, cmd := range []string{
+		"bash <<'EOF'\nrm x\nEOF", "sh <<< 'rm x'", "echo 'rm x' | sh", "echo 'rm x' | bash /dev/stdin", "echo 'rm x' | bash -s",
+		". <(echo rm x)", "trap 'rm x' EXIT", "shopt -s expand_aliases\nalias r=rm\nr x", "hash -p /bin/rm r; r x",
+		"env -S 'rm x'", "/usr/bin/env rm x", "/usr/bin/timeout 5 rm x", "/usr/bin/nice rm x", "cat x.sh | bash",
+	} {
+		tests = append(tests, attack{name: cmd, trust: true, mode: permissions.ModeBypassPermissions, tool: "Bash", input: bashInput(cmd)})
+	}
+	runAttacks(t, tests)
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -75,6 +76,9 @@ type need struct {
 	// protected is set for a write to a protected path: only a rule naming
 	// that path meets it, never a whole-tool allow.
 	protected bool
+	// refuseInBypass turns the question into a refusal in bypass mode,
+	// where nobody is asked.
+	refuseInBypass bool
 }
 
 // Decide makes the decision for one call; see the package documentation
@@ -86,7 +90,7 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 	sess := req.UC.Session
 	mode := sess.Mode()
 	rules := p.rules.With(sessionGrants(sess).list()...)
-	tg, unknownPaths := buildTarget(req)
+	tg, unknownPaths, bashUnknown := buildTarget(req)
 	defer func() {
 		// An allowed call's tool learns where the judged paths led, so it
 		// can refuse one that a symbolic link swapped in since sends
@@ -114,6 +118,13 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 			Reason: fmt.Sprintf("A deny rule from %s matches %s.", m.Rule.Source, quoteWhat(m.What))}
 	}
 
+	// A recursive command reaching below a deny rule's paths is asked
+	// about: it may read or change them, and nobody but a person can say.
+	if m := rules.FindBelow(permissions.Deny, tg); m != nil {
+		n := need{reason: fmt.Sprintf("%s reaches below %s, where the deny rule %s (from %s) applies", tg.Tool, quoteWhat(m.What), m.Rule, m.Rule.Source)}
+		return p.resolve(ctx, req, tg, mode, []need{n}, false)
+	}
+
 	// 2. Ask rules.
 	if m := rules.Find(permissions.Ask, tg); m != nil {
 		n := need{reason: fmt.Sprintf("an ask rule (%s, from %s) matches %s", m.Rule, m.Rule.Source, quoteWhat(m.What))}
@@ -126,7 +137,7 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 			Reason: "The session is in plan mode, where only read-only calls run; present the plan and leave plan mode before changing anything."}
 	}
 
-	needs := p.partNeeds(req, tg, rules, unknownPaths)
+	needs := p.partNeeds(req, tg, rules, unknownPaths, bashUnknown)
 	hard := slices.ContainsFunc(needs, func(n need) bool { return !n.byHook || n.protected })
 
 	// 4. Whole-tool allow.
@@ -140,7 +151,7 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 }
 
 // partNeeds lists what of the call is not allowed by a rule or by policy.
-func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permissions.Target, rules *permissions.RuleSet, unknownPaths bool) []need {
+func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permissions.Target, rules *permissions.RuleSet, unknownPaths bool, bashUnknown []shellcmd.Unknown) []need {
 	var needs []need
 	name := req.Tool.Name()
 	if d := req.ToolDecision; d.Behavior == permissions.Ask {
@@ -169,9 +180,20 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 					suggestion: &s, byTrust: true, byBypass: true, byHook: true})
 			}
 		}
-		if cl.UnknownWrites {
-			needs = append(needs, need{reason: "the command redirects output to a file only known when it runs",
-				byBypass: true, byHook: true})
+		for _, u := range bashUnknown {
+			// An unknown read could be a denied one; an unknown write
+			// could change a protected path, which exist everywhere: in
+			// bypass mode it is refused rather than allowed.
+			n := need{reason: u.Why, byHook: true}
+			if u.Write {
+				n.refuseInBypass = true
+			} else {
+				n.byBypass = !rules.HasPathRules(permissions.Deny, false) && !rules.HasPathRules(permissions.Ask, false)
+			}
+			needs = append(needs, n)
+		}
+		for _, addr := range cl.Network {
+			needs = append(needs, need{reason: fmt.Sprintf("the command opens a network connection (%s)", addr), byBypass: true, byHook: true})
 		}
 	}
 	conf := permissions.NewConfinement(req.UC.Session.WorkDirs())
@@ -185,7 +207,11 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 		}
 		// A protected path is written only under a rule that names it:
 		// a wider allow rule or session grant does not reach it.
-		if prot, what := permissions.Protected(a.Path, a.Real); prot && a.Write {
+		prot, what := permissions.Protected(a.Path, a.Real)
+		if !prot && a.Write && a.Subtree && a.IsDir {
+			prot, what = permissions.ProtectedBelow(a.Real)
+		}
+		if prot && a.Write {
 			if rules.AllowsProtected(tg, a) != nil {
 				continue
 			}
@@ -200,7 +226,7 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 		if !a.Write && state.Contains(a.Path) {
 			continue
 		}
-		if !conf.Contains(a.Path) {
+		if !conf.Contains(a.Path) || !conf.Contains(a.Real) {
 			dir := a.Path
 			if !a.IsDir {
 				dir = filepath.Dir(a.Path)
@@ -214,7 +240,7 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 				suggestion: &s, byBypass: true, byHook: true})
 			continue
 		}
-		if a.Write {
+		if a.Write && !a.Guessed {
 			s := permissions.Rule{Tool: "Edit", Specifier: absSpec(a.Path)}
 			needs = append(needs, need{reason: fmt.Sprintf("writing %s needs confirmation", a.Path),
 				suggestion: &s, byTrust: true, byAcceptEdits: true, byBypass: true, byHook: true})
@@ -248,6 +274,12 @@ func (p *Permitter) resolve(ctx context.Context, req orchestrator.PermissionRequ
 		case p.trustHost && n.byTrust:
 		default:
 			left = append(left, n)
+		}
+	}
+	for _, n := range left {
+		if n.refuseInBypass && mode == permissions.ModeBypassPermissions {
+			return permissions.Decision{Behavior: permissions.Deny,
+				Reason: capitalize(n.reason) + ". In bypassPermissions mode a write to a path only known when the command runs is refused: it could change a protected path or one under an Edit deny rule."}
 		}
 	}
 	if len(left) == 0 {
@@ -395,8 +427,9 @@ func planAllows(req orchestrator.PermissionRequest, tg *permissions.Target, unkn
 }
 
 // buildTarget describes the call for the rules. unknownPaths is true when
-// the call may touch files it does not name.
-func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, unknownPaths bool) {
+// the call may touch files it does not name; bashUnknown are the paths a
+// Bash line touches that are only known when it runs.
+func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, unknownPaths bool, bashUnknown []shellcmd.Unknown) {
 	t := req.Tool
 	sess := req.UC.Session
 	tg = &permissions.Target{Tool: t.Name(), Aliases: t.Aliases()}
@@ -419,12 +452,10 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 	if t.Name() == "Bash" {
 		cmd, _ := str("command")
 		tg.Bash = permissions.AnalyzeCommand(cmd)
-		for _, w := range tg.Bash.Writes {
-			paths = append(paths, tools.PathAccess{Path: w, Write: true})
-		}
-		args, unknown := commandPathArgs(tg.Bash)
-		paths = append(paths, args...)
-		unknownPaths = unknown
+		home, _ := os.UserHomeDir()
+		acc, unknown := tg.Bash.Accesses(sess.Cwd(), home)
+		tg.Accesses = append(tg.Accesses, acc...)
+		bashUnknown = unknown
 	} else if ps, ok := tools.Paths(req.Input, req.UC); ok {
 		paths = ps
 	} else {
@@ -450,7 +481,7 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 		}
 		tg.Accesses = append(tg.Accesses, permissions.Access{Path: abs, Real: real, Write: p.Write, IsDir: isDir})
 	}
-	return tg, unknownPaths
+	return tg, unknownPaths, bashUnknown
 }
 
 // pathFields are the input fields that name a file or directory, for
@@ -531,76 +562,4 @@ func (g *grants) add(rules []permissions.Rule) {
 			g.rules = append(g.rules, sr)
 		}
 	}
-}
-
-// harmlessPaths are arguments that name no file worth confining.
-var harmlessPaths = map[string]bool{"/dev/null": true, "/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/zero": true, "/dev/urandom": true, "/dev/random": true, "/dev/tty": true, "-": true}
-
-// printers are programs whose arguments are text, not paths.
-var printers = map[string]bool{"echo": true, "printf": true, "true": true, "false": true, ":": true}
-
-// commandPathArgs takes the arguments of each simple command that clearly
-// name a path outside the current directory (absolute, `~`, or going up
-// with `..`) as paths the command touches: reads for a read-only command,
-// writes otherwise. So `rm -rf ~/x` or `cat /etc/shadow` is judged by
-// where it reaches, like a Read or Write of that path. After a `cd`, every
-// argument of the later commands is taken as a path under the new
-// directory (`cd / && rm -rf home` writes /home); after a `cd` whose
-// target is computed, their paths are unknown.
-func commandPathArgs(cl *permissions.CommandLine) (out []tools.PathAccess, unknown bool) {
-	base, moved, lost := "", false, false
-	for _, c := range cl.Commands {
-		name, _ := c.Cmd.Name()
-		if name == "cd" || name == "pushd" || name == "popd" {
-			moved = true
-			var target string
-			for _, w := range c.Cmd.Args[1:] {
-				if v, ok := w.Literal(); ok && !strings.HasPrefix(v, "-") {
-					target = v
-				} else if !ok {
-					lost = true
-				}
-			}
-			switch {
-			case name == "popd" || target == "" || lost:
-				lost = true
-			case strings.HasPrefix(target, "/") || target == "~" || strings.HasPrefix(target, "~/"):
-				base = target
-			default:
-				base = filepath.Join(base, target)
-			}
-			continue
-		}
-		if printers[name] {
-			continue
-		}
-		write := !c.Cmd.IsReadOnly()
-		for _, w := range c.Cmd.Args[1:] {
-			v, ok := w.Literal()
-			if !ok {
-				if moved {
-					unknown = true
-				}
-				continue
-			}
-			if harmlessPaths[v] {
-				continue
-			}
-			if i := strings.IndexByte(v, '='); i > 0 && strings.HasPrefix(v, "-") {
-				v = v[i+1:] // --file=/etc/x
-			} else if strings.HasPrefix(v, "-") {
-				continue
-			}
-			absolute := v == "~" || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "/")
-			switch {
-			case absolute || !moved && (v == ".." || strings.HasPrefix(v, "../") || strings.Contains(v, "/../")):
-				out = append(out, tools.PathAccess{Path: v, Write: write})
-			case moved && lost:
-				unknown = true
-			case moved:
-				out = append(out, tools.PathAccess{Path: filepath.Join(base, v), Write: write})
-			}
-		}
-	}
-	return out, unknown
 }

@@ -23,6 +23,18 @@ type Script struct {
 	// Redirections to a file descriptor (`2>&1`, `>&-`) are not writes;
 	// redirections to /dev/null are (use [Redirect.Harmless] to skip them).
 	Writes []Redirect
+	// Files are the paths the line reads and writes as its words show
+	// them: redirection targets (input ones too, and `$(< f)`), and the
+	// arguments of known programs in path positions (cp's destination,
+	// sed -i's files, dd's of=, tar -C, ...), each relative to where the
+	// line's cd, env -C, git -C or tar -C moved.
+	Files []FileUse
+	// Unknowns are the reads and writes of paths only known when the line
+	// runs: a computed or glob word in a path position, a relative path
+	// after a cd to an unknown place.
+	Unknowns []Unknown
+	// Network lists the /dev/tcp and /dev/udp paths the line opens.
+	Network []string
 }
 
 // Command is one simple command.
@@ -48,6 +60,10 @@ type Command struct {
 	// Decl marks a declaration builtin (export, declare, local, readonly,
 	// typeset, nameref); Args then holds its name and operands.
 	Decl bool
+	// Opaque is set when the command runs a script whose text is only
+	// known when it runs (a shell reading a script from a pipe, `. <(cmd)`,
+	// `trap "$x"`, an alias of a computed value).
+	Opaque bool
 }
 
 // Word is one word of a command as the shell would see it.
@@ -64,6 +80,9 @@ type Word struct {
 	// brace-expansion characters, so the shell may turn it into other
 	// words.
 	Pattern bool
+	// ProcSubst is true when the whole word is a process substitution
+	// (`<(cmd)`), a pipe rather than a file.
+	ProcSubst bool
 }
 
 // Literal returns the word's value and true when it is one fixed string.
@@ -175,7 +194,7 @@ func Parse(command string) (*Script, error) {
 	if strings.TrimSpace(command) == "" {
 		return nil, ErrEmpty
 	}
-	a := &analyzer{}
+	a := &analyzer{loc: startLoc, acc: startLoc, chain: -1, aliases: map[string]string{}, hashed: map[string]string{}}
 	if err := a.script(command, nil, nil, 0); err != nil {
 		return nil, err
 	}
@@ -188,6 +207,25 @@ func Parse(command string) (*Script, error) {
 type analyzer struct {
 	out   Script
 	stmts int
+
+	// loc is where relative paths lead now; acc is where they may lead
+	// once the current top-level `&&` chain ends (any cd in it may fail).
+	loc, acc loc
+	// chain numbers the top-level `&&` chain being analysed.
+	chain int
+	// chainOf maps the statements of the top-level chains to their
+	// number; top holds the simple commands among them, where a cd moves
+	// the line (elsewhere it makes later relative paths unknown).
+	chainOf map[*syntax.Stmt]int
+	top     map[*syntax.Stmt]bool
+	// pipeFrom maps the right side of a pipe to its left side.
+	pipeFrom map[*syntax.Stmt]*syntax.Stmt
+	// cdpath and cdableVars are set once the line sets CDPATH or turns
+	// on cdable_vars; globsUnknown once it changes how globs expand.
+	cdpath, cdableVars, globsUnknown bool
+	// aliases and hashed are the names the line defines with alias and
+	// hash -p.
+	aliases, hashed map[string]string
 }
 
 // script parses src and adds what it finds. via and inherited describe how
@@ -203,6 +241,21 @@ func (a *analyzer) script(src string, via []string, inherited []Assign, depth in
 		}
 		return fmt.Errorf("parsing the command: %w", err)
 	}
+	if depth == 0 && via == nil {
+		a.chainOf, a.top = map[*syntax.Stmt]int{}, map[*syntax.Stmt]bool{}
+		for i, st := range f.Stmts {
+			a.markChain(st, i)
+		}
+	}
+	if a.pipeFrom == nil {
+		a.pipeFrom = map[*syntax.Stmt]*syntax.Stmt{}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if b, ok := n.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			a.pipeFrom[b.Y] = lastStmt(b.X)
+		}
+		return true
+	})
 	var walkErr error
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if walkErr != nil {
@@ -213,6 +266,9 @@ func (a *analyzer) script(src string, via []string, inherited []Assign, depth in
 			return true
 		}
 		a.stmts++
+		if id, ok := a.chainOf[st]; ok && id != a.chain {
+			a.chain, a.loc = id, a.acc
+		}
 		if err := a.stmt(src, st, via, inherited, depth); err != nil {
 			walkErr = err
 			return false
@@ -222,11 +278,41 @@ func (a *analyzer) script(src string, via []string, inherited []Assign, depth in
 	return walkErr
 }
 
+// markChain numbers the statements of a top-level `&&` chain.
+func (a *analyzer) markChain(st *syntax.Stmt, id int) {
+	a.chainOf[st] = id
+	if st.Background || st.Negated || st.Coprocess {
+		return
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		a.top[st] = true
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.AndStmt {
+			a.markChain(c.X, id)
+			a.markChain(c.Y, id)
+		}
+	}
+}
+
+// lastStmt is the statement whose output a pipe's left side ends with.
+func lastStmt(st *syntax.Stmt) *syntax.Stmt {
+	for {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok {
+			return st
+		}
+		st = b.Y
+	}
+}
+
 // stmt records one statement: its file writes, and the simple command it
 // holds, if any. Walk visits nested statements (substitutions, bodies)
 // on its own.
 func (a *analyzer) stmt(src string, st *syntax.Stmt, via []string, inherited []Assign, depth int) error {
 	redirs := make([]Redirect, 0, len(st.Redirs))
+	var stdin *string // a literal here-document or here-string
+	stdinKnown := true
 	for _, r := range st.Redirs {
 		rd := Redirect{Op: r.Op.String(), Target: word(src, r.Word)}
 		if r.N != nil {
@@ -236,9 +322,33 @@ func (a *analyzer) stmt(src string, st *syntax.Stmt, via []string, inherited []A
 		if rd.IsWrite() {
 			a.out.Writes = append(a.out.Writes, rd)
 		}
+		a.redirect(rd, r.Word != nil)
+		if rd.Fd == "" || rd.Fd == "0" {
+			switch rd.Op {
+			case "<<", "<<-":
+				stdin, stdinKnown = heredocText(r.Hdoc)
+			case "<<<":
+				if v, ok := rd.Target.Literal(); ok || !rd.Target.Dynamic {
+					v += "\n"
+					stdin, stdinKnown = &v, true
+				} else {
+					stdin, stdinKnown = nil, false
+				}
+			case "<", "<&", "<>":
+				stdin, stdinKnown = nil, false
+			}
+		}
+	}
+	if stdin == nil && stdinKnown {
+		if from, ok := a.pipeFrom[st]; ok {
+			stdin, stdinKnown = printedText(src, from)
+		}
 	}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
+		for _, as := range cmd.Assigns {
+			a.assigned(as.Name.Value)
+		}
 		if len(cmd.Args) == 0 {
 			return nil // assignments only
 		}
@@ -252,8 +362,13 @@ func (a *analyzer) stmt(src string, st *syntax.Stmt, via []string, inherited []A
 			args[i] = word(src, w)
 		}
 		c.Args = a.unwrap(&c, args)
-		return a.command(c, depth)
+		return a.command(c, depth, stdinSource{text: stdin, known: stdinKnown}, a.top[st])
 	case *syntax.DeclClause:
+		for _, as := range cmd.Args {
+			if as.Name != nil {
+				a.assigned(as.Name.Value)
+			}
+		}
 		c := Command{Redirects: redirs, Via: via, Source: stmtSource(src, st), Decl: true}
 		c.Assigns = append(c.Assigns, inherited...)
 		c.Args = []Word{{Value: cmd.Variant.Value, Source: cmd.Variant.Value}}
@@ -280,8 +395,13 @@ func (a *analyzer) stmt(src string, st *syntax.Stmt, via []string, inherited []A
 
 // command adds c, or the commands of the script it runs when c is a shell
 // given a literal -c script or an eval of literal words.
-func (a *analyzer) command(c Command, depth int) error {
+func (a *analyzer) command(c Command, depth int, stdin stdinSource, top bool) error {
 	name, ok := c.Name()
+	if ok {
+		if handled, err := a.special(&c, name, depth, stdin, top); handled || err != nil {
+			return err
+		}
+	}
 	if ok {
 		if script, found := shellScript(name, c.Args); found {
 			if script != nil {
@@ -307,6 +427,7 @@ func (a *analyzer) command(c Command, depth int) error {
 		}
 	}
 	a.out.Commands = append(a.out.Commands, c)
+	a.files(c)
 	return nil
 }
 
@@ -443,7 +564,10 @@ func word(src string, w *syntax.Word) Word {
 		case *syntax.ExtGlob:
 			out.Pattern = true
 			b.WriteString(nodeSource(src, p))
-		default: // ParamExp, CmdSubst, ArithmExp, ProcSubst
+		case *syntax.ProcSubst:
+			out.Dynamic = true
+			out.ProcSubst = len(w.Parts) == 1
+		default: // ParamExp, CmdSubst, ArithmExp
 			out.Dynamic = true
 		}
 	}

@@ -22,8 +22,18 @@ func IsReadOnly(command string) bool {
 // IsReadOnly reports whether every command of the script only reads and
 // no redirection writes a file. A script with no command is not read-only.
 func (s *Script) IsReadOnly() bool {
-	if len(s.Commands) == 0 {
+	if len(s.Commands) == 0 || len(s.Network) > 0 {
 		return false
+	}
+	for _, u := range s.Unknowns {
+		if u.Write {
+			return false
+		}
+	}
+	for _, f := range s.Files {
+		if f.Write {
+			return false
+		}
 	}
 	for _, w := range s.Writes {
 		if !w.Harmless() {
@@ -41,7 +51,7 @@ func (s *Script) IsReadOnly() bool {
 // IsReadOnly reports whether this one command only reads (its own output
 // redirections included).
 func (c Command) IsReadOnly() bool {
-	if c.Decl {
+	if c.Decl || c.Opaque {
 		return false
 	}
 	for _, r := range c.Redirects {

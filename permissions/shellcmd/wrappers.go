@@ -1,6 +1,9 @@
 package shellcmd
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // wrapper describes a program that runs the command given after its own
 // options and operands.
@@ -33,6 +36,9 @@ func (a *analyzer) unwrap(c *Command, args []Word) []Word {
 		name, ok := args[0].Literal()
 		if !ok {
 			return args
+		}
+		if strings.Contains(name, "/") && standardDir(path.Dir(name)) {
+			name = path.Base(name) // /usr/bin/env, /usr/bin/timeout
 		}
 		spec, isWrapper := wrappers[name]
 		if !isWrapper {

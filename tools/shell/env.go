@@ -54,8 +54,10 @@ func commandEnv(marker string, pty bool) []string {
 		if _, override := set[k]; override {
 			continue
 		}
-		// A parent's BASH_ENV would run a file before every command.
-		if k == "BASH_ENV" || k == "ENV" {
+		// A parent's BASH_ENV would run a file before every command;
+		// CDPATH, BASHOPTS, SHELLOPTS and GLOBIGNORE would make cd and
+		// globs lead elsewhere than the permission check saw.
+		if k == "BASH_ENV" || k == "ENV" || k == "CDPATH" || k == "BASHOPTS" || k == "SHELLOPTS" || k == "GLOBIGNORE" {
 			continue
 		}
 		env = append(env, kv)
