@@ -291,6 +291,12 @@ func startServer(t *testing.T, e *transcriptEnv, tr *transcript) *stdioClient {
 	// real user's settings are read (a transcript's env may still set them).
 	cmd.Env = append(cmd.Env, "AGENT_MCP_CONFIG_DIR="+filepath.Join(e.home, ".config", "agent-mcp"),
 		"XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"))
+	// The cache directory stays the test process's: a cache holds no
+	// settings, and the compiled PDF engine kept there saves each server
+	// that reads a PDF seconds of compiling.
+	if cache, err := os.UserCacheDir(); err == nil {
+		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
+	}
 	cmd.Env = append(cmd.Env, tr.env...)
 	c := &stdioClient{t: t, cmd: cmd, lines: make(chan []byte, 64), stderr: &lockedBuffer{}, tr: tr, env: e}
 	cmd.Stderr = c.stderr

@@ -61,7 +61,9 @@ func Build(out string) error {
 // HermeticEnv is the test process's environment with HOME, the XDG
 // directories and agent-mcp's and Claude's settings variables pointed at
 // fresh temporary directories, so a server started with it reads no real
-// user settings.
+// user settings. The cache directory (XDG_CACHE_HOME) stays the test
+// process's own: a cache holds no settings, and the compiled PDF engine
+// kept there saves every server that reads a PDF seconds of compiling.
 func HermeticEnv(t testing.TB) []string {
 	t.Helper()
 	home := t.TempDir()
@@ -71,6 +73,9 @@ func HermeticEnv(t testing.TB) []string {
 		if !slices.ContainsFunc(private, func(p string) bool { return strings.HasPrefix(kv, p) }) {
 			env = append(env, kv)
 		}
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		env = append(env, "XDG_CACHE_HOME="+cache)
 	}
 	return append(env, "HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),

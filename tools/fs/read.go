@@ -67,6 +67,11 @@ type ReadFileInfo struct {
 	TotalLines int    `json:"totalLines,omitempty"`
 	MIMEType   string `json:"mimeType,omitempty"`
 	Size       int64  `json:"originalSize,omitempty"`
+	// StartPage, NumPages and TotalPages say which pages of a PDF were
+	// read, of how many.
+	StartPage  int `json:"startPage,omitempty"`
+	NumPages   int `json:"numPages,omitempty"`
+	TotalPages int `json:"totalPages,omitempty"`
 }
 
 // Read returns the Read tool.
@@ -124,10 +129,7 @@ func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.P
 	ext := strings.ToLower(filepath.Ext(abs))
 	mime, isImage := imageTypes[ext]
 	switch {
-	case isImage, ext == ".ipynb":
-	case ext == ".pdf":
-		return nil, fmt.Errorf("cannot read %s: PDF text extraction is not built in (no well-maintained pure-Go PDF text library exists). "+
-			"If poppler-utils is installed, extract the text with Bash instead: pdftotext -layout -f FIRST -l LAST %s -", abs, shellQuote(abs))
+	case isImage, ext == ".ipynb", ext == ".pdf":
 	case binaryExtensions[ext]:
 		return nil, fmt.Errorf("cannot read %s: %s files are binary; Read shows text, images, notebooks and PDFs", abs, ext)
 	case in.Pages != "":
@@ -143,6 +145,8 @@ func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.P
 		return readImage(f, abs, mime, info, uc)
 	case ext == ".ipynb":
 		return readNotebook(f, abs, info, uc)
+	case ext == ".pdf":
+		return readPDF(ctx, f, abs, in, info, uc)
 	}
 	return readText(ctx, f, abs, in, info, uc)
 }

@@ -159,10 +159,10 @@ func TestRead(t *testing.T) {
 		}
 		h.fail("Read", map[string]any{"file_path": h.path("fifo")}, "named pipe")
 	})
-	t.Run("pdf_refused_with_reason", func(t *testing.T) {
+	t.Run("pdf_header_only_is_damaged", func(t *testing.T) {
 		h := newHarness(t)
 		h.put("doc.pdf", "%PDF-1.4\n")
-		h.fail("Read", map[string]any{"file_path": h.path("doc.pdf"), "pages": "1-2"}, "PDF", "pdftotext")
+		h.fail("Read", map[string]any{"file_path": h.path("doc.pdf"), "pages": "1-2"}, h.path("doc.pdf"), "damaged or not a PDF")
 	})
 	t.Run("pages_on_non_pdf_is_an_error", func(t *testing.T) {
 		h := newHarness(t)
