@@ -105,6 +105,11 @@ func TestCrossCheckRipgrep(t *testing.T) {
 		{`\bx1\b`, nil, nil},
 		{`[A-Z]rror`, nil, nil},
 		{`^beta`, nil, nil},
+		// No required literal: the lazy DFA decides every line.
+		{`\w\d\s*\(`, nil, nil},
+		{`[a-z]+ [A-Z]\w+$`, nil, nil},
+		{`(?i)^[d-f]\w+ \w+$`, nil, nil},
+		{`[A-Z][a-z]+rror\b`, nil, nil},
 		{"deadline", map[string]any{"-i": true, "type": "go"}, []string{"-i", "--type", "go"}},
 		{"gamma", map[string]any{"glob": "*.py *.md"}, []string{"-g", "*.py", "-g", "*.md"}},
 		{"gamma", map[string]any{"glob": "!*.txt"}, []string{"-g", "!*.txt"}},

@@ -23,6 +23,9 @@ type matcher struct {
 	// are the needle's occurrences.
 	single    bool
 	multiline bool
+	// prog is the compiled program each searcher builds its lineDFA
+	// from; nil with multiline, whose matches span lines.
+	prog *syntax.Prog
 }
 
 // Limits of literal extraction: sets larger than this are not worth
@@ -62,6 +65,11 @@ func compileMatcher(pattern string, caseInsensitive, multiline bool) (*matcher, 
 		return nil, fmt.Errorf("pattern %q contains a newline, which can never match within a single line: set multiline to true to search across lines", pattern)
 	}
 	m := &matcher{re: re, multiline: multiline}
+	if !multiline {
+		if m.prog, err = syntax.Compile(parsed); err != nil {
+			return nil, fmt.Errorf("invalid regular expression %q: %v", pattern, err)
+		}
+	}
 	info := analyze(parsed)
 	set, exact := info.exact, true
 	if set == nil || set.hasEmpty() {
@@ -515,11 +523,6 @@ func (s *scan) find(i, from int) int {
 		}
 		min = at + 1
 	}
-}
-
-// matchLine reports whether line (without its newline) matches.
-func (m *matcher) matchLine(line []byte) bool {
-	return m.re.Match(line)
 }
 
 // spans returns the non-empty match spans in line, relative to it.

@@ -74,6 +74,9 @@ type searcher struct {
 	buf      []byte
 	sc       *scan // prefilter state over the buffer
 	lineSc   *scan // prefilter state over one line (match spans)
+	// dfa decides which lines match (nil with multiline, or once the
+	// pattern's automaton proved too large: the regexp decides then).
+	dfa *lineDFA
 
 	// Per-file state.
 	res       *fileResult
@@ -89,6 +92,9 @@ func newSearcher(m *matcher, opt searchOptions, pageFull *atomic.Bool) *searcher
 	if m.pf != nil {
 		s.sc = m.pf.newScan(nil)
 		s.lineSc = m.pf.newScan(nil)
+	}
+	if m.prog != nil {
+		s.dfa = newLineDFA(m.prog)
 	}
 	return s
 }
@@ -333,6 +339,12 @@ func (s *searcher) region(buf []byte, from, to int) bool {
 // that matches, returning its start and end (newline index or to).
 func (s *searcher) nextMatchingLine(buf []byte, pos, to int) (int, int, bool) {
 	m := s.m
+	if s.dfa != nil && s.dfa.resets > dfaMaxResets {
+		s.dfa = nil
+	}
+	if s.sc == nil && s.dfa != nil {
+		return s.dfa.find(buf, pos, to)
+	}
 	for pos < to {
 		ls := pos
 		if s.sc != nil {
@@ -349,12 +361,20 @@ func (s *searcher) nextMatchingLine(buf []byte, pos, to int) (int, int, bool) {
 		} else {
 			le += pos
 		}
-		if m.lineExact || m.matchLine(buf[ls:le]) {
+		if m.lineExact || s.matchLine(buf[ls:le]) {
 			return ls, le, true
 		}
 		pos = le + 1
 	}
 	return 0, 0, false
+}
+
+// matchLine reports whether line (without its newline) matches.
+func (s *searcher) matchLine(line []byte) bool {
+	if s.dfa != nil {
+		return s.dfa.matchLine(line)
+	}
+	return s.m.re.Match(line)
 }
 
 // block records a matched block: lines buf[ls:le] (one line unless
