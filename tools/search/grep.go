@@ -26,7 +26,8 @@ const (
 	// GrepDefaultHeadLimit is head_limit when none is given.
 	GrepDefaultHeadLimit = 250
 	// searchWindow bounds the files in flight between the walker and the
-	// printer, so a slow file never lets results pile up.
+	// printer, so a slow file never lets results pile up (it grows with
+	// the workers: at least four chunks each).
 	searchWindow = 256
 )
 
@@ -214,6 +215,15 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 // searchTree walks root, open as dir, and searches its files on parallel
 // workers, merging their results in walk order into pr. displayRoot is
 // how root is shown ("." for the current directory).
+//
+// The walk's files travel in chunks of up to chunkFiles consecutive
+// files: a worker takes a whole chunk from one channel and fills in its
+// results (each worker owns its searcher and buffers: nothing is shared
+// on the hot path), and the merger, reading the same chunks in walk
+// order from a second channel, waits only for the chunk it needs next.
+// A worker never waits for the merger while searchWindow files are in
+// flight, and per-file synchronisation is gone: one channel send and
+// receive per chunk, not per file.
 func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, plan *grepPlan, pr *printer) error {
 	w := newWalker(root, walkFilter{useIgnore: true, overrides: plan.overrides, types: plan.types}).in(dir)
 	prefix := ""
@@ -221,9 +231,9 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		prefix = strings.TrimSuffix(displayRoot, "/") + "/"
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
-	jobs := make(chan *fileResult, searchWindow)
-	results := make(chan *fileResult, searchWindow)
-	window := make(chan struct{}, searchWindow)
+	inFlight := max(searchWindow/chunkFiles, 4*workers)
+	work := make(chan *chunk, inFlight)
+	order := make(chan *chunk, inFlight)
 
 	var wg sync.WaitGroup
 	for range workers {
@@ -231,57 +241,83 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		go func() {
 			defer wg.Done()
 			sr := newSearcher(plan.m, plan.opt, &pr.pageFull)
-			for r := range jobs {
-				if ctx.Err() == nil {
+			for c := range work {
+				for i := range c.results {
+					r := &c.results[i]
+					if ctx.Err() != nil {
+						break
+					}
+					if plan.opt.mode == modeContent {
+						r.display = prefix + r.file.rel // content lines carry it
+					}
 					if f, err := w.openFile(r.file); err != nil {
 						r.err = err
 					} else {
 						sr.search(f, r)
 					}
+					if r.matched && r.display == "" {
+						r.display = prefix + r.file.rel
+					}
 				}
-				results <- r
+				close(c.done)
 			}
 		}()
 	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
 
 	walkErr := make(chan error, 1)
 	go func() {
-		seq := 0
-		err := w.walk(ctx, func(f walkFile) error {
-			select {
-			case window <- struct{}{}:
-			case <-ctx.Done():
-				return ctx.Err()
+		defer close(order)
+		defer close(work)
+		cur := newChunk()
+		flush := func() {
+			if len(cur.results) == 0 {
+				return
 			}
-			jobs <- &fileResult{seq: seq, abs: f.abs, file: f, display: prefix + f.rel}
-			seq++
+			// order first: the merger then waits on done, which the
+			// worker closes once it is through.
+			order <- cur
+			work <- cur
+			cur = newChunk()
+		}
+		// Hand the partial chunk over rather than let workers idle while
+		// the walk waits for a directory listing.
+		w.onWait = flush
+		err := w.walk(ctx, func(f walkFile) error {
+			cur.results = append(cur.results, fileResult{abs: f.abs, file: f})
+			if len(cur.results) == chunkFiles {
+				flush()
+			}
 			return nil
 		})
-		close(jobs)
+		if err == nil {
+			flush()
+		}
 		walkErr <- err
 	}()
 
-	pending := map[int]*fileResult{}
-	next := 0
-	for r := range results {
-		pending[r.seq] = r
-		for {
-			q, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			pr.add(q)
-			next++
-			<-window
+	for c := range order {
+		<-c.done // workers skip the rest of their chunk once ctx is done
+		for i := range c.results {
+			pr.add(&c.results[i])
 		}
 	}
+	wg.Wait()
 	if err := <-walkErr; err != nil {
 		return err
 	}
 	return ctx.Err()
+}
+
+// chunkFiles is how many consecutive files of a walk a worker takes at a
+// time.
+const chunkFiles = 16
+
+// chunk is a run of consecutive files of the walk and their results.
+type chunk struct {
+	results []fileResult
+	done    chan struct{} // closed when every result is filled in
+}
+
+func newChunk() *chunk {
+	return &chunk{results: make([]fileResult, 0, chunkFiles), done: make(chan struct{})}
 }

@@ -49,7 +49,6 @@ type searchOptions struct {
 
 // fileResult is what searching one file produced.
 type fileResult struct {
-	seq     int
 	abs     string
 	file    walkFile // as the walk yielded it
 	display string

@@ -62,6 +62,11 @@ type walker struct {
 	pending  jobHeap
 	buffered int // entries listed by workers and not yet consumed
 	stopped  bool
+
+	// onWait, when set, is called on walk's goroutine before it waits
+	// for a directory listing (or makes one itself), so a consumer
+	// batching the files it is given can hand over what it holds.
+	onWait func()
 }
 
 // dirJob is the listing of one directory, filtered, made by whichever
@@ -199,10 +204,22 @@ func (w *walker) walk(ctx context.Context, emit func(walkFile) error) error {
 // worker has started on it, else waiting for the worker.
 func (w *walker) obtain(job *dirJob) {
 	if job.claimed.CompareAndSwap(false, true) {
+		w.waiting()
 		w.run(job)
 		return
 	}
-	<-job.done
+	select {
+	case <-job.done:
+	default:
+		w.waiting()
+		<-job.done
+	}
+}
+
+func (w *walker) waiting() {
+	if w.onWait != nil {
+		w.onWait()
+	}
 }
 
 // run lists and filters one directory, then offers its subdirectories to
@@ -258,7 +275,9 @@ func (w *walker) run(job *dirJob) {
 		if !isDir && w.filter.matchName != nil && !w.filter.matchName(name) {
 			continue
 		}
-		abs, rel := prefix+name, relPrefix+name
+		// rel is the tail of abs: one string for both.
+		abs := prefix + name
+		rel := abs[len(abs)-len(relPrefix)-len(name):]
 		if !w.keep(node, abs, rel, name, isDir) {
 			continue
 		}
