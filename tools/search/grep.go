@@ -26,8 +26,8 @@ const (
 	// GrepDefaultHeadLimit is head_limit when none is given.
 	GrepDefaultHeadLimit = 250
 	// searchWindow bounds the files in flight between the walker and the
-	// printer, so a slow file never lets results pile up (it grows with
-	// the workers: at least four chunks each).
+	// printer, so a slow file never lets results pile up; it grows with
+	// the workers, 64 files each.
 	searchWindow = 256
 )
 
@@ -216,24 +216,64 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 // workers, merging their results in walk order into pr. displayRoot is
 // how root is shown ("." for the current directory).
 //
-// The walk's files travel in chunks of up to chunkFiles consecutive
-// files: a worker takes a whole chunk from one channel and fills in its
-// results (each worker owns its searcher and buffers: nothing is shared
-// on the hot path), and the merger, reading the same chunks in walk
-// order from a second channel, waits only for the chunk it needs next.
-// A worker never waits for the merger while searchWindow files are in
-// flight, and per-file synchronisation is gone: one channel send and
-// receive per chunk, not per file.
+// Each worker owns its searcher, buffers and automaton, and takes the
+// walk's files a chunk at a time: under one lock it pulls up to
+// chunkFiles consecutive files from the walk and queues the chunk for
+// the merger, then searches the chunk with no lock held. There is no
+// walker goroutine to hand files over (and to wait for a processor
+// between hand-offs): the walk advances on whichever worker needs work,
+// and the lock is taken once per chunk. The merger takes chunks in walk
+// order and waits only for the one it needs next; workers run up to
+// searchWindow files (64 a worker) ahead of it, so a large file holds up
+// no one but the merger.
 func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, plan *grepPlan, pr *printer) error {
 	w := newWalker(root, walkFilter{useIgnore: true, overrides: plan.overrides, types: plan.types}).in(dir)
 	prefix := ""
 	if displayRoot != "." {
 		prefix = strings.TrimSuffix(displayRoot, "/") + "/"
 	}
+	it, err := w.start(ctx)
+	if err != nil {
+		return err
+	}
 	workers := max(1, runtime.GOMAXPROCS(0))
-	inFlight := max(searchWindow/chunkFiles, 4*workers)
-	work := make(chan *chunk, inFlight)
-	order := make(chan *chunk, inFlight)
+	order := make(chan *chunk, max(searchWindow, 64*workers)/chunkFiles)
+	var (
+		mu      sync.Mutex // guards it, walkErr, ended and sends on order
+		walkErr error
+		ended   bool
+	)
+	// take pulls the next chunk from the walk, or nil at its end.
+	take := func() *chunk {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return nil
+		}
+		c := newChunk()
+		for len(c.results) < chunkFiles {
+			if len(c.results) > 0 && !it.ready() {
+				break // search what we have rather than wait for a listing
+			}
+			f, ok, err := it.next(ctx)
+			if !ok {
+				walkErr, ended = err, true
+				break
+			}
+			c.results = append(c.results, fileResult{abs: f.abs, file: f})
+		}
+		if len(c.results) > 0 {
+			// The merger frees room as the chunks ahead finish; those are
+			// searched by workers that do not hold mu.
+			order <- c
+		} else {
+			c = nil
+		}
+		if ended {
+			close(order)
+		}
+		return c
+	}
 
 	var wg sync.WaitGroup
 	for range workers {
@@ -241,7 +281,7 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		go func() {
 			defer wg.Done()
 			sr := newSearcher(plan.m, plan.opt, &pr.pageFull)
-			for c := range work {
+			for c := take(); c != nil; c = take() {
 				for i := range c.results {
 					r := &c.results[i]
 					if ctx.Err() != nil {
@@ -264,37 +304,6 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		}()
 	}
 
-	walkErr := make(chan error, 1)
-	go func() {
-		defer close(order)
-		defer close(work)
-		cur := newChunk()
-		flush := func() {
-			if len(cur.results) == 0 {
-				return
-			}
-			// order first: the merger then waits on done, which the
-			// worker closes once it is through.
-			order <- cur
-			work <- cur
-			cur = newChunk()
-		}
-		// Hand the partial chunk over rather than let workers idle while
-		// the walk waits for a directory listing.
-		w.onWait = flush
-		err := w.walk(ctx, func(f walkFile) error {
-			cur.results = append(cur.results, fileResult{abs: f.abs, file: f})
-			if len(cur.results) == chunkFiles {
-				flush()
-			}
-			return nil
-		})
-		if err == nil {
-			flush()
-		}
-		walkErr <- err
-	}()
-
 	for c := range order {
 		<-c.done // workers skip the rest of their chunk once ctx is done
 		for i := range c.results {
@@ -302,8 +311,9 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		}
 	}
 	wg.Wait()
-	if err := <-walkErr; err != nil {
-		return err
+	it.stop()
+	if walkErr != nil {
+		return walkErr
 	}
 	return ctx.Err()
 }

@@ -62,11 +62,6 @@ type walker struct {
 	pending  jobHeap
 	buffered int // entries listed by workers and not yet consumed
 	stopped  bool
-
-	// onWait, when set, is called on walk's goroutine before it waits
-	// for a directory listing (or makes one itself), so a consumer
-	// batching the files it is given can hand over what it holds.
-	onWait func()
 }
 
 // dirJob is the listing of one directory, filtered, made by whichever
@@ -122,28 +117,63 @@ func (w *walker) openFile(f walkFile) (*rawFile, error) {
 // an error or ctx is done. Unreadable directories are skipped. Without
 // in, the root is opened by its path here, and closed when walk returns.
 func (w *walker) walk(ctx context.Context, emit func(walkFile) error) error {
+	it, err := w.start(ctx)
+	if err != nil {
+		return err
+	}
+	defer it.stop()
+	for {
+		f, ok, err := it.next(ctx)
+		if !ok {
+			return err
+		}
+		if err := emit(f); err != nil {
+			return err
+		}
+	}
+}
+
+// walkIter is a walk in progress, its files pulled one at a time by
+// next: the consumer advances the depth-first traversal itself, so no
+// goroutine stands between the walk and whoever uses its files. The
+// listing workers run ahead of it. It is not safe for concurrent use.
+type walkIter struct {
+	w     *walker
+	stack []walkFrame
+	wg    sync.WaitGroup // the listing workers
+	// closeRoot closes the root when start opened it.
+	closeRoot func()
+}
+
+type walkFrame struct {
+	job *dirJob
+	i   int // next item
+}
+
+// start begins a walk: it opens the root when in was not called, starts
+// the listing workers and lists the root. stop must be called when done.
+func (w *walker) start(ctx context.Context) (*walkIter, error) {
+	it := &walkIter{w: w}
 	if w.rootfd < 0 {
 		dir, err := os.Open(w.root)
 		if err != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		defer func() {
+		w.rootfd = rootFD(dir)
+		it.closeRoot = func() {
 			dir.Close()
 			w.rootfd = -1
-		}()
-		w.rootfd = rootFD(dir)
+		}
 	}
 	var parent *ignoreNode
 	if w.filter.useIgnore {
 		parent = ancestorNodes(w.root, w.global)
 	}
 	root := &dirJob{abs: w.root, parent: parent, done: make(chan struct{})}
-
-	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
+		it.wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer it.wg.Done()
 			for {
 				job := w.take()
 				if job == nil {
@@ -156,70 +186,90 @@ func (w *walker) walk(ctx context.Context, emit func(walkFile) error) error {
 			}
 		}()
 	}
-	defer func() {
-		w.mu.Lock()
-		w.stopped = true
-		w.cond.Broadcast()
-		w.mu.Unlock()
-		wg.Wait()
-	}()
-
-	type frame struct {
-		job *dirJob
-		i   int
-	}
 	w.obtain(root)
-	stack := []frame{{job: root}}
-	for len(stack) > 0 {
-		fr := &stack[len(stack)-1]
+	it.stack = []walkFrame{{job: root}}
+	return it, nil
+}
+
+// stop ends the walk: the listing workers exit, the root is closed if
+// start opened it.
+func (it *walkIter) stop() {
+	w := it.w
+	w.mu.Lock()
+	w.stopped = true
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	it.wg.Wait()
+	if it.closeRoot != nil {
+		it.closeRoot()
+	}
+}
+
+// next returns the walk's next file; ok is false at the end, or when ctx
+// is done (err then says why).
+func (it *walkIter) next(ctx context.Context) (f walkFile, ok bool, err error) {
+	w := it.w
+	for len(it.stack) > 0 {
+		fr := &it.stack[len(it.stack)-1]
 		if fr.i >= len(fr.job.items) {
 			if fr.job.prefetched {
 				w.mu.Lock()
+				full := w.buffered >= prefetchCap
 				w.buffered -= len(fr.job.items)
-				w.cond.Broadcast()
+				if full && w.buffered < prefetchCap {
+					w.cond.Broadcast() // workers may be waiting for room
+				}
 				w.mu.Unlock()
 			}
 			fr.job.items = nil
-			stack = stack[:len(stack)-1]
+			it.stack = it.stack[:len(it.stack)-1]
 			continue
 		}
-		it := fr.job.items[fr.i]
+		item := fr.job.items[fr.i]
 		fr.i++
-		if it.dir != nil {
+		if item.dir != nil {
 			if err := ctx.Err(); err != nil {
-				return err
+				return walkFile{}, false, err
 			}
-			w.obtain(it.dir)
-			stack = append(stack, frame{job: it.dir})
+			w.obtain(item.dir)
+			it.stack = append(it.stack, walkFrame{job: item.dir})
 			continue
 		}
-		if err := emit(walkFile{abs: it.abs, rel: it.rel, modTime: it.modTime}); err != nil {
-			return err
-		}
+		return walkFile{abs: item.abs, rel: item.rel, modTime: item.modTime}, true, nil
 	}
-	return ctx.Err()
+	return walkFile{}, false, ctx.Err()
+}
+
+// ready reports whether next can go on without waiting for a listing
+// worker (it may still list a directory itself).
+func (it *walkIter) ready() bool {
+	if len(it.stack) == 0 {
+		return true
+	}
+	fr := &it.stack[len(it.stack)-1]
+	if fr.i >= len(fr.job.items) {
+		return true
+	}
+	d := fr.job.items[fr.i].dir
+	if d == nil || !d.claimed.Load() {
+		return true
+	}
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // obtain makes sure job's listing is ready: reading it here when no
 // worker has started on it, else waiting for the worker.
 func (w *walker) obtain(job *dirJob) {
 	if job.claimed.CompareAndSwap(false, true) {
-		w.waiting()
 		w.run(job)
 		return
 	}
-	select {
-	case <-job.done:
-	default:
-		w.waiting()
-		<-job.done
-	}
-}
-
-func (w *walker) waiting() {
-	if w.onWait != nil {
-		w.onWait()
-	}
+	<-job.done
 }
 
 // run lists and filters one directory, then offers its subdirectories to
@@ -311,9 +361,10 @@ func (w *walker) run(job *dirJob) {
 	}
 	for _, d := range dirs {
 		heap.Push(&w.pending, d)
-	}
-	if len(dirs) > 0 {
-		w.cond.Broadcast()
+		// One waiting worker per new directory: a broadcast would wake
+		// every worker for each directory listed, most of them to find
+		// nothing to do (a thundering herd on many cores).
+		w.cond.Signal()
 	}
 	w.mu.Unlock()
 }
