@@ -2,7 +2,9 @@ package search
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -323,6 +325,21 @@ type needle struct {
 	fold   bool
 	rare   int  // offset of the rare byte in lit
 	b1, b2 byte // the rare byte's variants (equal when not a letter)
+	// pair is set for a case-folded needle whose rare byte is a letter:
+	// rather than two streams of bytes.IndexByte calls, one per case,
+	// each stopping at every occurrence of a common letter, it is found
+	// by a word-at-a-time scan testing two of its bytes at once (see
+	// pairFind).
+	pair *bytePair
+}
+
+// bytePair tests, eight positions at a time, whether the bytes at two
+// offsets of a needle match, case-insensitively where they are letters.
+type bytePair struct {
+	off1, off2 int
+	or1, or2   uint64 // 0x20 in every byte for a letter (folds case), else 0
+	want1      uint64 // the lower-cased byte in every byte
+	want2      uint64
 }
 
 // prefilter finds the first occurrence of any of its needles.
@@ -389,8 +406,75 @@ func makeNeedle(b []byte, fold bool) needle {
 	n.b1, n.b2 = b[n.rare], b[n.rare]
 	if fold && isASCIILetter(n.b1) {
 		n.b2 = n.b1 ^ 0x20
+		if len(b) >= 2 {
+			n.pair = newBytePair(b, n.rare)
+		}
 	}
 	return n
+}
+
+// newBytePair pairs the byte at off1 of the lower-cased needle b with
+// its next rarest byte.
+func newBytePair(b []byte, off1 int) *bytePair {
+	off2, best := -1, 1<<30
+	for i, c := range b {
+		if i == off1 {
+			continue
+		}
+		score := byteRank(c)
+		if isASCIILetter(c) {
+			score += byteRank(c ^ 0x20)
+		}
+		if score < best {
+			off2, best = i, score
+		}
+	}
+	p := &bytePair{off1: off1, off2: off2}
+	p.or1, p.want1 = foldWord(b[off1])
+	p.or2, p.want2 = foldWord(b[off2])
+	return p
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// foldWord returns the mask that folds c's case in every byte of a word
+// (none when c is not a letter), and c in every byte.
+func foldWord(c byte) (or, want uint64) {
+	if isASCIILetter(c) {
+		return 0x20 * lowBits, uint64(c|0x20) * lowBits
+	}
+	return 0, uint64(c) * lowBits
+}
+
+// pairFind returns the first start at or after from where n occurs in h,
+// or -1.
+func (n *needle) pairFind(h []byte, from int) int {
+	p := n.pair
+	last := len(h) - len(n.lit) // the last possible start
+	hi := max(p.off1, p.off2) + 8
+	i := from
+	for ; i <= last && i+hi <= len(h); i += 8 {
+		w1 := binary.LittleEndian.Uint64(h[i+p.off1:]) | p.or1
+		w2 := binary.LittleEndian.Uint64(h[i+p.off2:]) | p.or2
+		x := (w1 ^ p.want1) | (w2 ^ p.want2) // zero bytes where both match
+		// A set high bit marks a zero byte (or a byte just above one: the
+		// borrow; verify sorts those out).
+		for z := (x - lowBits) &^ x & highBits; z != 0; z &= z - 1 {
+			at := i + bits.TrailingZeros64(z)/8
+			if at <= last && n.verify(h, at) {
+				return at
+			}
+		}
+	}
+	for ; i <= last; i++ {
+		if n.verify(h, i) {
+			return i
+		}
+	}
+	return -1
 }
 
 func isASCIILetter(c byte) bool { c |= 0x20; return c >= 'a' && c <= 'z' }
@@ -488,6 +572,9 @@ func (s *scan) next(from int) (int, int) {
 // find locates needle i at or after from.
 func (s *scan) find(i, from int) int {
 	n := &s.pf.needles[i]
+	if n.pair != nil {
+		return n.pairFind(s.h, from)
+	}
 	p := &s.pos[i]
 	min := from + n.rare // the rare byte of a hit at from or later
 	for {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -98,5 +99,50 @@ func TestPrefilterScan(t *testing.T) {
 	want := []string{"NEEDLE", "pin", "nEeDlE", "pin"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("found %q, want %q", got, want)
+	}
+}
+
+// TestScanFindsEveryOccurrence compares the prefilter's scan (the
+// word-at-a-time pair scan for case-folded needles, bytes.IndexByte
+// otherwise) with a naive search, on random texts full of near misses.
+func TestScanFindsEveryOccurrence(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"context", "CONTEXT", "ConText", "contex", "ontext", "x", "X", "c", "\n", " ", "Error", "error", "a1", "A1", "\xff", "conTEXT\n"}
+	for _, tc := range []struct {
+		needle string
+		fold   bool
+	}{{"context", true}, {"context", false}, {"error", true}, {"a1", true}, {"x", true}, {"Error", false}, {"t\nc", true}} {
+		n := makeNeedle([]byte(strings.ToLower(tc.needle)), tc.fold)
+		if !tc.fold {
+			n = makeNeedle([]byte(tc.needle), false)
+		}
+		pf := &prefilter{needles: []needle{n}}
+		for round := range 200 {
+			var b strings.Builder
+			for range rng.IntN(80) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			h := []byte(b.String())
+			var want []int
+			for i := range h {
+				if n.verify(h, i) {
+					want = append(want, i)
+				}
+			}
+			var got []int
+			sc := pf.newScan(h)
+			for from := 0; ; {
+				s, _ := sc.next(from)
+				if s < 0 {
+					break
+				}
+				got = append(got, s)
+				from = s + 1
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("needle %q fold %v round %d in %q:\n got  %v\n want %v", tc.needle, tc.fold, round, h, got, want)
+			}
+		}
 	}
 }
