@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
@@ -207,22 +208,25 @@ func TestCLI(t *testing.T) {
 	}{
 		{"version", []string{"version"}, 0, []string{"agent-mcp "}, nil},
 		{"no command shows usage", nil, 2, nil, []string{"Commands:", "serve", "tools", "version"}},
-		{"help", []string{"--help"}, 0, nil, []string{"Commands:"}},
+		{"help goes to stdout", []string{"--help"}, 0, []string{"Commands:"}, nil},
 		{"unknown command", []string{"frob"}, 2, nil, []string{`unknown command "frob"`}},
-		{"serve help lists flags", []string{"serve", "--help"}, 0, nil, []string{"-http", "-addr", "-cwd", "-add-dir", "-token", "-no-auth"}},
-		{"bad flag", []string{"serve", "--nope"}, 2, nil, []string{"flag provided but not defined: -nope"}},
+		{"serve help lists flags on stdout", []string{"serve", "--help"}, 0, []string{"Usage: agent-mcp serve", "-http", "-addr", "-cwd", "-add-dir", "-token", "-no-auth"}, nil},
+		{"chat help on stdout", []string{"chat", "-h"}, 0, []string{"Usage: agent-mcp chat", "-model", "-base-url"}, nil},
+		{"bad flag", []string{"serve", "--nope"}, 2, nil, []string{"flag provided but not defined: -nope", "Usage: agent-mcp serve"}},
 		{"bad mode", []string{"serve", "--permission-mode", "yolo"}, 1, nil, []string{`unknown permission mode "yolo"`}},
 		{"missing cwd", []string{"serve", "--cwd", "/no/such/dir"}, 1, nil, []string{`--cwd "/no/such/dir" is not a directory`}},
 		{"no-auth refused off loopback", []string{"serve", "--http", "--addr", "0.0.0.0:0", "--no-auth", "--allow-remote"}, 1, nil, []string{"--no-auth is only allowed on a loopback address"}},
 		{"remote bind needs a flag", []string{"serve", "--http", "--addr", "0.0.0.0:0"}, 1, nil, []string{"--allow-remote"}},
-		{"tools lists the pool", []string{"tools"}, 0, []string{"Read read-only", "TodoWrite"}, nil},
+		{"tools prints a table", []string{"tools"}, 0, []string{"NAME  ", "READ-ONLY  DESCRIPTION\n", "\nRead    ", " yes ", "Reads a file from the local filesystem", "\nWrite  ", " no "}, nil},
 		{"tools --json", []string{"tools", "--json"}, 0, []string{`"name": "Read"`, `"additionalProperties": false`, `"readOnlyHint": true`}, nil},
+		{"serve on a pipe says nothing", []string{"serve"}, 0, nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			cmd := exec.Command(binary, c.args...)
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr // stdin: /dev/null
 			err := cmd.Run()
 			code := 0
 			if ee, ok := err.(*exec.ExitError); ok {
@@ -243,7 +247,50 @@ func TestCLI(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
 				}
 			}
+			if c.wantCode == 0 && stderr.Len() > 0 {
+				t.Errorf("stderr of a successful run is not empty:\n%s", stderr.String())
+			}
 		})
+	}
+}
+
+// TestServeOnATerminal: a person who runs serve at a terminal is told, in one
+// line on stderr, what it is and how to register it; Ctrl-D ends it.
+func TestServeOnATerminal(t *testing.T) {
+	t.Parallel()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(binary, "serve", "--cwd", t.TempDir())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if _, err := ptmx.Write([]byte{4}); err != nil { // Ctrl-D: end of input
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve ended with %v; stderr: %s", err, stderr.String())
+		}
+	case <-time.After(60 * time.Second): // a deadlock guard, not a speed requirement
+		_ = cmd.Process.Kill()
+		t.Fatalf("serve did not end at Ctrl-D; stderr: %s", stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "speaks MCP (JSON-RPC) on stdin/stdout") ||
+		!strings.Contains(lines[0], "claude mcp add agent-mcp -- "+binary+" serve") {
+		t.Errorf("stderr = %q, want one line saying what serve speaks and how to register it", stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing (it belongs to the MCP host)", stdout.String())
 	}
 }
 

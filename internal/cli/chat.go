@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -77,9 +76,9 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			"(or on stdin) for scripts. Models: --model anthropic/NAME (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL),\n"+
 			"openai/NAME (OPENAI_API_KEY, OPENAI_BASE_URL), ollama/, lmstudio/, vllm/, llamacpp/, openrouter/NAME,\n"+
 			"or PROVIDER/NAME with --base-url. Upstream MCP servers come from .mcp.json, the user config\n"+
-			"and --mcp-config. Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted, 143 terminated.", stderr)
+			"and --mcp-config. Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted, 143 terminated.", stdout, stderr)
 	var f chatFlags
-	f.w.add(fs)
+	f.w.add(fs.FlagSet)
 	f.w.perm.strict = true
 	fs.BoolVar(&f.print, "p", false, "print mode: answer PROMPT (the arguments, and stdin when it is not a terminal) and exit")
 	fs.BoolVar(&f.print, "print", false, "same as -p")
@@ -121,14 +120,11 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // parseInterspersed parses flags that may come after positional
 // arguments (chat -p "PROMPT" --max-turns 3) and returns the positionals.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterspersed(fs *cmdFlags, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, errUsage
+		if err := fs.parse(args); err != nil {
+			return nil, err
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -33,11 +33,12 @@ var errUsage = errors.New("usage")
 // Run runs the agent-mcp command line args (without the program name) and
 // returns the process exit code.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
 		return 0
 	}
 	for _, c := range commands() {
@@ -74,37 +75,58 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun 'agent-mcp <command> --help' for a command's flags.\n")
 }
 
-// newFlagSet makes a flag set whose --help prints the command's purpose
-// and every flag.
-func newFlagSet(name, synopsis, about string, stderr io.Writer) *flag.FlagSet {
+// cmdFlags is a command's flag set: --help prints the command's purpose and
+// every flag on stdout; a bad flag prints the error and the same text on
+// stderr.
+type cmdFlags struct {
+	*flag.FlagSet
+	usage          func(w io.Writer)
+	stdout, stderr io.Writer
+}
+
+// newFlagSet makes a command's flag set.
+func newFlagSet(name, synopsis, about string, stdout, stderr io.Writer) *cmdFlags {
 	fs := flag.NewFlagSet("agent-mcp "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agent-mcp %s\n\n%s\n\nFlags:\n", synopsis, about)
+	fs.Usage = func() {} // printed by parse, where it knows whether help was asked for
+	return &cmdFlags{FlagSet: fs, stdout: stdout, stderr: stderr, usage: func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: agent-mcp %s\n\n%s\n\nFlags:\n", synopsis, about)
+		fs.SetOutput(w)
 		fs.PrintDefaults()
+		fs.SetOutput(stderr)
+	}}
+}
+
+// parse parses args: flag.ErrHelp after printing the usage on stdout,
+// errUsage after printing it on stderr for a bad flag.
+func (fs *cmdFlags) parse(args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.usage(fs.stdout)
+			return err
+		}
+		fs.usage(fs.stderr)
+		return errUsage
 	}
-	return fs
+	return nil
 }
 
 // parseFlags parses args, mapping bad flags to errUsage and refusing
 // stray arguments.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+func parseFlags(fs *cmdFlags, args []string) error {
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
+		fmt.Fprintf(fs.stderr, "unexpected argument %q\n", fs.Arg(0))
+		fs.usage(fs.stderr)
 		return errUsage
 	}
 	return nil
 }
 
 func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", "version", "Prints the version of agent-mcp.", stderr)
+	fs := newFlagSet("version", "version", "Prints the version of agent-mcp.", stdout, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

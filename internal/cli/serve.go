@@ -9,7 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+	"text/tabwriter"
 	"time"
+
+	xterm "golang.org/x/term"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/permissions"
@@ -109,9 +113,9 @@ func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeli
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", "serve [--http [--addr HOST:PORT]] [flags]",
 		"Serves the tools over MCP: on stdin/stdout by default, so an MCP host can start it,\n"+
-			"or over streamable HTTP at /mcp with --http (a bearer token is required).", stderr)
+			"or over streamable HTTP at /mcp with --http (a bearer token is required).", stdout, stderr)
 	var w workspaceFlags
-	w.add(fs)
+	w.add(fs.FlagSet)
 	useHTTP := fs.Bool("http", false, "serve streamable HTTP instead of stdio")
 	addr := fs.String("addr", "127.0.0.1:8765", "HTTP listen address; port 0 picks a free port")
 	token := fs.String("token", "", "bearer token HTTP clients must send (default: $AGENT_MCP_TOKEN, else a generated one, printed once)")
@@ -155,6 +159,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if !*useHTTP {
+		if xterm.IsTerminal(int(os.Stdin.Fd())) {
+			fmt.Fprintln(stderr, stdioGreeting())
+		}
 		return srv.ServeStdio(ctx)
 	}
 	defer srv.Close()
@@ -186,10 +193,25 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return h.Serve(ctx, *shutdownGrace)
 }
 
+// stdioGreeting is the one line serve prints when a person, not an MCP
+// host, started it on a terminal.
+func stdioGreeting() string {
+	exe, err := os.Executable()
+	if err != nil || strings.Contains(exe, "go-build") { // go run: a temporary binary
+		exe = "/path/to/agent-mcp"
+	}
+	return "agent-mcp speaks MCP (JSON-RPC) on stdin/stdout and is meant to be started by an MCP host: register it with " +
+		"`claude mcp add agent-mcp -- " + exe + " serve` (other hosts: see the README), or try `agent-mcp serve --http` " +
+		"or `agent-mcp chat`; Ctrl-D quits."
+}
+
 func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("tools", "tools [--json] [flags]", "Lists the tool pool: each tool's name, annotations and input schema.", stderr)
+	fs := newFlagSet("tools", "tools [--json] [flags]",
+		"Lists the tool pool the server offers with these flags and settings: each tool's name, whether it\n"+
+			"is read-only, and the first line of its description; --json prints tools/list's answer instead\n"+
+			"(annotations and input schemas).", stdout, stderr)
 	var w workspaceFlags
-	w.add(fs)
+	w.add(fs.FlagSet)
 	asJSON := fs.Bool("json", false, "print the pool as JSON, as tools/list would")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -204,19 +226,15 @@ func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"tools": list})
 	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tREAD-ONLY\tDESCRIPTION")
 	for _, t := range list {
-		hints := ""
-		if t.Annotations.ReadOnlyHint {
-			hints += " read-only"
+		ro := "no"
+		if t.Annotations != nil && t.Annotations.ReadOnlyHint {
+			ro = "yes"
 		}
-		if t.Annotations.DestructiveHint != nil && *t.Annotations.DestructiveHint {
-			hints += " destructive"
-		}
-		if t.Annotations.OpenWorldHint != nil && *t.Annotations.OpenWorldHint {
-			hints += " open-world"
-		}
-		schema, _ := json.Marshal(t.InputSchema)
-		fmt.Fprintf(stdout, "%s%s\n  %s\n", t.Name, hints, schema)
+		first, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, ro, strings.TrimSpace(first))
 	}
-	return nil
+	return tw.Flush()
 }
