@@ -97,13 +97,9 @@ func New(opts Options) (llm.Model, error) {
 		return withRetries(newAnthropic(model, base, key, opts), opts), nil
 	}
 	known, isKnown := openAICompatible[prov]
-	base := opts.BaseURL
-	if base == "" && (prov == "openai" || !isKnown) {
-		base = getenv("OPENAI_BASE_URL")
-	}
-	if base == "" {
-		base = known.baseURL
-	}
+	// Every OpenAI-compatible provider honours OPENAI_BASE_URL (an Ollama on
+	// another machine, a proxy in front of vLLM); --base-url comes first.
+	base := firstNonEmpty(opts.BaseURL, getenv("OPENAI_BASE_URL"), known.baseURL)
 	if base == "" {
 		return nil, fmt.Errorf("no endpoint for provider %q: pass --base-url or set OPENAI_BASE_URL to its OpenAI-compatible /v1 URL", prov)
 	}

@@ -17,6 +17,7 @@ func TestNew(t *testing.T) {
 		env               map[string]string
 		wantProvider      string
 		wantModel         string
+		wantBase          string // checked when set
 		wantErr           string
 	}{
 		{name: "anthropic_with_key", model: "anthropic/claude-x", env: map[string]string{"ANTHROPIC_API_KEY": "k"}, wantProvider: "anthropic", wantModel: "claude-x"},
@@ -25,7 +26,11 @@ func TestNew(t *testing.T) {
 		{name: "anthropic_local_endpoint_needs_no_key", model: "anthropic/m", env: map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}, wantProvider: "anthropic", wantModel: "m"},
 		{name: "openai_missing_key", model: "openai/gpt-4.1", wantErr: "OPENAI_API_KEY is not set"},
 		{name: "openai_with_key", model: "openai/gpt-4.1", env: map[string]string{"OPENAI_API_KEY": "k"}, wantProvider: "openai", wantModel: "gpt-4.1"},
-		{name: "ollama_needs_no_key", model: "ollama/qwen3:8b", wantProvider: "ollama", wantModel: "qwen3:8b"},
+		{name: "ollama_needs_no_key", model: "ollama/qwen3:8b", wantProvider: "ollama", wantModel: "qwen3:8b", wantBase: "http://localhost:11434/v1"},
+		{name: "ollama_honours_OPENAI_BASE_URL", model: "ollama/qwen3", env: map[string]string{"OPENAI_BASE_URL": "http://gpu-box:11434/v1"}, wantProvider: "ollama", wantModel: "qwen3", wantBase: "http://gpu-box:11434/v1"},
+		{name: "vllm_honours_OPENAI_BASE_URL", model: "vllm/m", env: map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9000/v1"}, wantProvider: "vllm", wantModel: "m", wantBase: "http://127.0.0.1:9000/v1"},
+		{name: "base_url_flag_wins", model: "ollama/qwen3", base: "http://flag:1/v1", env: map[string]string{"OPENAI_BASE_URL": "http://env:2/v1"}, wantProvider: "ollama", wantModel: "qwen3", wantBase: "http://flag:1/v1"},
+		{name: "openai_honours_OPENAI_BASE_URL", model: "openai/gpt-4.1", env: map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://proxy:3/v1"}, wantProvider: "openai", wantModel: "gpt-4.1", wantBase: "http://proxy:3/v1"},
 		{name: "openrouter_model_with_slash", model: "openrouter/anthropic/claude-x", env: map[string]string{"OPENROUTER_API_KEY": "k"}, wantProvider: "openrouter", wantModel: "anthropic/claude-x"},
 		{name: "unknown_provider_needs_base_url", model: "acme/m1", wantErr: "pass --base-url or set OPENAI_BASE_URL"},
 		{name: "unknown_provider_with_base_url", model: "acme/m1", base: "http://localhost:1/v1", wantProvider: "acme", wantModel: "m1"},
@@ -46,15 +51,18 @@ func TestNew(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var provider, model string
+			var provider, model, base string
 			if r, ok := p.(*retrying); ok {
 				p = r.Model
 			}
 			switch p := p.(type) {
 			case *anthropicProvider:
-				provider, model = "anthropic", p.model
+				provider, model, base = "anthropic", p.model, p.base
 			case *openAIProvider:
-				provider, model = p.name, p.model
+				provider, model, base = p.name, p.model, p.base
+			}
+			if tc.wantBase != "" && base != tc.wantBase {
+				t.Errorf("endpoint = %s, want %s", base, tc.wantBase)
 			}
 			if provider != tc.wantProvider || model != tc.wantModel {
 				t.Errorf("got %s %s, want %s %s", provider, model, tc.wantProvider, tc.wantModel)
