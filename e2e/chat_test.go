@@ -92,8 +92,8 @@ func TestChatPrint_json_with_upstream_tool(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if !strings.Contains(errOut, `MCP server \"dead\" is unavailable`) && !strings.Contains(errOut, `MCP server "dead" is unavailable`) {
-		t.Errorf("stderr lacks the dead server's warning: %q", errOut)
+	if n := strings.Count(errOut, "dead"); n != 1 || !strings.Contains(errOut, `warning: MCP server "dead" is unavailable: `) {
+		t.Errorf("stderr should report the dead server once, in one warning: %q", errOut)
 	}
 	var res map[string]any
 	if err := json.Unmarshal([]byte(out), &res); err != nil {

@@ -207,6 +207,11 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		ConnectTimeout: f.mcpConnect, CallTimeout: f.mcpCall,
 		ClientName: "agent-mcp", ClientVersion: Version, Logger: logger,
 	})
+	for _, st := range env.mcp.Status() {
+		if st.State != upstream.Connected {
+			fmt.Fprintf(stderr, "warning: MCP server %q is unavailable: %s\n", st.Name, st.Error)
+		}
+	}
 	toolOpts, err := f.w.web.toolOptions()
 	if err != nil {
 		env.close()
@@ -415,11 +420,6 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		return err
 	}
 	a.SetMessages(env.history)
-	for _, s := range env.mcp.Status() {
-		if s.State != upstream.Connected {
-			ui.Printf("MCP server %s: %s (%s)\n", s.Name, s.State, s.Error)
-		}
-	}
 	if len(env.history) > 0 && env.conv != nil {
 		ui.Printf("Resumed conversation %s (%d messages).\n", env.conv.ID, len(env.history))
 	}

@@ -98,9 +98,9 @@ func Start(ctx context.Context, cfgs []ServerConfig, opts Options) *Manager {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := s.connect(ctx); err != nil {
-				opts.Logger.Warn(fmt.Sprintf("MCP server %q is unavailable: %v", s.cfg.Name, err))
-			}
+			// A failure is kept in the server's Status, which the caller
+			// reports (once); it is not logged here as well.
+			_ = s.connect(ctx)
 		}()
 	}
 	wg.Wait()
