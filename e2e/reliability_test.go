@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -204,4 +205,50 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestCapsOnTheBinary hits the caps set by flags on the real binary: the
+// background tasks of a session and the sessions of an HTTP server; and
+// sends the bearer scheme in lowercase.
+func TestCapsOnTheBinary(t *testing.T) {
+	ctx := context.Background()
+	t.Run("background_tasks", func(t *testing.T) {
+		cs := stdioClient(t, t.TempDir(), "--max-background-tasks", "1")
+		bg := map[string]any{"command": "sleep 300", "run_in_background": true}
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: bg}); err != nil || res.IsError {
+			t.Fatalf("the first background task: %v %s", err, text(t, res))
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: bg})
+		if err != nil || !res.IsError || !strings.Contains(text(t, res), "already has 1 background tasks running, the most allowed (--max-background-tasks)") {
+			t.Fatalf("a second background task: %v %s", err, text(t, res))
+		}
+	})
+	t.Run("http_sessions", func(t *testing.T) {
+		url := startHTTP(t, t.TempDir(), "--token", "s3cret", "--max-sessions", "1")
+		first := httpClient(t, url, "s3cret")
+		if _, err := first.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		second := httpClient(t, url, "s3cret") // closes the idle first one
+		if _, err := second.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		waitUntil(t, "the first session to be closed", func() bool { _, err := first.ListTools(ctx, nil); return err != nil })
+	})
+	t.Run("lowercase_bearer", func(t *testing.T) {
+		url := startHTTP(t, t.TempDir(), "--token", "s3cret")
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "bearer s3cret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("Authorization: bearer ...: %s", resp.Status)
+		}
+	})
 }

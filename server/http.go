@@ -27,6 +27,9 @@ const (
 	// DefaultMaxSessionCalls is how many tools/call requests one session
 	// may have in flight at once.
 	DefaultMaxSessionCalls = 16
+	// DefaultMaxSessions is how many MCP sessions one HTTP server keeps
+	// at once.
+	DefaultMaxSessions = 100
 	// DefaultResumeWindow is how long the calls of a POST whose client
 	// disconnected keep running, waiting for the client to resume the
 	// stream with Last-Event-ID, before they are cancelled.
@@ -74,6 +77,11 @@ type HTTPOptions struct {
 	// for the client to resume before they are cancelled; 0 means
 	// DefaultResumeWindow.
 	ResumeWindow time.Duration
+	// MaxSessions caps the MCP sessions the server keeps at once; 0 means
+	// DefaultMaxSessions. A new session over the cap closes the session
+	// idle the longest (no request or call in flight), or, when every
+	// session is busy, is refused with 503.
+	MaxSessions int
 }
 
 // HTTPServer is a running streamable HTTP endpoint.
@@ -87,6 +95,13 @@ type HTTPServer struct {
 	tls    bool
 	opt    HTTPOptions
 	calls  *callTracker
+
+	// Sessions, for the cap: when each was last sent a request, and the
+	// new sessions being created.
+	smu      sync.Mutex
+	lastSeen map[string]time.Time
+	creating int
+	evicted  map[string]bool // closed for the cap, maybe not gone yet
 }
 
 // ListenHTTP checks opts and starts listening; call Serve to accept.
@@ -120,6 +135,9 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 	if opts.ResumeWindow <= 0 {
 		opts.ResumeWindow = DefaultResumeWindow
 	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", opts.Addr, err)
@@ -128,7 +146,7 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 	if opts.TLSCert != "" {
 		scheme = "https"
 	}
-	h := &HTTPServer{server: s, ln: ln, tls: opts.TLSCert != "", opt: opts, calls: newCallTracker(opts.MaxSessionCalls, opts.ResumeWindow)}
+	h := &HTTPServer{server: s, ln: ln, tls: opts.TLSCert != "", opt: opts, calls: newCallTracker(opts.MaxSessionCalls, opts.ResumeWindow), lastSeen: map[string]time.Time{}, evicted: map[string]bool{}}
 	h.URL = fmt.Sprintf("%s://%s/mcp", scheme, ln.Addr().String())
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:              s.cfg.Logger,
@@ -223,6 +241,16 @@ func (h *HTTPServer) guard(next http.Handler) http.Handler {
 				http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
 				return
 			}
+			if sid == "" {
+				if err := h.admitSession(); err != nil {
+					w.Header().Set("Retry-After", "5")
+					http.Error(w, "Service Unavailable: "+err.Error(), http.StatusServiceUnavailable)
+					return
+				}
+				defer func() { h.sessionCreated(w.Header().Get("Mcp-Session-Id")) }()
+			} else {
+				h.seen(sid)
+			}
 			tag := tools.RandomID()
 			r.Header.Set(postTagHeader, tag)
 			h.calls.postStarted()
@@ -245,6 +273,79 @@ func (h *HTTPServer) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// admitSession makes room for a new session: under the cap it only
+// counts it as being created; at the cap it closes the session idle the
+// longest (no POST and no call in flight), and refuses when every session
+// is busy. sessionCreated must follow.
+func (h *HTTPServer) admitSession() error {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	live := map[string]*mcp.ServerSession{}
+	stillClosing := map[string]bool{}
+	for ss := range h.server.mcp.Sessions() {
+		if h.evicted[ss.ID()] {
+			stillClosing[ss.ID()] = true
+			continue
+		}
+		live[ss.ID()] = ss
+	}
+	h.evicted = stillClosing
+	for id := range h.lastSeen {
+		if live[id] == nil {
+			delete(h.lastSeen, id) // ended: timed out, deleted or closed
+		}
+	}
+	if len(live)+h.creating < h.opt.MaxSessions {
+		h.creating++
+		return nil
+	}
+	var oldest *mcp.ServerSession
+	var oldestSeen time.Time
+	for id, ss := range live {
+		if h.calls.busy(id) {
+			continue
+		}
+		seen, ok := h.lastSeen[id]
+		if oldest == nil || !ok || seen.Before(oldestSeen) {
+			oldest, oldestSeen = ss, seen
+			if !ok {
+				break // never used since it was created: the idlest
+			}
+		}
+	}
+	if oldest == nil {
+		return fmt.Errorf("the server already has %d sessions, the most allowed (--max-sessions), and none is idle; retry later", h.opt.MaxSessions)
+	}
+	h.server.cfg.Logger.Info("session cap reached: closing the session idle the longest", "session", oldest.ID(), "idle", time.Since(oldestSeen).Round(time.Second))
+	delete(h.lastSeen, oldest.ID())
+	h.evicted[oldest.ID()] = true
+	h.creating++
+	// Its background processes are killed and its state removed, as
+	// when it times out.
+	go oldest.Close()
+	return nil
+}
+
+// sessionCreated ends admitSession's count of a session being created;
+// id is the session it became ("" when none was made).
+func (h *HTTPServer) sessionCreated(id string) {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	h.creating--
+	if id != "" {
+		h.lastSeen[id] = time.Now()
+	}
+}
+
+// seen notes a request to session sid.
+func (h *HTTPServer) seen(sid string) {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	if _, ok := h.lastSeen[sid]; ok {
+		h.lastSeen[sid] = time.Now()
+	}
 }
 
 // bearerToken takes the token from an Authorization header value. The
@@ -395,6 +496,13 @@ func (c *callTracker) release(tc *trackedCall) {
 		delete(c.orphans, tc.tag)
 	}
 	c.signalIdleLocked()
+}
+
+// busy reports whether the session has calls or requests in flight.
+func (c *callTracker) busy(sid string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.perSession[sid] > 0 || c.resuming[sid] > 0
 }
 
 func (c *callTracker) tagBusyLocked(tag string) bool {

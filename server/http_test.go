@@ -724,3 +724,68 @@ func TestHTTP_no_auth_on_loopback(t *testing.T) {
 		t.Fatalf("tools/list without a token on loopback: %q", ev.data)
 	}
 }
+
+func TestHTTP_session_cap(t *testing.T) {
+	h, g, _ := startHTTP(t, HTTPOptions{MaxSessions: 2})
+	ping := func(c *rawClient) int {
+		resp := c.request(context.Background(), "POST", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, nil)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	first, second := newRaw(t, h), newRaw(t, h)
+	first.initialize()
+	second.initialize()
+	// The first is made the busier of the two: a background process in
+	// it must die with it.
+	resp := first.request(context.Background(), "POST", callBody(2, "Mark", "first"), nil)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	firstSession := receive(t, "the first session's call", g.sessions)
+	closed := make(chan struct{})
+	firstSession.OnClose(func() { close(closed) })
+	if ping(second) != http.StatusOK {
+		t.Fatal("the second session does not answer")
+	}
+
+	t.Run("a_new_session_closes_the_one_idle_the_longest", func(t *testing.T) {
+		third := newRaw(t, h)
+		third.initialize()
+		receive(t, "the first session to be closed", closed)
+		waitFor(t, "the closed session to be refused", func() bool { return ping(first) == http.StatusNotFound })
+		if ping(second) != http.StatusOK || ping(third) != http.StatusOK {
+			t.Fatal("the sessions left do not answer")
+		}
+	})
+
+	t.Run("busy_sessions_are_kept_and_the_new_one_refused", func(t *testing.T) {
+		cs1, cs2 := sdkClient(t, h, testToken), sdkClient(t, h, testToken) // closes the other two
+		var wg sync.WaitGroup
+		for _, c := range []struct {
+			cs  *mcp.ClientSession
+			key string
+		}{{cs1, "busy1"}, {cs2, "busy2"}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Hold", Arguments: map[string]any{"key": c.key}})
+			}()
+			started, _, _ := g.chans(c.key)
+			receive(t, "call "+c.key+" to start", started)
+		}
+		c := newRaw(t, h)
+		resp := c.request(context.Background(), "POST", initBody, nil)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "2 sessions, the most allowed (--max-sessions), and none is idle") || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("a session over the cap with every session busy: %s %s", resp.Status, body)
+		}
+		for _, key := range []string{"busy1", "busy2"} {
+			_, release, _ := g.chans(key)
+			close(release)
+		}
+		wg.Wait()
+		// Idle again: a new session gets in.
+		c.initialize()
+	})
+}

@@ -212,7 +212,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 			fmt.Fprintf(stderr, "warning: MCP server %q is unavailable: %s\n", st.Name, st.Error)
 		}
 	}
-	toolOpts, err := f.w.web.toolOptions()
+	toolOpts, err := f.w.toolOptions()
 	if err != nil {
 		env.close()
 		return nil, err

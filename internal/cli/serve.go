@@ -20,6 +20,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/server"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
+	"github.com/agent-mcp/agent-mcp/tools/shell"
 )
 
 // workspaceFlags are the flags every command that runs tools shares.
@@ -29,6 +30,7 @@ type workspaceFlags struct {
 	mode        string
 	maxParallel int
 	stateDir    string
+	maxTasks    int
 	perm        permissionFlags
 	web         webFlags
 }
@@ -39,8 +41,20 @@ func (w *workspaceFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&w.mode, "permission-mode", "", "permission mode: default, acceptEdits, plan, dontAsk or bypassPermissions (default: the settings' defaultMode, else default)")
 	fs.IntVar(&w.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "how many concurrency-safe calls may run at once per session")
 	fs.StringVar(&w.stateDir, "state-dir", "", "where sessions keep persisted results and task output (default: a per-user temp directory)")
+	fs.IntVar(&w.maxTasks, "max-background-tasks", shell.DefaultMaxBackgroundTasks, "how many background tasks (Bash run_in_background, or moved there at their timeout) one session may have running at once")
 	w.perm.add(fs)
 	w.web.add(fs)
+}
+
+// toolOptions checks the flags and turns them into the built-in tools'
+// options.
+func (w *workspaceFlags) toolOptions() (builtin.Options, error) {
+	if w.maxTasks < 1 {
+		return builtin.Options{}, fmt.Errorf("--max-background-tasks must be at least 1, got %d", w.maxTasks)
+	}
+	opts, err := w.web.toolOptions()
+	opts.MaxBackgroundTasks = w.maxTasks
+	return opts, err
 }
 
 // sessionOptions checks the flags and turns them into session options.
@@ -97,7 +111,7 @@ func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeli
 	if err != nil {
 		return nil, err
 	}
-	toolOpts, err := w.web.toolOptions()
+	toolOpts, err := w.toolOptions()
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +142,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&allowHosts, "allow-host", "a further Host name HTTP clients may use besides loopback ones (repeatable)")
 	fs.Var(&allowOrigins, "allow-origin", "a further Origin browsers may send besides loopback ones, e.g. https://app.example (repeatable)")
 	maxSessionCalls := fs.Int("max-session-calls", server.DefaultMaxSessionCalls, "tools/call requests one HTTP session may have in flight")
+	maxSessions := fs.Int("max-sessions", server.DefaultMaxSessions, "MCP sessions one HTTP server keeps at once; a new one over the cap closes the session idle the longest, or gets 503 when all are busy")
 	maxBodyBytes := fs.Int64("max-body-bytes", server.DefaultMaxBodyBytes, "largest HTTP request body accepted, in bytes")
 	resumeWindow := fs.Duration("resume-window", server.DefaultResumeWindow, "how long a disconnected HTTP client's calls wait for it to resume (Last-Event-ID) before they are cancelled")
 	shutdownGrace := fs.Duration("shutdown-grace", 10*time.Second, "on SIGTERM, how long in-flight HTTP calls may finish before they are cancelled")
@@ -173,11 +188,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if tok == "" && !*noAuth {
 		tok, generated = tools.RandomID(), true
 	}
+	if *maxSessions < 1 {
+		return fmt.Errorf("--max-sessions must be at least 1, got %d", *maxSessions)
+	}
 	h, err := srv.ListenHTTP(server.HTTPOptions{
 		Addr: *addr, Token: tok, NoAuth: *noAuth, AllowRemote: *allowRemote,
 		TLSCert: *tlsCert, TLSKey: *tlsKey, SessionTimeout: *sessionTimeout,
 		AllowedHosts: allowHosts, AllowedOrigins: allowOrigins, MaxSessionCalls: *maxSessionCalls,
-		MaxBodyBytes: *maxBodyBytes, ResumeWindow: *resumeWindow,
+		MaxBodyBytes: *maxBodyBytes, ResumeWindow: *resumeWindow, MaxSessions: *maxSessions,
 	})
 	if err != nil {
 		return err

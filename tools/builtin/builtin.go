@@ -22,6 +22,9 @@ type Options struct {
 	// WebAllowPrivate lets WebFetch reach loopback, private and link-local
 	// addresses (off: no server-side request forgery through the tool).
 	WebAllowPrivate bool
+	// MaxBackgroundTasks caps the background tasks one session may have
+	// running at once; 0 means shell.DefaultMaxBackgroundTasks.
+	MaxBackgroundTasks int
 }
 
 // Tools returns every built-in tool, enabled or not; the orchestrator's
@@ -36,7 +39,7 @@ func Tools(opts Options) []tools.Tool {
 		fs.NotebookEdit(),
 		search.Glob(),
 		search.Grep(),
-		shell.Bash(shell.Options{}),
+		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks}),
 		shell.TaskOutput(),
 		shell.TaskStop(),
 		workflow.TodoWrite(),

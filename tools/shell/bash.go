@@ -52,7 +52,19 @@ type Options struct {
 	// ProgressInterval is how often a running foreground command reports
 	// its latest output line as progress; default 1s.
 	ProgressInterval time.Duration
+	// MaxBackgroundTasks caps the background tasks one session may have
+	// running at once; default DefaultMaxBackgroundTasks. Over it,
+	// run_in_background is refused and a command that times out is
+	// stopped instead of moved to the background.
+	MaxBackgroundTasks int
 }
+
+// DefaultMaxBackgroundTasks is how many background tasks a session may
+// have running at once unless configured: each holds a pseudo-terminal
+// (a system-wide resource, 4096 by default on Linux) and descriptors.
+const DefaultMaxBackgroundTasks = 32
+
+func (o Options) maxBackground() int { return cmpOr(o.MaxBackgroundTasks, DefaultMaxBackgroundTasks) }
 
 func (o Options) backgroundDisabled() bool {
 	if o.DisableBackground {
@@ -178,6 +190,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 	spec := startSpec{
 		command: in.Command, description: in.Description, script: in.Command, dir: dir,
 		grace: cmpOr(opts.KillGrace, defaultGrace), fileLimit: cmpOr(opts.OutputFileLimit, defaultFileLimit),
+		maxBackground: opts.maxBackground(),
 	}
 
 	if in.RunInBackground {
@@ -228,7 +241,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 			m.forget(t)
 			return nil, fmt.Errorf("the command was stopped and its processes ended: %w", context.Cause(ctx))
 		case <-timer.C:
-			return timedOutResult(m, t, timeout, opts.backgroundDisabled(), notice), nil
+			return timedOutResult(m, t, timeout, opts.backgroundDisabled(), opts.maxBackground(), notice), nil
 		case <-ticker.C:
 			if line := t.out.lastLine(); line != "" && line != lastLine {
 				lastLine = line
@@ -308,8 +321,15 @@ func finishedResult(t *Task, command, notice string) (res *tools.Result, fileNee
 
 // timedOutResult moves a command that ran past its timeout to the
 // background, or stops it when background tasks are off.
-func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground bool, notice string) *tools.Result {
-	if noBackground {
+func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground bool, maxBackground int, notice string) *tools.Result {
+	why := ""
+	switch {
+	case noBackground:
+		why = "background tasks are turned off on this server"
+	case m.runningBackground() >= maxBackground:
+		why = fmt.Sprintf("this session already has %d background tasks running, the most allowed (--max-background-tasks); end one with TaskStop to make room", maxBackground)
+	}
+	if why != "" {
 		m.Stop(t)
 		m.forget(t)
 		_, code := t.Status()
@@ -317,7 +337,7 @@ func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground boo
 		output := middleCut(trimOutput(raw), BashMaxResultSizeChars, t.OutputPath)
 		out := BashOutput{ExitCode: &code, Interrupted: true, OutputFile: t.OutputPath}
 		out.Stdout, out.StdoutTruncated = headChars(output, BashMaxResultSizeChars)
-		text := fmt.Sprintf("Command timed out after %s and was stopped (its processes were ended).", formatDuration(timeout))
+		text := fmt.Sprintf("Command timed out after %s and was stopped (its processes were ended): %s.", formatDuration(timeout), why)
 		if output != "" {
 			text = output + "\n\n" + text
 		}

@@ -125,6 +125,28 @@ type startSpec struct {
 	visible              bool
 	grace                time.Duration
 	fileLimit            int64
+	// maxBackground caps the running background tasks a visible
+	// (background) start may join; 0 means no cap.
+	maxBackground int
+}
+
+// runningBackground counts the session's background tasks still running.
+func (m *Manager) runningBackground() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.runningBackgroundLocked()
+}
+
+func (m *Manager) runningBackgroundLocked() int {
+	n := 0
+	for _, t := range m.order {
+		t.mu.Lock()
+		if t.background && t.status == StatusRunning {
+			n++
+		}
+		t.mu.Unlock()
+	}
+	return n
 }
 
 // ErrManagerClosed is returned when a command is started in a session that
@@ -137,6 +159,12 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	if m.closed {
 		m.mu.Unlock()
 		return nil, ErrManagerClosed
+	}
+	if spec.visible && spec.maxBackground > 0 {
+		if n := m.runningBackgroundLocked(); n >= spec.maxBackground {
+			m.mu.Unlock()
+			return nil, fmt.Errorf("this session already has %d background tasks running, the most allowed (--max-background-tasks): end one with TaskStop, or wait for one to finish (TaskOutput with block), then retry", n)
+		}
 	}
 	// A background task is named for TaskOutput at once; a foreground
 	// command gets an internal name, and a public one only if it moves to

@@ -270,3 +270,41 @@ func TestTaskIDs_count_background_tasks(t *testing.T) {
 		t.Errorf("third background task id %q, want bash_3", id)
 	}
 }
+
+// TestBackground_task_cap starts background tasks up to the session's cap:
+// one more is refused with a message naming the cap and the way out, a
+// command timing out at the cap is stopped instead of moved, and a task
+// that ends makes room again.
+func TestBackground_task_cap(t *testing.T) {
+	s := newSession(t)
+	opts := testOpts
+	opts.MaxBackgroundTasks = 2
+	bash := Bash(opts)
+	m := marker()
+	var ids []string
+	for range 2 {
+		res := mustCall(t, bash, s, map[string]any{"command": "sleep " + m, "run_in_background": true})
+		ids = append(ids, bashOut(t, res).BackgroundTaskID)
+	}
+	waitProcs(t, m, 2)
+	_, err := call(t, context.Background(), bash, s, map[string]any{"command": "sleep " + m, "run_in_background": true}, nil)
+	if err == nil || !strings.Contains(err.Error(), "already has 2 background tasks running") || !strings.Contains(err.Error(), "--max-background-tasks") || !strings.Contains(err.Error(), "TaskStop") {
+		t.Fatalf("a third background task: %v, want the cap error", err)
+	}
+	res, err := call(t, context.Background(), bash, s, map[string]any{"command": "echo waiting; sleep " + m, "timeout": 300}, nil)
+	if err != nil || !res.IsError || !strings.Contains(res.Text, "timed out after 300ms and was stopped") || !strings.Contains(res.Text, "2 background tasks running") {
+		t.Fatalf("a command timing out at the cap: %v %+v", err, res)
+	}
+	if bashOut(t, res).BackgroundTaskID != "" {
+		t.Error("the timed-out command was moved to the background past the cap")
+	}
+	waitProcs(t, m, 2)
+
+	mustCall(t, TaskStop(), s, map[string]any{"task_id": ids[0]})
+	waitProcs(t, m, 1)
+	res = mustCall(t, bash, s, map[string]any{"command": "sleep " + m, "run_in_background": true})
+	if bashOut(t, res).BackgroundTaskID == "" {
+		t.Fatalf("after a TaskStop the cap still refused: %+v", res)
+	}
+	waitProcs(t, m, 2)
+}
