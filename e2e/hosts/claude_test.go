@@ -31,6 +31,7 @@ func TestClaudeCode_stdio(t *testing.T) {
 
 func TestClaudeCode_HTTP(t *testing.T) {
 	t.Parallel()
+	host(t, "claude") // skip before starting the server
 	ws := workspace(t)
 	cmd := testbin.ServeCmd(t, binary, ws, "--http", "--addr", "127.0.0.1:0", "--token", "claude-secret")
 	url := testbin.StartHTTP(t, cmd)

@@ -7,14 +7,18 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // Codex CLI: `codex exec` against the fake Responses API, configured by a
 // config.toml in CODEX_HOME: a custom model provider (wire_api =
 // "responses") and agent-mcp as an MCP server over stdio with
 // default_tools_approval_mode = "approve", which lets its calls run
-// unattended. Codex offers an MCP server's tools as a namespace
-// (mcp__agent_mcp) and reads resources with its read_mcp_resource tool.
+// unattended; over HTTP the table gives the url and the bearer token
+// header instead of the command. Codex offers an MCP server's tools as a
+// namespace (mcp__agent_mcp) and reads resources with its
+// read_mcp_resource tool.
 
 func codexName(tool string, input map[string]any) call {
 	return call{Namespace: "mcp__agent_mcp", Name: tool, Input: input}
@@ -22,8 +26,24 @@ func codexName(tool string, input map[string]any) call {
 
 func TestCodex_stdio(t *testing.T) {
 	t.Parallel()
-	exe, dir := host(t, "codex")
 	ws := workspace(t)
+	runCodex(t, ws, fmt.Sprintf("command = %s\nargs = [\"serve\", \"--cwd\", %s, \"--state-dir\", %s]\n",
+		strconv.Quote(binary), strconv.Quote(ws), strconv.Quote(t.TempDir())))
+}
+
+func TestCodex_HTTP(t *testing.T) {
+	t.Parallel()
+	host(t, "codex") // skip before starting the server
+	ws := workspace(t)
+	url := testbin.StartHTTP(t, testbin.ServeCmd(t, binary, ws, "--http", "--addr", "127.0.0.1:0", "--token", "codex-secret"))
+	runCodex(t, ws, fmt.Sprintf("url = %s\nhttp_headers = { Authorization = \"Bearer codex-secret\" }\n", strconv.Quote(url)))
+}
+
+// runCodex runs the battery through Codex with agent-mcp configured by
+// server (the lines of its [mcp_servers.agent-mcp] table that say how to
+// reach it).
+func runCodex(t *testing.T, ws, server string) {
+	exe, dir := host(t, "codex")
 	checks := battery(ws, codexName)
 	checks = append(checks, check{"the full 1 MB through the resource",
 		func(rs []result) call {
@@ -50,10 +70,8 @@ base_url = %s
 wire_api = "responses"
 
 [mcp_servers.agent-mcp]
-command = %s
-args = ["serve", "--cwd", %s, "--state-dir", %s]
-default_tools_approval_mode = "approve"
-`, strconv.Quote(model.URL()+"/v1"), strconv.Quote(binary), strconv.Quote(ws), strconv.Quote(t.TempDir()))
+%sdefault_tools_approval_mode = "approve"
+`, strconv.Quote(model.URL()+"/v1"), server)
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
