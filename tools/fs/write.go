@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -91,7 +92,7 @@ func runWrite(ctx context.Context, in *WriteInput, uc *tools.UseContext, _ tools
 	verb := "Created"
 	if w.exists() {
 		out.Type, verb = "update", "Updated"
-		out.StructuredPatch = structuredPatch(mustBody(w.data), []byte(content))
+		out.StructuredPatch = structuredPatch(mustBody(w.data), readOnlyBytes(content))
 	}
 	text := fmt.Sprintf("%s %s (%s, %s). Your view of the file is current: it holds exactly the content you wrote.",
 		verb, w.abs, plural(out.Lines, "line"), tools.FormatSize(out.Bytes))
@@ -122,7 +123,16 @@ func prepareWrite(w *writeFile, content string) (string, []byte, []string, error
 		content = withLineEndings(content, format)
 		kept = formatNotes(format)
 	}
-	return content, encodeText([]byte(content), format), kept, nil
+	// Plain UTF-8 is written straight from the content: no copy of it is
+	// made, so a Write holds its content once (encodeText copies only to
+	// add a byte-order mark or to re-encode).
+	return content, encodeText(readOnlyBytes(content), format), kept, nil
+}
+
+// readOnlyBytes is the bytes of s without a copy. They must never be
+// changed: the write path only reads them (to write, hash and diff).
+func readOnlyBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // formatNotes names the parts of a file's format a write preserved that
