@@ -80,20 +80,40 @@ func applyBudget(s *tools.Session, t tools.Tool, callID string, res *tools.Resul
 	full := res.Text
 	res.Text = persistedBlock(full, path, size, res.FullTextNote)
 	if res.Output != nil {
-		if b, err := json.Marshal(res.Output); err == nil && utf8.RuneCount(b) > limit {
-			// The preview travels here too: a host that shows the model
-			// the structured form instead of the text must not lose it.
-			preview, _ := previewOf(full)
-			res.Output = map[string]any{
-				"persistedOutputPath": path,
-				"persistedOutputUri":  p.URI,
-				"originalSize":        p.Size,
-				"truncated":           true,
-				"preview":             preview,
-			}
-		}
+		res.Output = persistedOutput(res.Output, p, full, limit)
 	}
 	return p, nil
+}
+
+// persistedOutput is the output object of a persisted result. The preview
+// travels in it too: a host that shows the model the structured form
+// instead of the text (Claude Code, Codex CLI) must not lose it. An object
+// over the budget is replaced by where the full text is and the preview;
+// a smaller one keeps its fields and gains the same under
+// "persistedOutput".
+func persistedOutput(out any, p *Persisted, full string, limit int) any {
+	preview, _ := previewOf(full)
+	b, err := json.Marshal(out)
+	if err != nil {
+		return out
+	}
+	if utf8.RuneCount(b) > limit {
+		return map[string]any{
+			"persistedOutputPath": p.Path,
+			"persistedOutputUri":  p.URI,
+			"originalSize":        p.Size,
+			"truncated":           true,
+			"preview":             preview,
+		}
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return out
+	}
+	m["persistedOutput"] = map[string]any{
+		"path": p.Path, "uri": p.URI, "originalSize": p.Size, "preview": preview,
+	}
+	return m
 }
 
 // PersistedPreview renders the <persisted-output> block that stands in for

@@ -27,7 +27,7 @@ func TestResults_text_by_default_structured_on_request(t *testing.T) {
 		{"inline, default", false, map[string]any{"size": 500}, false, ""},
 		{"persisted, default", false, map[string]any{"size": 5000, "echo": true}, true, ""},
 		{"inline, structured", true, map[string]any{"size": 500}, false, `{"size":500}`},
-		{"persisted small output, structured", true, map[string]any{"size": 5000}, true, `{"size":5000}`},
+		{"persisted small output, structured", true, map[string]any{"size": 5000}, true, "small+preview"},
 		{"persisted large output, structured", true, map[string]any{"size": 5000, "echo": true}, true, "preview"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +63,19 @@ func TestResults_text_by_default_structured_on_request(t *testing.T) {
 			case "":
 				if res.StructuredContent != nil {
 					t.Errorf("structuredContent = %s, want none", sc)
+				}
+			case "small+preview":
+				var got struct {
+					Size      int `json:"size"`
+					Persisted struct {
+						Preview      string `json:"preview"`
+						OriginalSize int    `json:"originalSize"`
+						URI          string `json:"uri"`
+					} `json:"persistedOutput"`
+				}
+				if err := json.Unmarshal(sc, &got); err != nil || got.Size != 5000 || !strings.HasPrefix(got.Persisted.Preview, "yyyy") ||
+					len(got.Persisted.Preview) > 2000 || got.Persisted.OriginalSize != 5000 || !strings.HasPrefix(got.Persisted.URI, orchestrator.ResultURIPrefix) {
+					t.Errorf("structuredContent = %.400s", sc)
 				}
 			case "preview":
 				var got struct {
