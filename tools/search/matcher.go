@@ -325,11 +325,14 @@ type needle struct {
 	fold   bool
 	rare   int  // offset of the rare byte in lit
 	b1, b2 byte // the rare byte's variants (equal when not a letter)
-	// pair is set for a case-folded needle whose rare byte is a letter:
-	// rather than two streams of bytes.IndexByte calls, one per case,
-	// each stopping at every occurrence of a common letter, it is found
-	// by a word-at-a-time scan testing two of its bytes at once (see
-	// pairFind).
+	// pair, set for needles of two bytes or more, finds the needle by
+	// testing two of its bytes (the rare one and the next rarest) at
+	// every position: 32 positions at a time with AVX2, else a word at a
+	// time, in which case it is used only for case-folded needles (it
+	// replaces two streams of bytes.IndexByte calls, one per case, each
+	// stopping at every occurrence of a common letter). A candidate then
+	// needs both bytes right, so verify runs far less often than after
+	// an IndexByte hit on one byte.
 	pair *bytePair
 }
 
@@ -340,6 +343,11 @@ type bytePair struct {
 	or1, or2   uint64 // 0x20 in every byte for a letter (folds case), else 0
 	want1      uint64 // the lower-cased byte in every byte
 	want2      uint64
+	// masks are or1, want1, or2, want2 as single bytes, for
+	// pairIndexAVX2, which tests 32 positions at a time when simd is set
+	// (on amd64 processors with AVX2).
+	masks [4]byte
+	simd  bool
 }
 
 // prefilter finds the first occurrence of any of its needles.
@@ -406,23 +414,23 @@ func makeNeedle(b []byte, fold bool) needle {
 	n.b1, n.b2 = b[n.rare], b[n.rare]
 	if fold && isASCIILetter(n.b1) {
 		n.b2 = n.b1 ^ 0x20
-		if len(b) >= 2 {
-			n.pair = newBytePair(b, n.rare)
-		}
+	}
+	if len(b) >= 2 && (useAVX2 || n.b2 != n.b1) {
+		n.pair = newBytePair(b, n.rare, fold)
 	}
 	return n
 }
 
 // newBytePair pairs the byte at off1 of the lower-cased needle b with
 // its next rarest byte.
-func newBytePair(b []byte, off1 int) *bytePair {
+func newBytePair(b []byte, off1 int, fold bool) *bytePair {
 	off2, best := -1, 1<<30
 	for i, c := range b {
 		if i == off1 {
 			continue
 		}
 		score := byteRank(c)
-		if isASCIILetter(c) {
+		if fold && isASCIILetter(c) {
 			score += byteRank(c ^ 0x20)
 		}
 		if score < best {
@@ -430,8 +438,10 @@ func newBytePair(b []byte, off1 int) *bytePair {
 		}
 	}
 	p := &bytePair{off1: off1, off2: off2}
-	p.or1, p.want1 = foldWord(b[off1])
-	p.or2, p.want2 = foldWord(b[off2])
+	p.or1, p.want1 = foldWord(b[off1], fold)
+	p.or2, p.want2 = foldWord(b[off2], fold)
+	p.masks = [4]byte{byte(p.or1), byte(p.want1), byte(p.or2), byte(p.want2)}
+	p.simd = useAVX2
 	return p
 }
 
@@ -441,9 +451,9 @@ const (
 )
 
 // foldWord returns the mask that folds c's case in every byte of a word
-// (none when c is not a letter), and c in every byte.
-func foldWord(c byte) (or, want uint64) {
-	if isASCIILetter(c) {
+// (none without fold or when c is not a letter), and c in every byte.
+func foldWord(c byte, fold bool) (or, want uint64) {
+	if fold && isASCIILetter(c) {
 		return 0x20 * lowBits, uint64(c|0x20) * lowBits
 	}
 	return 0, uint64(c) * lowBits
@@ -456,6 +466,19 @@ func (n *needle) pairFind(h []byte, from int) int {
 	last := len(h) - len(n.lit) // the last possible start
 	hi := max(p.off1, p.off2) + 8
 	i := from
+	if p.simd {
+		for i <= last {
+			c, next := pairIndexAVX2(h[i:], p.off1, p.off2, &p.masks)
+			if c < 0 {
+				i += next // the rest is left to the loops below
+				break
+			}
+			if at := i + c; n.verify(h, at) {
+				return at
+			}
+			i += c + 1
+		}
+	}
 	for ; i <= last && i+hi <= len(h); i += 8 {
 		w1 := binary.LittleEndian.Uint64(h[i+p.off1:]) | p.or1
 		w2 := binary.LittleEndian.Uint64(h[i+p.off2:]) | p.or2

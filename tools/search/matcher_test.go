@@ -102,9 +102,10 @@ func TestPrefilterScan(t *testing.T) {
 	}
 }
 
-// TestScanFindsEveryOccurrence compares the prefilter's scan (the
-// word-at-a-time pair scan for case-folded needles, bytes.IndexByte
-// otherwise) with a naive search, on random texts full of near misses.
+// TestScanFindsEveryOccurrence compares the prefilter's scan (two bytes
+// of the needle tested 32 positions at a time with AVX2 or a word at a
+// time without; bytes.IndexByte for one-byte needles) with a naive
+// search, on random texts full of near misses.
 func TestScanFindsEveryOccurrence(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -117,10 +118,21 @@ func TestScanFindsEveryOccurrence(t *testing.T) {
 		if !tc.fold {
 			n = makeNeedle([]byte(tc.needle), false)
 		}
-		pf := &prefilter{needles: []needle{n}}
-		for round := range 200 {
+		// The same needle scanned a word at a time, as without AVX2.
+		word := n
+		if n.pair != nil {
+			p := *n.pair
+			p.simd = false
+			word.pair = &p
+		}
+		for round := range 400 {
+			n := n
+			if round%4 >= 2 {
+				n = word
+			}
+			pf := &prefilter{needles: []needle{n}}
 			var b strings.Builder
-			for range rng.IntN(80) {
+			for range rng.IntN([]int{80, 800}[round%2]) {
 				b.WriteString(pieces[rng.IntN(len(pieces))])
 			}
 			h := []byte(b.String())
