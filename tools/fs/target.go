@@ -114,6 +114,12 @@ func openForWrite(ctx context.Context, s *tools.Session, path string) (w *writeF
 // the file it writes.
 const lockWait = 2 * time.Minute
 
+// maxReplacedWhileLocking bounds how many times the file may turn out to
+// have been replaced or removed between finding it and locking it: each
+// writer that held the lock replaces it once, so this is far more than
+// the writers waiting at once.
+const maxReplacedWhileLocking = 10000
+
 // load locks the file as it is now and reads it, setting info, data and
 // fresh; a file that does not exist leaves them empty.
 func (w *writeFile) load(ctx context.Context, s *tools.Session) error {
@@ -149,7 +155,10 @@ func (w *writeFile) load(ctx context.Context, s *tools.Session) error {
 func (w *writeFile) lockFile(ctx context.Context) (*os.File, error) {
 	deadline := time.Now().Add(lockWait)
 	delay := time.Millisecond
-	for {
+	for replaced := 0; ; {
+		if replaced > maxReplacedWhileLocking {
+			return nil, fmt.Errorf("cannot write %s: it kept being replaced by another program while this write tried to lock it; nothing was written: retry once it is done", w.abs)
+		}
 		info, err := w.root.Stat(w.rel)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -164,6 +173,7 @@ func (w *writeFile) lockFile(ctx context.Context) (*os.File, error) {
 		// O_NONBLOCK keeps a FIFO swapped in from blocking the open.
 		f, err := w.root.OpenFile(w.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if errors.Is(err, fs.ErrNotExist) {
+			replaced++
 			continue // removed since the Stat: look again
 		}
 		if err != nil {
@@ -185,6 +195,7 @@ func (w *writeFile) lockFile(ctx context.Context) (*os.File, error) {
 				return f, nil
 			}
 			f.Close()
+			replaced++
 			continue // replaced while we waited: lock the new file
 		}
 		f.Close()
