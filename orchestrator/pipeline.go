@@ -149,7 +149,20 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 		}
 	}
 
-	// Permission decision.
+	// Permission decision and call, both under the session's concurrency
+	// gate: the decision resolves every path against one current
+	// directory, fixed on the call's context, and the tool opens exactly
+	// what was judged; no call that may change the directory or the files
+	// (an exclusive one) runs between the two.
+	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, t.IsConcurrencySafe(in))
+	if err != nil {
+		return fail(cancelMessage(ctx, call.Name, err))
+	}
+	if uc.Cwd == "" {
+		c := *uc
+		c.Cwd = uc.Session.Cwd()
+		uc = &c
+	}
 	permit := p.Permit
 	if permit == nil {
 		permit = AllowUnlessDenied
@@ -161,20 +174,16 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	})
 	out.Decision = d
 	if d.Behavior != permissions.Allow {
+		release()
 		return fail(refusal(call.Name, d))
 	}
-	if d.Resolved != nil {
+	if d.Resolved != nil || d.ReadDenied != nil {
 		// The tool learns where the checked paths led (see
-		// tools.UseContext.Resolved), on its own copy of the context.
+		// tools.UseContext.Resolved) and which paths it must not read, on
+		// its own copy of the context.
 		c := *uc
-		c.Resolved = d.Resolved
+		c.Resolved, c.ReadDenied = d.Resolved, d.ReadDenied
 		uc = &c
-	}
-
-	// Call, under the session's concurrency gate.
-	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, t.IsConcurrencySafe(in))
-	if err != nil {
-		return fail(cancelMessage(ctx, call.Name, err))
 	}
 	res, err := callTool(ctx, t, in, uc, progress)
 	release()

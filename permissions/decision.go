@@ -46,6 +46,11 @@ type Decision struct {
 	// path after the check can refuse one a symbolic link swapped in since
 	// sends elsewhere. Nil when no paths were judged.
 	Resolved map[string]string
+	// ReadDenied, set on an Allow when read deny rules exist, reports
+	// whether they cover a path the call may come upon below the paths it
+	// was allowed (a search root): tools that walk directories skip such
+	// paths (tools.UseContext.ReadDenied).
+	ReadDenied func(abs string, isDir bool) bool
 }
 
 // Allowed reports whether the decision lets the call run.

@@ -183,6 +183,41 @@ func (rs *RuleSet) FindBelow(b Behavior, t *Target) *Match {
 	return nil
 }
 
+// ReadDenied returns a check of whether a deny rule covers reading a
+// path (a Read rule, or one naming the tool), for tools that walk below
+// the paths they were allowed; nil when no such rule exists.
+func (rs *RuleSet) ReadDenied(tool string, aliases ...string) func(abs string, isDir bool) bool {
+	var deny []*SourcedRule
+	for _, r := range rs.Rules(Deny) {
+		if r.path != nil && (r.Tool == "Read" || r.NamesTool(tool, aliases...)) {
+			deny = append(deny, r)
+		}
+	}
+	if len(deny) == 0 {
+		return nil
+	}
+	return func(abs string, isDir bool) bool {
+		for _, r := range deny {
+			if r.path.match(abs, isDir) {
+				return true
+			}
+		}
+		if !isDir {
+			return false // its directory was judged before the walk reached it
+		}
+		real, err := ResolvePath(abs)
+		if err != nil || real == abs {
+			return false
+		}
+		for _, r := range deny {
+			if r.path.match(real, isDir) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // HasPathRules reports whether any rule of behavior b is a Read (write
 // false) or Edit (write true) rule: an unknown path could be one of
 // theirs.

@@ -164,13 +164,17 @@ func (s *Session) SetMode(m permissions.Mode) {
 // "~/" expands to the home directory and relative paths resolve against the
 // current directory. It does not resolve symlinks or check confinement.
 func (s *Session) Resolve(p string) string {
+	return resolveIn(s.Cwd(), p)
+}
+
+func resolveIn(dir, p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			p = filepath.Join(home, strings.TrimPrefix(p[1:], "/"))
 		}
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.Cwd(), p)
+		p = filepath.Join(dir, p)
 	}
 	return filepath.Clean(p)
 }

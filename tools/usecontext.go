@@ -29,6 +29,33 @@ type UseContext struct {
 	// permissions.OpenRead, which refuses a path that now leads elsewhere
 	// outside the working directories. Nil when no check of paths ran.
 	Resolved map[string]string
+	// Cwd is the directory this call's relative paths resolve against,
+	// fixed by the pipeline when it decides the call's permission (under
+	// the session's gate), so that a concurrent cd cannot make the tool
+	// open another file than the one judged. Empty means the session's
+	// current directory.
+	Cwd string
+	// ReadDenied reports whether a Read deny rule covers a path (absolute
+	// and clean) the call comes upon below what it was allowed to read:
+	// Grep, Glob and LS skip such paths and say how many they skipped.
+	// Nil when no rule denies reading.
+	ReadDenied func(abs string, isDir bool) bool
+}
+
+// Dir is the directory the call's relative paths resolve against:
+// [UseContext.Cwd] when the pipeline fixed it, else the session's.
+func (uc *UseContext) Dir() string {
+	if uc.Cwd != "" {
+		return uc.Cwd
+	}
+	return uc.Session.Cwd()
+}
+
+// Resolve is [Session.Resolve] against [UseContext.Dir]: "~/" expands
+// to the home directory and relative paths resolve against the call's
+// directory.
+func (uc *UseContext) Resolve(p string) string {
+	return resolveIn(uc.Dir(), p)
 }
 
 // Log returns the context's logger, or a discarding one.

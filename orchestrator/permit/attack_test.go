@@ -306,3 +306,81 @@ func TestAttacks_bashDenyRm(t *testing.T) {
 	}
 	runAttacks(t, tests)
 }
+
+// TestAttacks_searchBelowRoot: Grep, Glob and LS over the workspace run,
+// skip what the Read deny covers, and say how much they skipped.
+func TestAttacks_searchBelowRoot(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, tool, input, note string }{
+		{"grep content", "Grep", `{"pattern": "` + secretText + `|hello", "output_mode": "content"}`, "1 path below the search root skipped"},
+		{"grep files", "Grep", `{"pattern": "` + secretText + `"}`, "1 path below the search root skipped"},
+		{"glob", "Glob", `{"pattern": "**/*.txt"}`, "1 path below the search root skipped"},
+		{"ls", "LS", `{"path": "."}`, "1 entry not listed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newAttackFixture(t, permissions.ModeDefault)
+			rs := rules(t, f.ws, attackRules, nil, nil)
+			pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &orchestrator.Pipeline{Pool: pool, Permit: New(Config{Rules: rs, TrustHost: true})}
+			out := p.Run(context.Background(), &tools.UseContext{Session: f.sess},
+				orchestrator.Call{ID: "1", Name: tt.tool, Input: json.RawMessage(tt.input)}, nil)
+			if out.Err != nil || out.Result.IsError {
+				t.Fatalf("%v %q", out.Err, out.Result.Text)
+			}
+			if strings.Contains(out.Result.Text, secretText) || strings.Contains(out.Result.Text, "s.txt") {
+				t.Errorf("the result shows the denied file: %q", out.Result.Text)
+			}
+			if !strings.Contains(out.Result.Text, tt.note) {
+				t.Errorf("the result %q does not say %q", out.Result.Text, tt.note)
+			}
+		})
+	}
+}
+
+// TestAttacks_cdBetweenDecisionAndCall: a cd landing after the decision
+// (here forced by the permitter itself) does not change which file the
+// tool opens: Read, Write and Bash use the directory that was judged.
+func TestAttacks_cdBetweenDecisionAndCall(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, tool, input, moveTo, mustNotExist string }{
+		{"read s.txt after cd secret", "Read", `{"file_path": "s.txt"}`, "secret", ""},
+		{"write new after cd protected", "Write", writeInput("new"), "protected", "protected/new"},
+		{"write pre-commit after cd .git/hooks", "Write", writeInput("pre-commit"), ".git/hooks", ".git/hooks/pre-commit"},
+		{"bash after cd secret", "Bash", bashInput("cat s.txt"), "secret", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newAttackFixture(t, permissions.ModeDefault)
+			inner := New(Config{Rules: rules(t, f.ws, attackRules, nil, nil), TrustHost: true})
+			racing := orchestrator.PermitterFunc(func(ctx context.Context, req orchestrator.PermissionRequest) permissions.Decision {
+				d := inner.Decide(ctx, req)
+				req.UC.Session.SetCwd(filepath.Join(f.ws, tt.moveTo))
+				return d
+			})
+			pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &orchestrator.Pipeline{Pool: pool, Permit: racing}
+			out := p.Run(context.Background(), &tools.UseContext{Session: f.sess},
+				orchestrator.Call{ID: "1", Name: tt.tool, Input: json.RawMessage(tt.input)}, nil)
+			if out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			if strings.Contains(out.Result.Text, secretText) {
+				t.Errorf("the tool read the denied file: %q", out.Result.Text)
+			}
+			if tt.mustNotExist != "" {
+				if _, err := os.Stat(filepath.Join(f.ws, tt.mustNotExist)); err == nil {
+					t.Errorf("%s was written", tt.mustNotExist)
+				}
+			}
+		})
+	}
+}

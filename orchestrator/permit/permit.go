@@ -100,6 +100,9 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 			for _, a := range tg.Accesses {
 				d.Resolved[a.Path] = a.Real
 			}
+			// Tools that walk below their paths skip what a deny rule
+			// covers there.
+			d.ReadDenied = rules.ReadDenied(tg.Tool, tg.Aliases...)
 		}
 	}()
 
@@ -431,7 +434,6 @@ func planAllows(req orchestrator.PermissionRequest, tg *permissions.Target, unkn
 // Bash line touches that are only known when it runs.
 func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, unknownPaths bool, bashUnknown []shellcmd.Unknown) {
 	t := req.Tool
-	sess := req.UC.Session
 	tg = &permissions.Target{Tool: t.Name(), Aliases: t.Aliases()}
 	if s := t.Schema(); s != nil {
 		for k := range s.Properties {
@@ -453,7 +455,7 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 		cmd, _ := str("command")
 		tg.Bash = permissions.AnalyzeCommand(cmd)
 		home, _ := os.UserHomeDir()
-		acc, unknown := tg.Bash.Accesses(sess.Cwd(), home)
+		acc, unknown := tg.Bash.Accesses(req.UC.Dir(), home)
 		tg.Accesses = append(tg.Accesses, acc...)
 		bashUnknown = unknown
 	} else if ps, ok := tools.Paths(req.Input, req.UC); ok {
@@ -469,7 +471,7 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 		}
 	}
 	for _, p := range paths {
-		abs := sess.Resolve(p.Path)
+		abs := req.UC.Resolve(p.Path)
 		real, err := permissions.ResolvePath(abs)
 		if err != nil {
 			real = abs
@@ -506,7 +508,7 @@ func guessPaths(req orchestrator.PermissionRequest, tg *permissions.Target, str 
 		return out, false
 	}
 	if readOnly && slices.Contains(tg.Fields, "path") {
-		return []tools.PathAccess{{Path: req.UC.Session.Cwd()}}, false
+		return []tools.PathAccess{{Path: req.UC.Dir()}}, false
 	}
 	if readOnly || !req.Tool.IsDestructive(req.Input) || req.Tool.OpenWorld() {
 		return nil, false

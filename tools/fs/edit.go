@@ -69,7 +69,7 @@ func Edit() tools.Tool {
 		},
 		Run: func(ctx context.Context, in *EditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			spec := editSpec{Old: in.OldString, New: in.NewString, ReplaceAll: in.ReplaceAll != nil && *in.ReplaceAll}
-			r, err := editFile(ctx, uc.Session, in.FilePath, []editSpec{spec}, false)
+			r, err := editFile(ctx, uc.Session, uc.Resolve(in.FilePath), []editSpec{spec}, false)
 			if err != nil {
 				return nil, err
 			}

@@ -75,7 +75,7 @@ func LS() tools.Tool {
 
 func runLS(ctx context.Context, in *LSInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 	s := uc.Session
-	root := s.Resolve(in.Path)
+	root := uc.Resolve(in.Path)
 	info, err := os.Stat(root)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -107,6 +107,7 @@ func runLS(ctx context.Context, in *LSInput, uc *tools.UseContext, _ tools.Progr
 	ig := newIgnorer(in.Ignore, root)
 	out := LSOutput{Path: root, Entries: []string{}}
 	children := map[string][]string{} // directory (relative, "" for root) → entry names
+	hidden := 0                       // entries a deny rule covers
 	queue := []string{""}
 	for len(queue) > 0 && !out.Truncated {
 		if err := ctx.Err(); err != nil {
@@ -132,6 +133,10 @@ func runLS(ctx context.Context, in *LSInput, uc *tools.UseContext, _ tools.Progr
 			if ig.ignored(rel, name, isDir) {
 				continue
 			}
+			if uc.ReadDenied != nil && uc.ReadDenied(filepath.Join(root, rel), isDir) {
+				hidden++
+				continue
+			}
 			if len(out.Entries) == LSMaxEntries {
 				out.Truncated = true
 				break
@@ -155,6 +160,9 @@ func runLS(ctx context.Context, in *LSInput, uc *tools.UseContext, _ tools.Progr
 	renderTree(&b, children, "", 1)
 	if len(out.Unreadable) > 0 {
 		fmt.Fprintf(&b, "\nCould not read %s: %s\n", plural(len(out.Unreadable), "directory"), strings.Join(out.Unreadable, ", "))
+	}
+	if hidden > 0 {
+		fmt.Fprintf(&b, "\n(%s not listed: a permission deny rule covers them.)\n", plural(hidden, "entry"))
 	}
 	return &tools.Result{Output: out, Text: strings.TrimSuffix(b.String(), "\n")}, nil
 }

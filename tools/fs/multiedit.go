@@ -78,7 +78,7 @@ func MultiEdit() tools.Tool {
 			for i, e := range in.Edits {
 				specs[i] = editSpec{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll != nil && *e.ReplaceAll}
 			}
-			r, err := editFile(ctx, uc.Session, in.FilePath, specs, true)
+			r, err := editFile(ctx, uc.Session, uc.Resolve(in.FilePath), specs, true)
 			if err != nil {
 				return nil, err
 			}

@@ -97,7 +97,7 @@ func deref(p *string, dflt string) string {
 func runNotebookEdit(ctx context.Context, in *NotebookEditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 	s := uc.Session
 	mode := deref(in.EditMode, editReplace)
-	w, err := openForWrite(ctx, s, in.NotebookPath)
+	w, err := openForWrite(ctx, s, uc.Resolve(in.NotebookPath))
 	if err != nil {
 		return nil, err
 	}

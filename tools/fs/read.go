@@ -105,8 +105,7 @@ func Read() tools.Tool {
 }
 
 func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
-	s := uc.Session
-	abs := s.Resolve(in.FilePath)
+	abs := uc.Resolve(in.FilePath)
 	if why := neverEndingFile(abs); why != "" {
 		return nil, fmt.Errorf("cannot read %s: %s", abs, why)
 	}

@@ -60,7 +60,7 @@ func Write() tools.Tool {
 
 func runWrite(ctx context.Context, in *WriteInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 	s := uc.Session
-	w, err := openForWrite(ctx, s, in.FilePath)
+	w, err := openForWrite(ctx, s, uc.Resolve(in.FilePath))
 	if err != nil {
 		return nil, err
 	}

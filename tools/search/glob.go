@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -74,9 +75,9 @@ func Glob() tools.Tool {
 
 func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 	s := uc.Session
-	base := s.Cwd()
+	base := uc.Dir()
 	if strings.TrimSpace(in.Path) != "" {
-		base = s.Resolve(in.Path)
+		base = uc.Resolve(in.Path)
 		info, err := os.Stat(base)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -91,7 +92,8 @@ func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.P
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, fmt.Errorf("invalid glob pattern %q: check its brackets and braces", in.Pattern)
 	}
-	filter := walkFilter{wantModTime: true}
+	var hidden atomic.Int64
+	filter := walkFilter{wantModTime: true}.hideDenied(uc, &hidden)
 	if anchored {
 		filter.matchRel = func(rel string) bool { return doublestar.MatchUnvalidated(pattern, rel) }
 	} else {
@@ -128,14 +130,14 @@ func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.P
 		out.Filenames = append(out.Filenames, s.Display(r.abs))
 	}
 	if total == 0 {
-		return &tools.Result{Text: "No files found", Output: out}, nil
+		return &tools.Result{Text: "No files found" + hiddenNote(hidden.Load()), Output: out}, nil
 	}
 	text := strings.Join(out.Filenames, "\n")
 	if out.Truncated {
 		text += fmt.Sprintf("\n(Showing %d of %d matching files, the least recently modified. Use a more specific pattern or path to see the others.)",
 			len(ranks), total)
 	}
-	return &tools.Result{Text: text, Output: out}, nil
+	return &tools.Result{Text: text + hiddenNote(hidden.Load()), Output: out}, nil
 }
 
 // splitGlob turns a Glob pattern into the directory to walk and the

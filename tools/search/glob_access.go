@@ -21,9 +21,9 @@ func (in *GlobInput) Paths(uc *tools.UseContext) []tools.PathAccess {
 func globRoot(in *GlobInput, uc *tools.UseContext) string {
 	path := strings.TrimSpace(in.Path)
 	if uc != nil && uc.Session != nil {
-		base := uc.Session.Cwd()
+		base := uc.Dir()
 		if path != "" {
-			base = uc.Session.Resolve(in.Path)
+			base = uc.Resolve(in.Path)
 		}
 		root, _, _ := splitGlob(base, in.Pattern)
 		return root

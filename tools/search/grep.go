@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -171,9 +172,9 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 		return nil, err
 	}
 	s := uc.Session
-	root := s.Cwd()
+	root := uc.Dir()
 	if strings.TrimSpace(in.Path) != "" {
-		root = s.Resolve(in.Path)
+		root = uc.Resolve(in.Path)
 	}
 	info, err := os.Stat(root)
 	if err != nil {
@@ -182,6 +183,7 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 		}
 		return nil, fmt.Errorf("cannot search %s: %w", root, err)
 	}
+	var hidden atomic.Int64
 	pr := newPrinter(plan.opt.mode, plan.limit, plan.offset, plan.opt.before > 0 || plan.opt.after > 0)
 	top, err := openRoot(uc, root)
 	if err != nil {
@@ -194,7 +196,7 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 	if info.IsDir() {
 		defer top.Close()
 		plan.opt.withPath = true
-		err = searchTree(ctx, top, root, s.Display(root), plan, pr)
+		err = searchTree(ctx, top, root, s.Display(root), plan, pr, walkFilter{}.hideDenied(uc, &hidden))
 	} else {
 		// A single file is searched whatever the globs, type and ignore
 		// files say, and its lines are printed without its name.
@@ -209,7 +211,7 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 		return nil, err
 	}
 	text, out := pr.result()
-	return &tools.Result{Text: text, Output: out}, nil
+	return &tools.Result{Text: text + hiddenNote(hidden.Load()), Output: out}, nil
 }
 
 // searchTree walks root, open as dir, and searches its files on parallel
@@ -226,8 +228,11 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 // order and waits only for the one it needs next; workers run up to
 // searchWindow files (64 a worker) ahead of it, so a large file holds up
 // no one but the merger.
-func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, plan *grepPlan, pr *printer) error {
-	w := newWalker(root, walkFilter{useIgnore: true, overrides: plan.overrides, types: plan.types}).in(dir)
+//
+// deny carries the permission deny rules' filter (walkFilter.hideDenied).
+func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, plan *grepPlan, pr *printer, deny walkFilter) error {
+	filter := walkFilter{useIgnore: true, overrides: plan.overrides, types: plan.types, denied: deny.denied, hidden: deny.hidden}
+	w := newWalker(root, filter).in(dir)
 	prefix := ""
 	if displayRoot != "." {
 		prefix = strings.TrimSuffix(displayRoot, "/") + "/"

@@ -15,7 +15,7 @@ func (in *GrepInput) Paths(uc *tools.UseContext) []tools.PathAccess {
 		return []tools.PathAccess{{Path: in.Path}}
 	}
 	if uc != nil && uc.Session != nil {
-		return []tools.PathAccess{{Path: uc.Session.Cwd()}}
+		return []tools.PathAccess{{Path: uc.Dir()}}
 	}
 	return []tools.PathAccess{{Path: "."}}
 }

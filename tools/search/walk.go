@@ -3,11 +3,14 @@ package search
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agent-mcp/agent-mcp/tools"
 )
 
 // Walker limits.
@@ -34,6 +37,29 @@ type walkFilter struct {
 	matchRel  func(rel string) bool
 	// wantModTime asks for each yielded file's modification time.
 	wantModTime bool
+	// denied, when set, hides the paths a permission deny rule covers
+	// (tools.UseContext.ReadDenied); hidden counts them.
+	denied func(abs string, isDir bool) bool
+	hidden *atomic.Int64
+}
+
+// hideDenied makes f skip what uc's deny rules cover, counting it in
+// hidden.
+func (f walkFilter) hideDenied(uc *tools.UseContext, hidden *atomic.Int64) walkFilter {
+	f.denied, f.hidden = uc.ReadDenied, hidden
+	return f
+}
+
+// hiddenNote is the line a search adds when deny rules hid n paths.
+func hiddenNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	word := "paths"
+	if n == 1 {
+		word = "path"
+	}
+	return fmt.Sprintf("\n(%d %s below the search root skipped: a permission deny rule covers them.)", n, word)
 }
 
 // walkFile is one file a walk yields.
@@ -429,6 +455,10 @@ func walkOrderLess(a, b string) bool {
 // decide first when they match, then ignore files, then the file type.
 func (w *walker) keep(node *ignoreNode, abs, rel, name string, isDir bool) bool {
 	f := &w.filter
+	if f.denied != nil && f.denied(abs, isDir) {
+		f.hidden.Add(1)
+		return false
+	}
 	if f.overrides != nil {
 		switch f.overrides.match(rel, name, isDir) {
 		case ignoreIt:

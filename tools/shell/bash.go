@@ -181,7 +181,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 
 	// Start in the session's directory; if it has gone, in the first
 	// working directory.
-	dir, notice := sess.Cwd(), ""
+	dir, notice := uc.Dir(), ""
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		home := sess.WorkDirs()[0]
 		notice = fmt.Sprintf("The working directory %s no longer exists; the command ran in %s instead.", dir, home)
