@@ -149,12 +149,54 @@ func (t *typed[In]) Decode(raw json.RawMessage) (Input, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	// Unknown fields are refused. The check runs on the input with its
+	// long strings emptied (its structure is all the check needs), so a
+	// large argument, a Write's content, is not buffered again and again
+	// by a json.Decoder; the input itself is decoded once.
+	dec := json.NewDecoder(bytes.NewReader(withoutLongStrings(raw)))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(in); err != nil {
+	if err := dec.Decode(new(In)); err != nil {
+		return nil, fmt.Errorf("%s: decoding input: %w", t.spec.Name, err)
+	}
+	if err := json.Unmarshal(raw, in); err != nil {
 		return nil, fmt.Errorf("%s: decoding input: %w", t.spec.Name, err)
 	}
 	return in, nil
+}
+
+// withoutLongStrings is the JSON text raw with every string longer than
+// a few hundred bytes emptied (""), or raw itself when it is small.
+// Strings are found by their quotes, skipping escaped characters; the
+// structure is kept as it is, so a decoder sees the same fields, types
+// and syntax errors.
+func withoutLongStrings(raw []byte) []byte {
+	const keep = 256
+	if len(raw) <= 4096 {
+		return raw
+	}
+	out := make([]byte, 0, 4096)
+	for i := 0; i < len(raw); {
+		if raw[i] != '"' {
+			out = append(out, raw[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(raw) && raw[j] != '"' {
+			if raw[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		end := min(j+1, len(raw))
+		if end-i > keep && j < len(raw) {
+			out = append(out, '"', '"')
+		} else {
+			out = append(out, raw[i:end]...)
+		}
+		i = end
+	}
+	return out
 }
 
 // input recovers the typed input; ok is false for a foreign value.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/agent-mcp/agent-mcp/permissions"
@@ -104,6 +105,45 @@ func TestDecodeRefusesUnknownFields(t *testing.T) {
 	}
 	if _, err := tool.Decode(nil); err != nil {
 		t.Errorf("Decode(empty) = %v, want the zero input", err)
+	}
+}
+
+// TestDecodeLargeInputs decodes inputs with strings long enough that the
+// unknown-field check runs on a copy with them emptied: the input is
+// decoded exactly, and unknown fields, wrong types and broken JSON are
+// still refused.
+func TestDecodeLargeInputs(t *testing.T) {
+	tool := tools.New(tools.Spec[echoInput]{Name: "Echo", Run: run})
+	long := strings.Repeat(`a \"quoted\" \\ line\n`, 2000)
+	decoded := strings.Repeat("a \"quoted\" \\ line\n", 2000)
+	for _, c := range []struct {
+		name, raw string
+		ok        bool
+	}{
+		{"escapes_kept", `{"text":"` + long + `","count":3}`, true},
+		{"unknown_field", `{"text":"` + long + `","extra":1}`, false},
+		{"unknown_field_with_a_long_value", `{"text":"x","extra":"` + long + `"}`, false},
+		{"long_unknown_key", `{"text":"x","` + long + `":1}`, false},
+		{"wrong_type", `{"text":"` + long + `","count":"` + long + `"}`, false},
+		{"unterminated", `{"text":"` + long, false},
+		{"trailing_garbage", `{"text":"` + long + `"} {}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := tool.Decode(json.RawMessage(c.raw))
+			if !c.ok {
+				if err == nil {
+					t.Fatal("Decode accepted it")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := in.(*echoInput)
+			if !ok || got.Text != decoded || got.Count == nil || *got.Count != 3 {
+				t.Errorf("decoded %d characters, count %v", len(got.Text), got.Count)
+			}
+		})
 	}
 }
 
