@@ -1,3 +1,13 @@
+// MCP roots are deprecated by SEP-2577 (protocol version 2026-07-28): a
+// server should take its paths from tool parameters or its configuration,
+// which agent-mcp does (--cwd, --add-dir, additionalDirectories). Roots still
+// narrow those directories for clients that send them, so a client can keep
+// a session inside the folders it has open; they stay during the deprecation
+// window (at least twelve months). Every use of the deprecated API is in
+// this file.
+//
+//lint:file-ignore SA1019 MCP roots are kept on purpose during SEP-2577's deprecation window; see above
+
 package server
 
 import (
@@ -14,6 +24,9 @@ import (
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
+
+// watchRoots has the server hear when a client's roots change.
+func (s *Server) watchRoots(o *mcp.ServerOptions) { o.RootsListChangedHandler = s.rootsChanged }
 
 // rootsTimeout bounds the wait for a client's roots/list answer.
 const rootsTimeout = 10 * time.Second

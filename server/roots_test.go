@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 these tests drive MCP roots, deprecated by SEP-2577 and kept during its deprecation window (roots.go says why)
+
 package server
 
 import (

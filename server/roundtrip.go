@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -177,42 +176,4 @@ func elicitRoundTrip(ctx context.Context, params *mcp.ElicitParams) (*mcp.Elicit
 		return nil, true, fmt.Errorf("the client answered an elicitation with %T", resp)
 	}
 	return res, true, nil
-}
-
-// sampleRoundTrip samples through the round trips when the call runs
-// across them.
-func sampleRoundTrip(ctx context.Context, params *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, bool, error) {
-	resp, handled, err := viaRoundTrip(ctx, params)
-	if !handled || err != nil {
-		return nil, handled, err
-	}
-	switch res := resp.(type) {
-	case *mcp.CreateMessageWithToolsResult:
-		return res, true, nil
-	case *mcp.CreateMessageResult:
-		return &mcp.CreateMessageWithToolsResult{Content: []mcp.Content{res.Content}, Model: res.Model, Role: res.Role, StopReason: res.StopReason}, true, nil
-	}
-	return nil, true, errors.New("the client answered a sampling request with something else")
-}
-
-// sampleTextRoundTrip is sampler.Sample through the round trips, when the
-// call runs across them.
-func sampleTextRoundTrip(ctx context.Context, system, user string, maxTokens int) (string, bool, error) {
-	res, handled, err := sampleRoundTrip(ctx, &mcp.CreateMessageWithToolsParams{
-		SystemPrompt: system,
-		MaxTokens:    int64(maxTokens),
-		Messages:     []*mcp.SamplingMessageV2{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: user}}}},
-	})
-	if !handled {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", true, fmt.Errorf("sampling the client's model: %w", err)
-	}
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			return t.Text, true, nil
-		}
-	}
-	return "", true, errors.New("the client's model answered without text")
 }

@@ -81,13 +81,13 @@ func New(cfg Config) (*Server, error) {
 		Instructions: cfg.Instructions,
 		Logger:       cfg.Logger,
 		Capabilities: &mcp.ServerCapabilities{
-			Logging: &mcp.LoggingCapabilities{},
-			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			Tools: &mcp.ToolCapabilities{ListChanged: true},
 			// Persisted results come and go with the calls.
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		},
 	}
-	mcpOpts.RootsListChangedHandler = s.rootsChanged
+	declareLogging(mcpOpts.Capabilities)
+	s.watchRoots(mcpOpts)
 	if cfg.CustomizeMCP != nil {
 		cfg.CustomizeMCP(mcpOpts)
 	}
@@ -224,16 +224,13 @@ func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID str
 	uc := &tools.UseContext{
 		Session: ts,
 		CallID:  callID,
-		Logger:  slog.New(mcp.NewLoggingHandler(ss, &mcp.LoggingHandlerOptions{LoggerName: "agent-mcp"})),
+		Logger:  clientLogger(ss),
 	}
 	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
 		if p.Capabilities.Elicitation != nil {
 			uc.Asker = elicitAsker{ss}
 		}
-		if p.Capabilities.Sampling != nil {
-			uc.Sampler = sampler{ss}
-			uc.SubAgents = s.subAgents(ss, p.Capabilities.Sampling)
-		}
+		s.addSampling(uc, ss, p.Capabilities)
 	}
 	return uc
 }
@@ -365,27 +362,6 @@ func (a elicitAsker) Ask(ctx context.Context, message string, schema map[string]
 		return tools.Answer{}, fmt.Errorf("asking the user: %w", err)
 	}
 	return tools.Answer{Action: res.Action, Content: res.Content}, nil
-}
-
-// sampler asks the client's model through MCP sampling.
-type sampler struct{ ss *mcp.ServerSession }
-
-func (m sampler) Sample(ctx context.Context, system, user string, maxTokens int) (string, error) {
-	if text, handled, err := sampleTextRoundTrip(ctx, system, user, maxTokens); handled {
-		return text, err
-	}
-	res, err := m.ss.CreateMessage(ctx, &mcp.CreateMessageParams{
-		SystemPrompt: system,
-		MaxTokens:    int64(maxTokens),
-		Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: user}}},
-	})
-	if err != nil {
-		return "", fmt.Errorf("sampling the client's model: %w", err)
-	}
-	if t, ok := res.Content.(*mcp.TextContent); ok {
-		return t.Text, nil
-	}
-	return "", fmt.Errorf("the client's model answered with %T, not text", res.Content)
 }
 
 // ToolList describes the pool as tools/list does.

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -46,11 +45,14 @@ func Main(m *testing.M, binary *string) {
 	os.Exit(code)
 }
 
-// Build compiles agent-mcp to out with the go command of the running toolchain.
+// Build compiles agent-mcp to out with $GOROOT/bin/go when GOROOT is set,
+// else the go command on PATH.
 func Build(out string) error {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
+	gobin := "go"
+	if root := os.Getenv("GOROOT"); root != "" {
+		if _, err := os.Stat(filepath.Join(root, "bin", "go")); err == nil {
+			gobin = filepath.Join(root, "bin", "go")
+		}
 	}
 	if b, err := exec.Command(gobin, "build", "-o", out, Module).CombinedOutput(); err != nil {
 		return fmt.Errorf("building agent-mcp: %v\n%s", err, b)

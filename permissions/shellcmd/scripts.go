@@ -153,12 +153,13 @@ func (a *analyzer) special(c *Command, name string, depth int, stdin stdinSource
 		}
 	case "trap":
 		ops := args
-		for len(ops) > 0 && (ops[0].Value == "--" || ops[0].Value == "-p" || ops[0].Value == "-l" || ops[0].Value == "-P") {
-			if ops[0].Value == "--" {
+		if len(ops) > 0 {
+			switch ops[0].Value {
+			case "--":
 				ops = ops[1:]
-				break
+			case "-p", "-l", "-P":
+				return false, nil // listing
 			}
-			return false, nil // listing
 		}
 		if len(ops) < 2 {
 			return false, nil

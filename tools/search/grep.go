@@ -176,8 +176,7 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 	if strings.TrimSpace(in.Path) != "" {
 		root = uc.Resolve(in.Path)
 	}
-	info, err := os.Stat(root)
-	if err != nil {
+	if _, err := os.Stat(root); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("path %s does not exist (current directory: %s): give an existing file or directory, or leave path out to search the current directory", root, s.Cwd())
 		}
@@ -189,7 +188,8 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 	if err != nil {
 		return nil, err
 	}
-	if info, err = top.Stat(); err != nil {
+	info, err := top.Stat()
+	if err != nil {
 		top.Close()
 		return nil, fmt.Errorf("cannot search %s: %w", root, err)
 	}

@@ -2,7 +2,6 @@ package search
 
 import (
 	"os"
-	"runtime"
 	"testing"
 )
 
@@ -12,7 +11,7 @@ import (
 func BenchmarkGrepRows(b *testing.B) {
 	tree := os.Getenv("AGENT_MCP_BENCH_TREE")
 	if tree == "" {
-		tree = runtime.GOROOT() + "/src"
+		tree = goroot(b) + "/src"
 	}
 	s := newSession(b, tree)
 	for _, bc := range []struct{ name, input string }{

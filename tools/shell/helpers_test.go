@@ -108,9 +108,6 @@ func marker() string {
 	return fmt.Sprintf("300.%d", rand.Int64N(1e12))
 }
 
-// countProcs counts live processes whose command line holds arg.
-func countProcs(arg string) int { return testbin.CountProcs(arg) }
-
 // waitProcs waits until exactly want processes carry arg.
 func waitProcs(t *testing.T, arg string, want int) {
 	t.Helper()

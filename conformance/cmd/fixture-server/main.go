@@ -33,6 +33,12 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
 )
 
+// The suite's scenarios exercise MCP sampling and logging, deprecated by
+// SEP-2577 and kept by agent-mcp during the deprecation window (see
+// server/sampling.go and server/logging.go); the fixtures use them too.
+//
+//lint:file-ignore SA1019 the conformance suite's sampling and logging fixtures use the deprecated API on purpose
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,8 +1,20 @@
+// MCP sampling is deprecated by SEP-2577 (protocol version 2026-07-28): a
+// server should call a model provider itself. agent-mcp's server has no model
+// of its own, so sampling is still how the host's model applies WebFetch's
+// prompt and drives the Agent tool's sub-agents, for clients that offer it;
+// it stays during the deprecation window (at least twelve months), and newer
+// clients get the same requests as input-required results (roundtrip.go).
+// What replaces it is chat, which calls providers directly
+// (orchestrator/providers). Every use of the deprecated API is in this file.
+//
+//lint:file-ignore SA1019 MCP sampling is kept on purpose during SEP-2577's deprecation window; see above
+
 package server
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,6 +29,15 @@ import (
 // (The Agent tool's IsEnabled cannot see the session, so the server
 // filters tools/list per session instead.)
 var needsSampling = map[string]bool{"Agent": true}
+
+// addSampling gives a call the client's model when the client declared
+// sampling: WebFetch's prompt and the Agent tool's sub-agents use it.
+func (s *Server) addSampling(uc *tools.UseContext, ss *mcp.ServerSession, caps *mcp.ClientCapabilities) {
+	if caps.Sampling != nil {
+		uc.Sampler = sampler{ss}
+		uc.SubAgents = s.subAgents(ss, caps.Sampling)
+	}
+}
 
 // subAgents returns the sub-agent runner for a session whose client
 // declared sampling: the client's model drives the sub-agent through
@@ -156,4 +177,63 @@ func toSamplingContent(b llm.Block) (mcp.Content, error) {
 	default:
 		return &mcp.TextContent{Text: b.Text}, nil
 	}
+}
+
+// sampler asks the client's model through MCP sampling.
+type sampler struct{ ss *mcp.ServerSession }
+
+func (m sampler) Sample(ctx context.Context, system, user string, maxTokens int) (string, error) {
+	if text, handled, err := sampleTextRoundTrip(ctx, system, user, maxTokens); handled {
+		return text, err
+	}
+	res, err := m.ss.CreateMessage(ctx, &mcp.CreateMessageParams{
+		SystemPrompt: system,
+		MaxTokens:    int64(maxTokens),
+		Messages:     []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: user}}},
+	})
+	if err != nil {
+		return "", fmt.Errorf("sampling the client's model: %w", err)
+	}
+	if t, ok := res.Content.(*mcp.TextContent); ok {
+		return t.Text, nil
+	}
+	return "", fmt.Errorf("the client's model answered with %T, not text", res.Content)
+}
+
+// sampleRoundTrip samples through the round trips when the call runs
+// across them.
+func sampleRoundTrip(ctx context.Context, params *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, bool, error) {
+	resp, handled, err := viaRoundTrip(ctx, params)
+	if !handled || err != nil {
+		return nil, handled, err
+	}
+	switch res := resp.(type) {
+	case *mcp.CreateMessageWithToolsResult:
+		return res, true, nil
+	case *mcp.CreateMessageResult:
+		return &mcp.CreateMessageWithToolsResult{Content: []mcp.Content{res.Content}, Model: res.Model, Role: res.Role, StopReason: res.StopReason}, true, nil
+	}
+	return nil, true, errors.New("the client answered a sampling request with something else")
+}
+
+// sampleTextRoundTrip is sampler.Sample through the round trips, when the
+// call runs across them.
+func sampleTextRoundTrip(ctx context.Context, system, user string, maxTokens int) (string, bool, error) {
+	res, handled, err := sampleRoundTrip(ctx, &mcp.CreateMessageWithToolsParams{
+		SystemPrompt: system,
+		MaxTokens:    int64(maxTokens),
+		Messages:     []*mcp.SamplingMessageV2{{Role: "user", Content: []mcp.Content{&mcp.TextContent{Text: user}}}},
+	})
+	if !handled {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", true, fmt.Errorf("sampling the client's model: %w", err)
+	}
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			return t.Text, true, nil
+		}
+	}
+	return "", true, errors.New("the client's model answered without text")
 }
