@@ -117,7 +117,7 @@ func persistedOutput(out any, p *Persisted, full string, limit int) any {
 }
 
 // PersistedPreview renders the <persisted-output> block that stands in for
-// text saved at path (PARITY §1).
+// text saved at path (docs/tools.md §1).
 func PersistedPreview(text, path string) string {
 	return persistedBlock(text, path, int64(len(text)), "")
 }

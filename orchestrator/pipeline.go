@@ -261,7 +261,7 @@ func cancelMessage(ctx context.Context, name string, err error) string {
 	return fmt.Sprintf("%s was cancelled: %v", name, err)
 }
 
-// render fills the empty-result text (PARITY §1).
+// render fills the empty-result text (docs/tools.md §1).
 func render(t tools.Tool, res *tools.Result) {
 	if res.Text == "" && len(res.Extra) == 0 {
 		res.Text = fmt.Sprintf("(%s completed with no output)", t.Name())

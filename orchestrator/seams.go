@@ -48,7 +48,7 @@ var AllowUnlessDenied Permitter = PermitterFunc(func(_ context.Context, req Perm
 	return permissions.Decision{Behavior: permissions.Allow}
 })
 
-// HookEvent is the input of a tool hook (PARITY §10).
+// HookEvent is the input of a tool hook (docs/tools.md §10).
 type HookEvent struct {
 	Tool  tools.Tool
 	Name  string // the name the tool is registered under

@@ -9,7 +9,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Anchors are the directories path specifiers are relative to (PARITY §9):
+// Anchors are the directories path specifiers are relative to (docs/tools.md §9):
 // `//abs` is absolute, `~/p` is under Home, `/p` is under Root (the
 // project the settings file belongs to), and `p` or `./p` is under Cwd.
 type Anchors struct {

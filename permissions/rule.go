@@ -8,7 +8,7 @@ import (
 // Rule is one permission rule as written in settings: `Tool` for the whole
 // tool, or `Tool(specifier)` for some of its calls.
 //
-// What a specifier means depends on the tool (PARITY §9): a command pattern
+// What a specifier means depends on the tool (docs/tools.md §9): a command pattern
 // for Bash, a gitignore-style path pattern for Read and Edit (and any tool
 // given paths), `domain:host` for WebFetch, and `param:value` for any input
 // field the tool has. The specifier is kept as written and interpreted when

@@ -28,7 +28,7 @@ type File struct {
 	Hooks map[string]json.RawMessage `json:"hooks"`
 }
 
-// HookMatcher is one entry of a hook event's list (PARITY §10).
+// HookMatcher is one entry of a hook event's list (docs/tools.md §10).
 type HookMatcher struct {
 	// Matcher selects tools: empty or "*" for all, a name, an `a|b` list,
 	// or a regular expression.

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// commandPattern is a compiled Bash specifier (PARITY §9): an exact
+// commandPattern is a compiled Bash specifier (docs/tools.md §9): an exact
 // command, or `*` wildcards anywhere. `cmd *` keeps a word boundary and also
 // matches `cmd` alone; a trailing `:*` means the same as ` *`. `\*` is a
 // literal star and `\\` a literal backslash.

@@ -1,6 +1,6 @@
 // Package hooks is agent-mcp's orchestrator.Hooks: it runs the command
 // hooks of the settings' PreToolUse and PostToolUse lists around every
-// tool call, with Claude Code's JSON contract (PARITY §10).
+// tool call, with Claude Code's JSON contract (docs/tools.md §10).
 //
 // Each hook whose matcher selects the tool runs as `sh -c COMMAND` in the
 // session's current directory, in its own process group, with the event

@@ -23,7 +23,7 @@ import (
 //go:embed ls.md
 var lsDescription string
 
-// LSMaxEntries caps how many entries one LS lists (PARITY §4).
+// LSMaxEntries caps how many entries one LS lists (docs/tools.md §4).
 const LSMaxEntries = 1000
 
 // LSInput is LS's input.

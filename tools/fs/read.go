@@ -25,7 +25,7 @@ import (
 //go:embed read.md
 var readDescription string
 
-// Read's limits (PARITY §2).
+// Read's limits (docs/tools.md §2).
 const (
 	// ReadDefaultLimit is how many lines a Read returns without a limit.
 	ReadDefaultLimit = 2000

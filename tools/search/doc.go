@@ -7,7 +7,7 @@
 //   - walk.go: the walker shared by both tools. Directory listings are read
 //     in parallel ahead of the consumer, but files come out in one
 //     deterministic order (depth first, names sorted bytewise), which is
-//     the "sorted by path" order of PARITY §6.
+//     the "sorted by path" order of docs/tools.md §6.
 //   - ignore.go: .gitignore (nested, with negations), .ignore,
 //     .git/info/exclude and the user's global excludes, with ripgrep's
 //     precedence. The rules are compiled here on top of doublestar rather
@@ -23,7 +23,7 @@
 //     files, finds line boundaries only around matches, handles context and
 //     multiline, and stops early when only the file name is wanted.
 //   - printer.go: merges per-file results in order into the text formats of
-//     PARITY §6, keeping only the requested page in memory while counting
+//     docs/tools.md §6, keeping only the requested page in memory while counting
 //     everything for the totals.
 //   - grep.go, glob.go: the tools themselves, descriptions in grep.md and
 //     glob.md.

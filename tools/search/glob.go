@@ -23,7 +23,7 @@ import (
 //go:embed glob.md
 var globDescription string
 
-// Glob's limits (PARITY §5).
+// Glob's limits (docs/tools.md §5).
 const (
 	// GlobMaxResults is how many paths Glob returns at most.
 	GlobMaxResults = 100

@@ -20,7 +20,7 @@ import (
 //go:embed grep.md
 var grepDescription string
 
-// Grep's limits and defaults (PARITY §1, §6).
+// Grep's limits and defaults (docs/tools.md §1, §6).
 const (
 	// GrepMaxResultSizeChars is Grep's result budget.
 	GrepMaxResultSizeChars = 20_000

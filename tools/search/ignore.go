@@ -22,7 +22,7 @@ const (
 	keepIt
 )
 
-// vcsDirs are never walked, by either tool (PARITY §6).
+// vcsDirs are never walked, by either tool (docs/tools.md §6).
 var vcsDirs = map[string]bool{".git": true, ".svn": true, ".hg": true, ".bzr": true, ".jj": true, ".sl": true}
 
 // rule is one compiled line of an ignore file (or one override glob).

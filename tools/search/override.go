@@ -6,7 +6,7 @@ import (
 )
 
 // splitGlobParam splits Grep's glob parameter into patterns: on white
-// space, and on commas inside a piece that has no braces (PARITY §6).
+// space, and on commas inside a piece that has no braces (docs/tools.md §6).
 func splitGlobParam(s string) []string {
 	var out []string
 	for _, piece := range strings.Fields(s) {

@@ -30,7 +30,7 @@ const (
 	// binarySniff is how much of a file's start is checked for NUL bytes:
 	// one there means the file is binary and is skipped, as ripgrep does.
 	binarySniff = 64 << 10
-	// maxLineChars: longer lines are replaced by a marker (PARITY §6).
+	// maxLineChars: longer lines are replaced by a marker (docs/tools.md §6).
 	maxLineChars = 500
 )
 

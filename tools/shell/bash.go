@@ -22,7 +22,7 @@ import (
 //go:embed bash.md
 var bashDescription string
 
-// Bash's limits (PARITY §7).
+// Bash's limits (docs/tools.md §7).
 const (
 	// BashDefaultTimeoutMS is a command's timeout when none is given.
 	BashDefaultTimeoutMS = 120_000

@@ -1,6 +1,6 @@
 // Package shell holds the shell tools: Bash, which runs a command line,
 // and TaskOutput and TaskStop, which follow and end the background tasks
-// Bash leaves running (PARITY §7).
+// Bash leaves running (docs/tools.md §7).
 //
 // Every command is a [Task] of the session's task [Manager] (kept in the
 // session's slot): `bash -c` in its own process group, stdin /dev/null,

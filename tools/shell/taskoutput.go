@@ -18,7 +18,7 @@ import (
 //go:embed taskoutput.md
 var taskOutputDescription string
 
-// TaskOutput's limits (PARITY §7).
+// TaskOutput's limits (docs/tools.md §7).
 const (
 	// TaskOutputDefaultTimeoutMS is how long a blocking TaskOutput waits.
 	TaskOutputDefaultTimeoutMS = 30_000

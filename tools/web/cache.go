@@ -7,7 +7,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-// Cache bounds (PARITY §8: responses are kept for 15 minutes).
+// Cache bounds (docs/tools.md §8: responses are kept for 15 minutes).
 const (
 	// CacheTTL is how long a fetched page is reused within a session.
 	CacheTTL = 15 * time.Minute

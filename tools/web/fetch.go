@@ -21,7 +21,7 @@ var webFetchDescription string
 
 // WebFetch's limits.
 const (
-	// FetchMaxResultSizeChars is WebFetch's result budget (PARITY §1).
+	// FetchMaxResultSizeChars is WebFetch's result budget (docs/tools.md §1).
 	FetchMaxResultSizeChars = 50_000
 	// FetchPageChars is how much Markdown one call returns when no model
 	// applies the prompt; offset pages through the rest.
@@ -419,5 +419,5 @@ func (f *fetcher) readPage(fctx, ctx context.Context, u *url.URL, resp *http.Res
 	return p, nil
 }
 
-// sizeText formats a byte count as PARITY §1 does.
+// sizeText formats a byte count as docs/tools.md §1 does.
 func sizeText(n int) string { return tools.FormatSize(int64(n)) }
