@@ -118,21 +118,34 @@ func guardLines(in io.Reader, pw *io.PipeWriter, out *lockedWriter, max int, dra
 }
 
 // readLine reads one line without its newline; a line over max bytes is
-// skipped whole and reported as tooLong.
+// skipped whole and reported as tooLong. The line is gathered in pieces
+// and joined once, into a slice with room for the newline put back when
+// it is passed on: a long line (a Write's content) is copied twice, not
+// the five times growing one slice would take.
 func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	var pieces [][]byte
+	n := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > max+1 {
-				tooLong, line = true, nil
+			if n+len(chunk) > max+1 {
+				tooLong, pieces = true, nil
 			} else {
-				line = append(line, chunk...)
+				pieces = append(pieces, bytes.Clone(chunk))
+				n += len(chunk)
 			}
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
+		if tooLong {
+			return nil, true, err
+		}
+		line = make([]byte, 0, n+1)
+		for _, p := range pieces {
+			line = append(line, p...)
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), false, err
 	}
 }
 
@@ -141,14 +154,17 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 // request (nil for notifications and responses). Batches (arrays)
 // pass through to the SDK, which knows which protocol versions allow them.
 func checkMessage(line []byte) (id json.RawMessage, code int, msg string) {
-	var probe any
-	if err := json.Unmarshal(line, &probe); err != nil {
+	// Checked without building the message (a Write's content would be
+	// copied twice more): valid JSON, then its first byte says its kind.
+	if !json.Valid(line) {
+		var probe any
+		err := json.Unmarshal(line, &probe) // for the error's wording
 		return nil, -32700, fmt.Sprintf("Parse error: the line is not valid JSON (%v); it was ignored", err)
 	}
-	switch probe.(type) {
-	case []any:
+	switch bytes.TrimLeft(line, " \t\r\n")[0] {
+	case '[':
 		return nil, 0, ""
-	case map[string]any:
+	case '{':
 	default:
 		return nil, -32600, "Invalid Request: a JSON-RPC message must be a JSON object"
 	}
