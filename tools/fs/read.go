@@ -33,8 +33,6 @@ const (
 	ReadMaxWholeFileBytes = 262144
 	// ReadMaxTokens caps a Read's text, estimated as characters / 4.
 	ReadMaxTokens = 25000
-	// readMaxImageBytes bounds an image returned inline.
-	readMaxImageBytes = 20 << 20
 	// binarySniffBytes is how much of a file is checked for NUL bytes.
 	binarySniffBytes = 8192
 	// readFullScanMaxBytes is the largest file a ranged Read scans to its
@@ -72,6 +70,8 @@ type ReadFileInfo struct {
 	StartPage  int `json:"startPage,omitempty"`
 	NumPages   int `json:"numPages,omitempty"`
 	TotalPages int `json:"totalPages,omitempty"`
+	// Dimensions are an image's size as found and as returned.
+	Dimensions *ImageDimensions `json:"dimensions,omitempty"`
 }
 
 // Read returns the Read tool.
@@ -141,7 +141,7 @@ func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.P
 	defer f.Close()
 	switch {
 	case isImage:
-		return readImage(f, abs, mime, info, uc)
+		return readImage(ctx, f, abs, mime, info, uc)
 	case ext == ".ipynb":
 		return readNotebook(f, abs, info, uc)
 	case ext == ".pdf":
@@ -427,27 +427,6 @@ func decodeUTF16(raw []byte, bigEndian bool) string {
 		}
 	}
 	return string(utf16.Decode(u))
-}
-
-var imageTypes = map[string]string{
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
-	".gif": "image/gif", ".webp": "image/webp",
-}
-
-// readImage returns the image file f (abs is its path) inline.
-func readImage(f *os.File, abs, mime string, info fs.FileInfo, uc *tools.UseContext) (*tools.Result, error) {
-	if info.Size() > readMaxImageBytes {
-		return nil, fmt.Errorf("image %s is %s, more than the %s that can be returned", abs, tools.FormatSize(info.Size()), tools.FormatSize(readMaxImageBytes))
-	}
-	data, err := readAll(f, info.Size())
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %w", abs, err)
-	}
-	uc.Session.RecordFile(abs, tools.FileState{Fingerprint: sha256.Sum256(data), ModTime: info.ModTime(), Size: info.Size()})
-	return &tools.Result{
-		Output: ReadOutput{Type: "image", File: ReadFileInfo{FilePath: abs, MIMEType: mime, Size: info.Size()}},
-		Extra:  []tools.Content{{Kind: tools.ImageContent, MIMEType: mime, Data: data}},
-	}, nil
 }
 
 // binaryExtensions are refused without opening the file.

@@ -124,7 +124,7 @@ func TestRead(t *testing.T) {
 	})
 	t.Run("image_returns_image_block", func(t *testing.T) {
 		h := newHarness(t)
-		png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+		png := encodePNG(t, gradient(4, 3))
 		h.put("pic.png", png)
 		res := h.read("pic.png")
 		if len(res.Extra) != 1 || res.Extra[0].Kind != tools.ImageContent || res.Extra[0].MIMEType != "image/png" || string(res.Extra[0].Data) != png {
