@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/draw"
 	"io"
 	"os"
 	"path/filepath"
@@ -148,6 +149,9 @@ func (e *Engine) Start(ctx context.Context) error {
 // and every later call fails with ctx's error. r must stay readable
 // until Close.
 func (e *Engine) Open(ctx context.Context, r io.ReadSeeker, size int64) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
 	pool, err := e.init()
 	if err != nil {
 		return nil, err
@@ -177,6 +181,10 @@ func (e *Engine) Open(ctx context.Context, r io.ReadSeeker, size int64) (*Docume
 		return nil, d.fail(err)
 	}
 	d.pages = count.PageCount
+	if ctx.Err() != nil {
+		d.Close()
+		return nil, context.Cause(ctx)
+	}
 	return d, nil
 }
 
@@ -321,18 +329,20 @@ func (d *Document) Render(i, maxSide, dpi int) (image.Image, error) {
 	src := out.Result.RenderedImage
 	b := src.Bounds()
 	img := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	for y := 0; y < b.Dy(); y++ {
-		for x := 0; x < b.Dx(); x++ {
-			r, g, bl, a := src.At(b.Min.X+x, b.Min.Y+y).RGBA()
-			// Composite over white.
-			inv := 0xffff - a
-			o := img.PixOffset(x, y)
-			img.Pix[o] = uint8((r + inv) >> 8)
-			img.Pix[o+1] = uint8((g + inv) >> 8)
-			img.Pix[o+2] = uint8((bl + inv) >> 8)
-			img.Pix[o+3] = 0xff
+	if rgba, ok := src.(*image.RGBA); ok {
+		// Premultiplied: over white, each channel gains 255 - alpha.
+		for y := 0; y < b.Dy(); y++ {
+			from := rgba.Pix[rgba.PixOffset(b.Min.X, b.Min.Y+y):][:4*b.Dx()]
+			to := img.Pix[img.PixOffset(0, y):][:4*b.Dx()]
+			for x := 0; x < len(from); x += 4 {
+				inv := 255 - from[x+3]
+				to[x], to[x+1], to[x+2], to[x+3] = from[x]+inv, from[x+1]+inv, from[x+2]+inv, 255
+			}
 		}
+		return img, nil
 	}
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	draw.Draw(img, img.Bounds(), src, b.Min, draw.Over)
 	return img, nil
 }
 

@@ -115,7 +115,12 @@ func downscale(img image.Image, format string) ([]byte, string, error) {
 	for {
 		w, h := max(int(float64(b.Dx())*scale+0.5), 1), max(int(float64(b.Dy())*scale+0.5), 1)
 		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		xdraw.CatmullRom.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
+		if scale == 1 {
+			// Too many bytes at a size that fits: re-encoded as it is first.
+			xdraw.Draw(dst, dst.Bounds(), img, b.Min, xdraw.Src)
+		} else {
+			xdraw.CatmullRom.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
+		}
 		var out bytes.Buffer
 		mime := "image/png"
 		if format == "jpeg" {

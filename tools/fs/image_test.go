@@ -82,8 +82,8 @@ func TestReadImage(t *testing.T) {
 	}
 	small := encodePNG(t, gradient(300, 200))
 	h.put("small.png", small)
-	h.put("wide.png", encodePNG(t, gradient(3000, 1500)))
-	h.put("tall.jpg", encodeJPEG(t, gradient(500, 4000)))
+	h.put("wide.png", encodePNG(t, gradient(2400, 300)))
+	h.put("tall.jpg", encodeJPEG(t, gradient(100, 2400)))
 	h.put("anim.gif", animated.String())
 	h.put("wide.webp", string(webp))
 	h.put("noisy.png", encodePNG(t, noise(1200, 1200, 255)))
@@ -99,8 +99,8 @@ func TestReadImage(t *testing.T) {
 	}{
 		{"small.png", "image/png", 300, 200, 300, 200, nil},
 		{"photo.png", "image/jpeg", 64, 48, 64, 48, nil}, // the content's type, not the name's
-		{"wide.png", "image/png", 2000, 1000, 3000, 1500, []string{"scaled down from 3000x1500 px", "to 2000x1000 px", "2000 px"}},
-		{"tall.jpg", "image/jpeg", 250, 2000, 500, 4000, []string{"500x4000", "250x2000", "image/jpeg"}},
+		{"wide.png", "image/png", 2000, 250, 2400, 300, []string{"scaled down from 2400x300 px", "to 2000x250 px", "2000 px"}},
+		{"tall.jpg", "image/jpeg", 83, 2000, 100, 2400, []string{"100x2400", "83x2000", "image/jpeg"}},
 		{"anim.gif", "image/png", 2000, 80, 2500, 100, []string{"2500x100", "first frame"}},
 		{"wide.webp", "image/png", 2000, 100, 2400, 120, []string{"2400x120", "2000x100"}},
 		// Over the byte limit at a size within the pixel limit: an opaque
