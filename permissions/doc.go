@@ -15,8 +15,13 @@
 // [Locations]); [Confinement], [ResolvePath] and [OpenFile] (working
 // directories checked component by component after resolving symlinks,
 // and opened through os.Root so the check and the open cannot be raced
-// apart); [Protected] paths. Package orchestrator/permit combines them
-// into the decision for a call.
+// apart); [Protected] paths and [ProtectedPaths] (the one list, which the
+// Bash sandbox reads too); [DecidePolicy] (the session's starting mode and
+// whether the host's confirmation is trusted); [Trust] and [Trusted]
+// (workspaces whose own settings may widen permissions);
+// [CommandLine.Accesses] (the paths a Bash line touches, resolved where it
+// will run). Package orchestrator/permit combines them into the decision
+// for a call.
 //
 // This package depends on nothing else in agent-mcp: permissions ← tools ←
 // orchestrator ← server/main.

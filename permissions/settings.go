@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -61,6 +62,9 @@ type Locations struct {
 	Project string
 	// Extra are --settings values: a file path, or a JSON object.
 	Extra []string
+	// TrustProject trusts the project's own settings (--trust-project)
+	// as if the operator had run `agent-mcp trust` on it.
+	TrustProject bool
 }
 
 // DefaultLocations are the standard places for project: ~/.claude (or
@@ -96,6 +100,9 @@ type Settings struct {
 	// (`provider/name`; a bare name is an Anthropic model); empty when
 	// none did.
 	Model string
+	// Ignored says, one sentence each, which entries of the workspace's
+	// own settings were left out because the workspace is not trusted.
+	Ignored []string
 }
 
 // Load reads and merges the settings at loc, lowest precedence first: the
@@ -107,20 +114,42 @@ type Settings struct {
 // parse, is an error naming the file.
 func Load(loc Locations) (*Settings, error) {
 	s := &Settings{Rules: &RuleSet{}, Home: loc.Home}
-	type source struct{ name, root string }
+	type source struct {
+		name, root string
+		// workspace marks the project's own files: a cloned repository
+		// may narrow permissions with them, but widens them only once
+		// trusted.
+		workspace bool
+	}
 	var files []source
+	userFile := ""
 	if claude := loc.ClaudeDir; claude != "" {
-		files = append(files, source{filepath.Join(claude, "settings.json"), loc.Home})
+		userFile = filepath.Join(claude, "settings.json")
 	} else if loc.Home != "" {
-		files = append(files, source{filepath.Join(loc.Home, ".claude", "settings.json"), loc.Home})
+		userFile = filepath.Join(loc.Home, ".claude", "settings.json")
+	}
+	if userFile != "" {
+		files = append(files, source{userFile, loc.Home, false})
 	}
 	if loc.ConfigDir != "" {
-		files = append(files, source{filepath.Join(loc.ConfigDir, "settings.json"), loc.Project})
+		files = append(files, source{filepath.Join(loc.ConfigDir, "settings.json"), loc.Project, false})
 	}
+	trusted := loc.TrustProject
 	if loc.Project != "" {
-		files = append(files,
-			source{filepath.Join(loc.Project, ".claude", "settings.json"), loc.Project},
-			source{filepath.Join(loc.Project, ".claude", "settings.local.json"), loc.Project})
+		if !trusted {
+			t, err := Trusted(loc.ConfigDir, loc.Project)
+			if err != nil {
+				return nil, fmt.Errorf("reading settings: %w", err)
+			}
+			trusted = t
+		}
+		for _, n := range []string{"settings.json", "settings.local.json"} {
+			p := filepath.Join(loc.Project, ".claude", n)
+			if p == userFile {
+				continue // the project is the home directory: read once, as the user's
+			}
+			files = append(files, source{p, loc.Project, !trusted})
+		}
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f.name)
@@ -130,13 +159,13 @@ func Load(loc Locations) (*Settings, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading settings: %w", err)
 		}
-		if err := s.merge(f.name, f.root, loc, data); err != nil {
+		if err := s.merge(f.name, f.root, loc, data, f.workspace); err != nil {
 			return nil, err
 		}
 	}
 	for _, e := range loc.Extra {
 		if t := strings.TrimSpace(e); strings.HasPrefix(t, "{") {
-			if err := s.merge("--settings", loc.Project, loc, []byte(t)); err != nil {
+			if err := s.merge("--settings", loc.Project, loc, []byte(t), false); err != nil {
 				return nil, err
 			}
 			continue
@@ -145,7 +174,7 @@ func Load(loc Locations) (*Settings, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--settings: %w", err)
 		}
-		if err := s.merge(e, loc.Project, loc, data); err != nil {
+		if err := s.merge(e, loc.Project, loc, data, false); err != nil {
 			return nil, err
 		}
 	}
@@ -153,12 +182,16 @@ func Load(loc Locations) (*Settings, error) {
 }
 
 // merge adds one source's settings; root anchors its `/path` rules and
-// relative directories.
-func (s *Settings) merge(name, root string, loc Locations, data []byte) error {
+// relative directories. untrusted leaves out what would widen
+// permissions (see [Settings.Ignored]).
+func (s *Settings) merge(name, root string, loc Locations, data []byte, untrusted bool) error {
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil {
 		return fmt.Errorf("settings %s: not valid settings JSON: %w", name, err)
+	}
+	if untrusted {
+		s.dropWidening(name, loc.Project, &f)
 	}
 	s.Sources = append(s.Sources, name)
 	anchors := Anchors{Home: loc.Home, Root: root, Cwd: loc.Project}
@@ -201,6 +234,35 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte) error {
 		*ev.dst = append(*ev.dst, matchers...)
 	}
 	return nil
+}
+
+// dropWidening removes from an untrusted workspace file f what would
+// widen permissions (allow rules, a defaultMode other than default or
+// plan, additionalDirectories, hooks), noting each in s.Ignored. Deny and
+// ask rules stay: they only narrow.
+func (s *Settings) dropWidening(name, project string, f *File) {
+	why := fmt.Sprintf("the workspace %s is not trusted (run `agent-mcp trust %s`, or start with --trust-project)", project, project)
+	if n := len(f.Permissions.Allow); n > 0 {
+		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored %d allow rule(s) %q: %s", name, n, f.Permissions.Allow, why))
+		f.Permissions.Allow = nil
+	}
+	if m := f.Permissions.DefaultMode; m != "" && m != string(ModeDefault) && m != string(ModePlan) {
+		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored defaultMode %q: %s", name, m, why))
+		f.Permissions.DefaultMode = ""
+	}
+	if d := f.Permissions.AdditionalDirectories; len(d) > 0 {
+		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored additionalDirectories %q: %s", name, d, why))
+		f.Permissions.AdditionalDirectories = nil
+	}
+	if len(f.Hooks) > 0 {
+		events := make([]string, 0, len(f.Hooks))
+		for e := range f.Hooks {
+			events = append(events, e)
+		}
+		slices.Sort(events)
+		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored hooks (%s): %s", name, strings.Join(events, ", "), why))
+		f.Hooks = nil
+	}
 }
 
 // AddRules parses and adds rules of behavior b from source.

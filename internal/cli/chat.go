@@ -172,6 +172,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if err != nil {
 		return nil, err
 	}
+	perm.logIgnored(logger)
 	env.perm = perm
 	env.model = f.model
 	if env.model == "" {

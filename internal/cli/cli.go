@@ -23,6 +23,7 @@ func commands() []command {
 		{"serve", "serve the tools over MCP (stdio, or streamable HTTP with --http)", cmdServe},
 		{"chat", "run the bundled coding agent in the terminal, or once with -p PROMPT", cmdChat},
 		{"tools", "list the tool pool with input schemas and annotations", cmdTools},
+		{"trust", "trust a directory's own settings to widen permissions (allow rules, modes, hooks)", cmdTrust},
 		{"version", "print the version", cmdVersion},
 	}
 }

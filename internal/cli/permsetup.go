@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,8 @@ type permissionFlags struct {
 	// strict says nobody but agent-mcp confirms calls (chat), so the
 	// trusting-host policy never applies (permissions.DecidePolicy).
 	strict bool
+	// trustProject trusts the project's own settings (--trust-project).
+	trustProject bool
 
 	loaded        *permissionSetup
 	loadedProject string
@@ -30,6 +33,7 @@ func (p *permissionFlags) add(fs *flag.FlagSet) {
 	fs.Var(&p.settings, "settings", "a settings file (or a JSON object) read after the standard ones (repeatable)")
 	fs.Var(&p.allowedTools, "allowed-tools", `permission rules to allow, comma or space separated, e.g. "Read,Bash(git log *)" (repeatable)`)
 	fs.Var(&p.disallowedTools, "disallowed-tools", `permission rules to deny, comma or space separated, e.g. "WebFetch,Bash(rm *)" (repeatable)`)
+	fs.BoolVar(&p.trustProject, "trust-project", false, "let the project's own .claude settings widen permissions (allow rules, defaultMode, additionalDirectories, hooks) without `agent-mcp trust`")
 }
 
 // permissionSetup is what the settings and flags make of permissions.
@@ -53,6 +57,7 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 	}
 	loc := permissions.DefaultLocations(project)
 	loc.Extra = p.settings
+	loc.TrustProject = p.trustProject
 	s, err := permissions.Load(loc)
 	if err != nil {
 		return nil, err
@@ -105,6 +110,14 @@ func (s *permissionSetup) wire(p *orchestrator.Pipeline) {
 	p.Permit = s.permit
 	if s.hooks != nil {
 		p.Hooks = s.hooks
+	}
+}
+
+// logIgnored reports, once, the workspace settings left out because the
+// workspace is not trusted.
+func (s *permissionSetup) logIgnored(logger *slog.Logger) {
+	for _, msg := range s.settings.Ignored {
+		logger.Warn("workspace settings ignored", "detail", msg)
 	}
 }
 

@@ -111,6 +111,7 @@ func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeli
 	if err != nil {
 		return nil, err
 	}
+	perm.logIgnored(logger)
 	toolOpts, err := w.toolOptions()
 	if err != nil {
 		return nil, err

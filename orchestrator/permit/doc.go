@@ -24,10 +24,14 @@
 //     allow meets everything but a Bash line that cannot be checked
 //     against the deny rules.
 //
-// Config.TrustHost is the policy of `serve` with no settings at all: MCP
-// hosts confirm calls themselves, so everything inside the working
-// directories runs, and only what is outside, protected, or cannot be
-// analysed is asked about.
+// Config.TrustHost is the policy of `serve` when no mode is given
+// (permissions.DecidePolicy): MCP hosts confirm calls themselves, so
+// everything inside the working directories runs, and only what is
+// outside, protected, under an ask rule, or cannot be analysed is asked
+// about. A Bash line's paths (redirections, known programs' arguments,
+// after its cd) are judged like a Read's or Write's; a path only known
+// when the line runs is always asked about, and refused in
+// bypassPermissions mode when it is written.
 //
 // What it is not: it does not run hooks (package hooks does) and does not
 // read settings files (package permissions does).
