@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,11 +32,25 @@ func (s *screen) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
+// String is what was written with the terminal's escape sequences (colours,
+// cursor moves) taken out: the text a reader sees, as far as a test needs.
 func (s *screen) String() string {
+	return backspaced.ReplaceAllString(escapes.ReplaceAllString(s.Raw(), ""), "")
+}
+
+// backspaced matches a character the cursor moved back over (to draw the
+// next one there).
+var backspaced = regexp.MustCompile(`.\x08`)
+
+// Raw is what was written, escape sequences and all.
+func (s *screen) Raw() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// escapes matches CSI, OSC and two-byte escape sequences.
+var escapes = regexp.MustCompile(`\x1b(?:\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78MDEHc])`)
 
 // ptyWait bounds each wait for the program, so a hang fails the test
 // instead of stalling the run; it is not a speed requirement.

@@ -76,7 +76,10 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			"(or on stdin) for scripts. Models: --model anthropic/NAME (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL),\n"+
 			"openai/NAME (OPENAI_API_KEY, OPENAI_BASE_URL), ollama/, lmstudio/, vllm/, llamacpp/, openrouter/NAME,\n"+
 			"or PROVIDER/NAME with --base-url. Upstream MCP servers come from .mcp.json, the user config\n"+
-			"and --mcp-config. Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted, 143 terminated.", stdout, stderr)
+			"and --mcp-config. In a terminal: Enter sends, Ctrl-J/Alt-Enter or a trailing \\ adds a line, ↑/↓ history,\n"+
+			"Tab completes @path, Esc/Ctrl-C cancels the turn; /help lists the commands (/model, /compact, /cost, ...).\n"+
+			"Plain lines when stdout is not a terminal, TERM=dumb or NO_COLOR is set.\n"+
+			"Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted, 143 terminated.", stdout, stderr)
 	var f chatFlags
 	f.w.add(fs.FlagSet)
 	f.w.perm.strict = true
@@ -140,16 +143,17 @@ func parseInterspersed(fs *cmdFlags, args []string) ([]string, error) {
 
 // chatEnv is everything a chat needs, built from the flags.
 type chatEnv struct {
-	llm      llm.Model
-	model    string // provider/name as given
-	session  *tools.Session
-	pipeline *orchestrator.Pipeline
-	mcp      *upstream.Manager
-	perm     *permissionSetup
-	store    *agent.Store
-	conv     *agent.Conversation
-	history  []llm.Message
-	agentCfg agent.Config
+	retryUnit time.Duration
+	llm       llm.Model
+	model     string // provider/name as given
+	session   *tools.Session
+	pipeline  *orchestrator.Pipeline
+	mcp       *upstream.Manager
+	perm      *permissionSetup
+	store     *agent.Store
+	conv      *agent.Conversation
+	history   []llm.Message
+	agentCfg  agent.Config
 }
 
 func (e *chatEnv) close() {
@@ -188,6 +192,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if err != nil {
 		return nil, err
 	}
+	env.retryUnit = retryUnit
 	env.llm, err = providers.New(providers.Options{Model: env.model, BaseURL: f.baseURL, MaxRetries: -1, RetryUnit: retryUnit})
 	if err != nil {
 		return nil, err
@@ -387,6 +392,23 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 	return nil
 }
 
+// newChatUI is the full terminal UI when stdin and stdout are a terminal
+// that takes colours (TERM is not dumb, NO_COLOR is unset), else plain
+// lines.
+func newChatUI(stdout io.Writer) *term.UI {
+	out, ok := stdout.(*os.File)
+	if !ok || !xterm.IsTerminal(int(os.Stdin.Fd())) || !xterm.IsTerminal(int(out.Fd())) ||
+		os.Getenv("TERM") == "dumb" || os.Getenv("NO_COLOR") != "" {
+		return term.New(os.Stdin, stdout)
+	}
+	cwd, _ := os.Getwd()
+	opts := term.FullOptions{Cwd: func() string { return cwd }}
+	if dir, err := agent.DefaultStateDir(); err == nil {
+		opts.HistoryFile = term.HistoryPath(dir, cwd)
+	}
+	return term.NewFull(os.Stdin, out, opts)
+}
+
 // runInteractive runs the terminal chat.
 func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer) error {
 	// Ctrl-C cancels a turn, not the program: handle SIGINT here and keep
@@ -407,7 +429,8 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		case <-base.Done():
 		}
 	}()
-	ui := term.New(os.Stdin, stdout)
+	ui := newChatUI(stdout)
+	defer ui.Close()
 	logger := chatLogger(stderr)
 	env, err := setupChat(base, f, ui, logger, stderr)
 	if err != nil {
@@ -426,6 +449,15 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 	}
 	repl := &term.REPL{
 		UI: ui, Agent: a, Session: env.session, Model: env.model, Servers: env.mcp.Status, Interrupts: interrupts,
+		NewModel: func(spec string) (llm.Model, error) {
+			// --base-url belongs to the provider it was given with.
+			base := f.baseURL
+			p0, _, _ := providers.SplitModel(env.model)
+			if p1, _, err := providers.SplitModel(spec); err != nil || p1 != p0 {
+				base = ""
+			}
+			return providers.New(providers.Options{Model: spec, BaseURL: base, MaxRetries: -1, RetryUnit: env.retryUnit})
+		},
 		Permissions: func() string {
 			s := env.perm.settings
 			var b strings.Builder

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
@@ -115,6 +116,19 @@ func (a *Agent) Usage() llm.Usage {
 	return a.usage
 }
 
+// SetModel switches the model for the calls that follow (/model).
+func (a *Agent) SetModel(m llm.Model) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.Model = m
+}
+
+func (a *Agent) model() llm.Model {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.Model
+}
+
 // Pipeline is the pipeline the agent runs calls through.
 func (a *Agent) Pipeline() *orchestrator.Pipeline { return a.cfg.Pipeline }
 
@@ -148,6 +162,7 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{}
+	compacted := false
 	for {
 		if a.cfg.MaxTurns > 0 && res.Turns >= a.cfg.MaxTurns {
 			return res, fmt.Errorf("%w (%d)", ErrMaxTurns, a.cfg.MaxTurns)
@@ -162,6 +177,17 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 		}
 		res.Turns++
 		resp, outs, err := a.step(ctx)
+		if errors.Is(err, llm.ErrContextTooLong) && !compacted && ctx.Err() == nil {
+			// Once per run: make room and make the call again.
+			compacted = true
+			changed, cerr := a.compactForRetry(ctx)
+			if cerr != nil {
+				a.cfg.Logger.Warn("compacting after a context-length error", "err", cerr)
+			}
+			if changed {
+				resp, outs, err = a.step(ctx)
+			}
+		}
 		if resp != nil {
 			res.Usage = res.Usage.Add(resp.Usage)
 			res.Stop = resp.Stop
@@ -174,10 +200,17 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 			return res, nil
 		}
 		if ctx.Err() != nil {
+			// The tools' results end the conversation: an assistant turn
+			// follows, so the next prompt does not make two user messages
+			// in a row.
+			_ = a.append(llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text(InterruptedMarker)}})
 			return res, ctx.Err()
 		}
 	}
 }
+
+// InterruptedMarker ends an assistant turn the user interrupted.
+const InterruptedMarker = "[Interrupted by the user]"
 
 // step makes one model call and runs its tool calls. It returns the
 // outcomes (none when the model ended its turn).
@@ -188,19 +221,42 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 		Start: a.cfg.Events.ToolStart, Progress: a.cfg.Events.ToolProgress, End: a.cfg.Events.ToolEnd,
 	})
 	var seen int
+	var partial strings.Builder
 	h := llm.Handler{
-		OnText:  a.cfg.Events.Text,
-		OnRetry: a.cfg.Events.Retry,
+		OnText: func(d string) {
+			partial.WriteString(d)
+			if a.cfg.Events.Text != nil {
+				a.cfg.Events.Text(d)
+			}
+		},
+		OnRetry: func(r llm.RetryInfo) {
+			if r.Discarded {
+				partial.Reset()
+			}
+			if a.cfg.Events.Retry != nil {
+				a.cfg.Events.Retry(r)
+			}
+		},
 		OnToolUse: func(b llm.Block) {
 			seen++
 			ex.Add(orchestrator.Call{ID: b.ID, Name: b.Name, Input: b.Input})
 		},
 	}
-	resp, err := a.cfg.Model.Stream(ctx, req, h)
+	resp, err := a.model().Stream(ctx, req, h)
 	if err != nil {
 		// The response is lost: stop what it started and drop it.
 		if seen > 0 {
 			ex.Wait()
+		}
+		if ctx.Err() != nil {
+			// Interrupted: what the user saw of the reply is kept, marked.
+			text := strings.TrimSpace(partial.String())
+			if text != "" {
+				text += "\n\n"
+			}
+			if aerr := a.append(llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text(text + InterruptedMarker)}}); aerr != nil {
+				a.cfg.Logger.Warn("saving the interrupted reply", "err", aerr)
+			}
 		}
 		return nil, nil, err
 	}

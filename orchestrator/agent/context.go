@@ -116,6 +116,12 @@ func (a *Agent) clearToolResults() int {
 // prompt. It returns how many messages it replaced.
 func (a *Agent) summarise(ctx context.Context) (int, error) {
 	msgs := a.Messages()
+	return a.summariseBefore(ctx, msgs, olderHalf(msgs), "")
+}
+
+// olderHalf is where the older half of msgs ends: at a user prompt, so no
+// tool call is separated from its result; 0 when there is no such place.
+func olderHalf(msgs []llm.Message) int {
 	cut := -1
 	for i := len(msgs) / 2; i > 0; i-- {
 		if isPrompt(msgs[i]) {
@@ -131,6 +137,14 @@ func (a *Agent) summarise(ctx context.Context) (int, error) {
 			}
 		}
 	}
+	return max(cut, 0)
+}
+
+// summariseBefore replaces msgs[:cut] with a summary written by the model
+// (following instructions, if any): in front of msgs[cut], or, when cut is
+// the whole conversation, as a prompt the model acknowledges. It returns
+// how many messages it replaced.
+func (a *Agent) summariseBefore(ctx context.Context, msgs []llm.Message, cut int, instructions string) (int, error) {
 	if cut <= 0 {
 		return 0, nil
 	}
@@ -138,12 +152,15 @@ func (a *Agent) summarise(ctx context.Context) (int, error) {
 	for _, m := range msgs[:cut] {
 		renderForSummary(&transcript, m)
 	}
-	resp, err := a.cfg.Model.Stream(ctx, llm.Request{
+	ask := "Summarise this conversation between a user and a coding assistant:\n\n" + transcript.String()
+	if instructions != "" {
+		ask += "\n\nWhen summarising, follow these instructions: " + instructions
+	}
+	resp, err := a.model().Stream(ctx, llm.Request{
 		System:    summarySystem,
 		MaxTokens: 4096,
-		Messages: []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(
-			"Summarise this conversation between a user and a coding assistant:\n\n" + transcript.String())}}},
-	}, llm.Handler{})
+		Messages:  []llm.Message{{Role: llm.User, Content: []llm.Block{llm.Text(ask)}}},
+	}, llm.Handler{OnRetry: a.cfg.Events.Retry})
 	if err != nil {
 		return 0, fmt.Errorf("summarising old turns: %w", err)
 	}
@@ -154,11 +171,63 @@ func (a *Agent) summarise(ctx context.Context) (int, error) {
 	if summary == "" {
 		return 0, nil
 	}
+	if cut == len(msgs) {
+		a.SetMessages([]llm.Message{
+			{Role: llm.User, Content: []llm.Block{llm.Text(SummaryPrefix + summary)}},
+			{Role: llm.Assistant, Content: []llm.Block{llm.Text(CompactedReply)}},
+		})
+		return cut, nil
+	}
 	first := msgs[cut]
 	first.Content = append([]llm.Block{llm.Text(SummaryPrefix + summary)}, first.Content...)
 	out := append([]llm.Message{first}, msgs[cut+1:]...)
 	a.SetMessages(out)
 	return cut, nil
+}
+
+// CompactedReply is the assistant's turn after a conversation compacted
+// whole (/compact): the next prompt then follows an assistant message.
+const CompactedReply = "I have the summary of our conversation so far and will continue from it."
+
+// Compact replaces the whole conversation with a summary written by the
+// model, following instructions if given (/compact). It returns how many
+// messages the summary stands for.
+func (a *Agent) Compact(ctx context.Context, instructions string) (int, error) {
+	msgs := a.Messages()
+	if len(msgs) == 0 {
+		return 0, nil
+	}
+	n, err := a.summariseBefore(ctx, msgs, len(msgs), instructions)
+	if err != nil {
+		return 0, err
+	}
+	return n, a.persistAll()
+}
+
+// compactForRetry makes room after the model refused the request as too
+// long: old tool results cleared, the older half summarised. It reports
+// whether anything changed.
+func (a *Agent) compactForRetry(ctx context.Context) (bool, error) {
+	cleared := a.clearToolResults()
+	msgs := a.Messages()
+	// The current prompt and what followed it stay; what came before is
+	// summarised.
+	cut := 0
+	for i := len(msgs) - 1; i > 0; i-- {
+		if isPrompt(msgs[i]) {
+			cut = i
+			break
+		}
+	}
+	n, err := a.summariseBefore(ctx, msgs, cut, "")
+	if err != nil {
+		return false, err
+	}
+	if cleared == 0 && n == 0 {
+		return false, nil
+	}
+	a.notice(fmt.Sprintf("The conversation was too long for the model: cleared %d old tool result(s) and summarised %d message(s); trying again.", cleared, n))
+	return true, a.persistAll()
 }
 
 const summarySystem = "You write summaries of coding sessions so the work can continue without the full history. " +

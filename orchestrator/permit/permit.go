@@ -323,6 +323,11 @@ const (
 	ChoiceDeny         = "deny"
 )
 
+// AnswerFeedback is the optional text an asker may return with a deny
+// (chat's terminal UI: "No, and tell the model what to do instead"); it
+// goes back to the model with the refusal.
+const AnswerFeedback = "feedback"
+
 // AskSchema is the form a permission question shows: one required choice.
 func AskSchema() map[string]any {
 	return map[string]any{
@@ -372,6 +377,9 @@ func (p *Permitter) ask(ctx context.Context, req orchestrator.PermissionRequest,
 		sessionGrants(req.UC.Session).add(grant)
 		return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
 	default:
+		if fb, _ := ans.Content[AnswerFeedback].(string); strings.TrimSpace(fb) != "" {
+			return permissions.Decision{Behavior: permissions.Deny, Reason: "The user denied the call and said what to do instead: " + strings.TrimSpace(fb)}
+		}
 		return permissions.Decision{Behavior: permissions.Deny, Reason: "The user denied the call. Do not retry it; ask the user how to proceed."}
 	}
 }

@@ -47,13 +47,22 @@ import (
 func (u *UI) Ask(ctx context.Context, message string, schema map[string]any) (tools.Answer, error) {
 	u.askMu.Lock()
 	defer u.askMu.Unlock()
+	if u.full != nil && isPermissionForm(schema) {
+		return u.askPermission(ctx, message)
+	}
 	u.mu.Lock()
 	u.asking = true
-	u.endLineLocked()
-	if u.tty {
-		fmt.Fprint(u.out, "\r\x1b[K")
+	if u.full != nil {
+		u.mu.Unlock()
+		u.full.println("\n" + styleBold.Render(strings.TrimRight(message, "\n")))
+		u.mu.Lock()
+	} else {
+		u.endLineLocked()
+		if u.tty {
+			fmt.Fprint(u.out, "\r\x1b[K")
+		}
+		fmt.Fprintf(u.out, "\n%s\n", u.style("1", strings.TrimRight(message, "\n")))
 	}
-	fmt.Fprintf(u.out, "\n%s\n", u.style("1", strings.TrimRight(message, "\n")))
 	u.mu.Unlock()
 	defer func() {
 		u.mu.Lock()
@@ -343,10 +352,33 @@ func (u *UI) askField(ctx context.Context, f *field, several bool, content map[s
 	} else if f.desc != "" && f.desc != f.title {
 		fmt.Fprintf(&b, "%s\n", u.style("2", f.desc))
 	}
-	u.Printf("%s", b.String())
+	var choices []string
+	if u.full != nil && f.kind == kindChoice {
+		// The full UI offers the choices to pick with the arrow keys.
+		b.Reset()
+		for _, c := range f.choices {
+			choices = append(choices, c.title)
+		}
+		if several || f.desc != "" {
+			head := f.title
+			if f.desc != "" && f.desc != f.title {
+				head += ": " + f.desc
+			}
+			b.WriteString(u.style("1", head))
+		}
+	}
+	if b.Len() > 0 {
+		u.Printf("%s", b.String())
+	}
 	prompt := f.prompt()
 	for {
-		line, err := u.ReadLineContext(ctx, prompt)
+		var line string
+		var err error
+		if u.full != nil {
+			line, err = u.readFull(ctx, prompt, true, choices)
+		} else {
+			line, err = u.ReadLineContext(ctx, prompt)
+		}
 		switch {
 		case errors.Is(err, ErrInterruptKey):
 			u.keyInterrupt()

@@ -1,4 +1,9 @@
-// Package term is chat's terminal front end: streamed text, one line per
+// Package term is chat's terminal front end. On a terminal that takes
+// colours it is a full terminal UI ([NewFull], on bubbletea): rendered
+// Markdown, tool lines with coloured diffs and command output, a spinner
+// with elapsed time and tokens, a multi-line editor with bracketed paste,
+// history and @path completion, arrow-key permission prompts. Otherwise it
+// writes plain lines: streamed text, one line per
 // tool call with a spinner while it runs, the forms tools put to the user
 // (a tools.Asker, [UI.Ask]: permission prompts, AskUserQuestion's
 // questions, ExitPlanMode's approval), line editing with history on a

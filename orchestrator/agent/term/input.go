@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -65,6 +66,9 @@ func (u *UI) ReadLine(prompt string) (string, error) {
 // ctx's error. The abandoned read stays pending: the next read takes its
 // line, so no line the user types is lost.
 func (u *UI) ReadLineContext(ctx context.Context, prompt string) (string, error) {
+	if u.full != nil {
+		return u.readFull(ctx, prompt, prompt != "> ", nil)
+	}
 	u.readMu.Lock()
 	defer u.readMu.Unlock()
 	if u.tty {
@@ -107,6 +111,49 @@ func (u *UI) ReadLineContext(ctx context.Context, prompt string) (string, error)
 		u.pending = ch
 		if !u.tty {
 			fmt.Fprintln(u.out)
+		}
+		return "", ctx.Err()
+	}
+}
+
+// readFull reads a line in the full UI: at the prompt, or a form's answer
+// (offering choices to pick with the arrow keys). A read whose caller gave
+// up is withdrawn; what was typed stays in the editor.
+func (u *UI) readFull(ctx context.Context, prompt string, form bool, choices []string) (string, error) {
+	u.readMu.Lock()
+	defer u.readMu.Unlock()
+	f := u.full
+	if !form {
+		f.outMu.Lock()
+		f.flushLocked()
+		f.outMu.Unlock()
+	}
+	ch := f.read(prompt, form, choices)
+	select {
+	case r := <-ch:
+		if r.err == nil {
+			// What was sent stays on screen, above the reply.
+			echo := r.line
+			if i, err := strconv.Atoi(strings.TrimSpace(r.line)); err == nil && i >= 1 && i <= len(choices) {
+				echo = choices[i-1]
+			}
+			if form {
+				f.println(styleDim.Render(prompt + echo))
+			} else if strings.TrimSpace(r.line) != "" {
+				f.println(styleDim.Render("> " + strings.ReplaceAll(echo, "\n", "\n  ")))
+			}
+		}
+		return r.line, r.err
+	case <-f.done:
+		return "", io.EOF
+	case <-ctx.Done():
+		f.prog.Send(cancelReadMsg{ch: ch})
+		select {
+		case r := <-ch: // answered meanwhile
+			if r.err == nil {
+				return r.line, nil
+			}
+		default:
 		}
 		return "", ctx.Err()
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,14 @@ type REPL struct {
 	// Interrupts delivers Ctrl-C (SIGINT): it cancels the running turn,
 	// and a second one (or one at the prompt right after) exits.
 	Interrupts <-chan os.Signal
+	// NewModel makes the model named by a "provider/name" spec for /model;
+	// nil means the model cannot be switched.
+	NewModel func(spec string) (llm.Model, error)
+
+	// usage sums the tokens of each model used, by name, for /cost.
+	usage map[string]llm.Usage
+	// ctx is the session's context, for the commands that call the model.
+	ctx context.Context
 }
 
 // ErrInterrupted is returned when the user pressed Ctrl-C twice.
@@ -46,6 +55,9 @@ const helpText = `Commands:
   /permissions   the permission mode and rules
   /mode [MODE]   show or set the permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)
   /clear         start a new conversation
+  /model [SPEC]  show or switch the model (provider/name, e.g. openai/gpt-4.1)
+  /compact [INSTRUCTIONS]  replace the conversation with a summary (what to keep, optionally)
+  /cost          tokens used and their estimated price, per model
   /exit          leave (also Ctrl-D)
 Ctrl-C cancels the running turn and its tools (or a question being asked);
 a second Ctrl-C exits. Ctrl-D at an empty prompt exits too.
@@ -55,6 +67,7 @@ a second Ctrl-C exits. Ctrl-D at an empty prompt exits too.
 // row (ErrInterrupted) or the end of ctx.
 func (r *REPL) Run(ctx context.Context) error {
 	u := r.UI
+	r.ctx = ctx
 	u.Printf("agent-mcp chat · %s · %s\nType /help for commands.\n", r.Model, r.Session.Cwd())
 	// interrupted is set while the last thing the user did was Ctrl-C
 	// (cancelling a turn, or at the prompt): another one exits.
@@ -177,6 +190,7 @@ func (r *REPL) turn(ctx context.Context, prompt string) (cancelled bool, err err
 	}()
 	before := r.Agent.Usage()
 	res, err := r.Agent.Run(tctx, prompt)
+	r.count(r.Agent.Usage(), before)
 	close(done)
 	<-watched
 	r.UI.SetInterruptKey(nil)
@@ -265,8 +279,90 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		} else {
 			u.Printf("Conversation cleared.\n")
 		}
+	case "/model":
+		if len(fields) == 1 {
+			u.Printf("Model: %s\n", r.Model)
+			return false, nil
+		}
+		if r.NewModel == nil {
+			return false, errors.New("/model: this chat cannot switch models")
+		}
+		m, err := r.NewModel(fields[1])
+		if err != nil {
+			return false, fmt.Errorf("/model: %w", err)
+		}
+		r.Agent.SetModel(m)
+		r.Model = fields[1]
+		u.Printf("Model: %s (from the next request on)\n", r.Model)
+	case "/compact":
+		instructions := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
+		ctx := r.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		before := r.Agent.Usage()
+		u.Printf("%s\n", u.style("2", "Compacting the conversation…"))
+		n, err := r.Agent.Compact(ctx, instructions)
+		r.count(r.Agent.Usage(), before)
+		if err != nil {
+			return false, fmt.Errorf("/compact: %w", err)
+		}
+		if n == 0 {
+			u.Printf("Nothing to compact.\n")
+			return false, nil
+		}
+		u.Printf("Compacted %d message(s) into a summary.\n", n)
+	case "/cost":
+		u.Printf("%s", r.costReport())
 	default:
 		return false, fmt.Errorf("unknown command %s: type /help for the list", fields[0])
 	}
 	return false, nil
+}
+
+// count adds the tokens used since before to the current model's total.
+func (r *REPL) count(now, before llm.Usage) {
+	if r.usage == nil {
+		r.usage = map[string]llm.Usage{}
+	}
+	r.usage[r.Model] = r.usage[r.Model].Add(llm.Usage{
+		InputTokens: now.InputTokens - before.InputTokens, OutputTokens: now.OutputTokens - before.OutputTokens,
+		CacheReadTokens: now.CacheReadTokens - before.CacheReadTokens, CacheWriteTokens: now.CacheWriteTokens - before.CacheWriteTokens,
+	})
+}
+
+// costReport lists the tokens of each model used and, for models in the
+// price table, the estimated price.
+func (r *REPL) costReport() string {
+	if len(r.usage) == 0 {
+		return "No model calls yet.\n"
+	}
+	names := make([]string, 0, len(r.usage))
+	for n := range r.usage {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	total, priced := 0.0, false
+	for _, n := range names {
+		us := r.usage[n]
+		fmt.Fprintf(&b, "  %s: %d in, %d out", n, us.InputTokens, us.OutputTokens)
+		if us.CacheReadTokens > 0 || us.CacheWriteTokens > 0 {
+			fmt.Fprintf(&b, ", %d cache read, %d cache write", us.CacheReadTokens, us.CacheWriteTokens)
+		}
+		if p, ok := priceOf(n); ok {
+			c := (float64(us.InputTokens)*p.in + float64(us.OutputTokens)*p.out +
+				float64(us.CacheReadTokens)*p.cacheRead + float64(us.CacheWriteTokens)*p.cacheWrite) / 1e6
+			fmt.Fprintf(&b, " · about $%.4f", c)
+			total += c
+			priced = true
+		} else {
+			b.WriteString(" · no price known for this model")
+		}
+		b.WriteString("\n")
+	}
+	if priced {
+		fmt.Fprintf(&b, "Estimated total: $%.4f (list prices; the provider's bill is what counts)\n", total)
+	}
+	return b.String()
 }

@@ -42,12 +42,18 @@ type UI struct {
 	asking   bool   // a form is on screen: the spinner keeps still
 	onKey    func() // Ctrl-C typed at a form; see SetInterruptKey
 	stopSpin chan struct{}
+
+	// full, when set, is the full terminal UI that draws everything
+	// (see NewFull); the fields above about the screen are then unused.
+	full *full
 }
 
 type running struct {
 	label    string
 	progress string
 	started  time.Time
+	name     string
+	input    []byte
 }
 
 // New makes a UI reading in and writing out. Line editing, history and the
@@ -82,6 +88,15 @@ func (u *UI) style(code, s string) string {
 
 // Printf writes a line for the user, ending streamed text first.
 func (u *UI) Printf(format string, args ...any) {
+	if u.full != nil {
+		s := fmt.Sprintf(format, args...)
+		if s == "" {
+			u.full.println("")
+			return
+		}
+		u.full.println(strings.TrimSuffix(s, "\n"))
+		return
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.endLineLocked()
@@ -113,10 +128,23 @@ func (u *UI) retry(r llm.RetryInfo) {
 	if r.Discarded {
 		msg = "The reply was cut off. " + msg
 	}
+	if f := u.full; f != nil {
+		f.live.mu.Lock()
+		if r.Discarded {
+			// The retry streams the reply again.
+			f.live.text.Reset()
+		}
+		f.live.status = r.String()
+		f.live.mu.Unlock()
+	}
 	u.Printf("%s\n", u.style("33", "· "+msg))
 }
 
 func (u *UI) text(delta string) {
+	if u.full != nil {
+		u.full.text(delta)
+		return
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	fmt.Fprint(u.out, delta)
@@ -133,6 +161,16 @@ func CallLabel(name string, input []byte) string {
 }
 
 func (u *UI) toolStart(c orchestrator.Call) {
+	if f := u.full; f != nil {
+		f.outMu.Lock()
+		f.flushLocked()
+		f.outMu.Unlock()
+		f.live.mu.Lock()
+		f.live.calls[c.ID] = &running{label: CallLabel(c.Name, c.Input), started: time.Now(), name: c.Name, input: c.Input}
+		f.live.order = append(f.live.order, c.ID)
+		f.live.mu.Unlock()
+		return
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.endLineLocked()
@@ -150,9 +188,13 @@ func (u *UI) toolStart(c orchestrator.Call) {
 }
 
 func (u *UI) toolProgress(id string, p tools.ProgressUpdate) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if r := u.running[id]; r != nil {
+	calls, mu := u.running, &u.mu
+	if f := u.full; f != nil {
+		calls, mu = f.live.calls, &f.live.mu
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if r := calls[id]; r != nil {
 		r.progress = p.Message
 		if r.progress == "" && p.Total > 0 {
 			r.progress = fmt.Sprintf("%.0f/%.0f", p.Progress, p.Total)
@@ -161,6 +203,10 @@ func (u *UI) toolProgress(id string, p tools.ProgressUpdate) {
 }
 
 func (u *UI) toolEnd(out orchestrator.Outcome) {
+	if u.full != nil {
+		u.toolEndFull(out)
+		return
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	id := out.Call.ID
@@ -197,6 +243,37 @@ func (u *UI) toolEnd(out orchestrator.Outcome) {
 		close(u.stopSpin)
 		u.stopSpin = nil
 	}
+}
+
+// toolEndFull prints a finished call in the full UI: its line, its status
+// and what it changed or printed.
+func (u *UI) toolEndFull(out orchestrator.Outcome) {
+	f := u.full
+	id := out.Call.ID
+	f.live.mu.Lock()
+	label := CallLabel(out.Call.Name, out.Call.Input)
+	if r := f.live.calls[id]; r != nil {
+		label = r.label
+	}
+	delete(f.live.calls, id)
+	for i, o := range f.live.order {
+		if o == id {
+			f.live.order = append(f.live.order[:i], f.live.order[i+1:]...)
+			break
+		}
+	}
+	f.live.mu.Unlock()
+	mark := styleGreen.Render("●")
+	if out.Err != nil || out.Result != nil && out.Result.IsError {
+		mark = styleRed.Render("●")
+	}
+	status, detail := resultDetail(out)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n  ⎿ %s", mark, styleBold.Render(label), status)
+	for _, l := range detail {
+		b.WriteString("\n    " + l)
+	}
+	f.println(b.String())
 }
 
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -1,0 +1,290 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/agent-mcp/agent-mcp/internal/testmodel"
+)
+
+// The full terminal UI, driven in a pseudo-terminal as a user would: the
+// assertions are on what the screen shows (escape sequences taken out, or
+// kept where colours are the point) and on what the model server received.
+
+// tui is a chat running in a pseudo-terminal.
+type tui struct {
+	t      *testing.T
+	c      *chatRun
+	ptmx   *os.File
+	scr    *screen
+	exited chan error
+	at     int // the screen offset the next wait starts from
+}
+
+func startTUI(t *testing.T, c *chatRun, format string, srv *testmodel.Server, extra ...string) *tui {
+	t.Helper()
+	env, args := modelFlags(format, srv)
+	cmd := exec.Command(binary, append(append([]string{"chat"}, args...), extra...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(append([]string{}, c.env...), append(env, "TERM=xterm-256color")...)
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &tui{t: t, c: c, ptmx: ptmx, scr: &screen{}, exited: make(chan error, 1)}
+	go func() { u.exited <- cmd.Wait() }()
+	go func() { _, _ = io.Copy(u.scr, ptmx) }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-u.exited
+		}
+		ptmx.Close()
+	})
+	// Keys typed from now on reach the editor (and wait there for the
+	// prompt, if need be).
+	u.wait("Type /help for commands.")
+	return u
+}
+
+// wait waits for want on the screen after the last thing waited for.
+func (u *tui) wait(want string) {
+	u.t.Helper()
+	u.at = waitScreen(u.t, u.scr, u.at, want)
+}
+
+func (u *tui) keys(s string) {
+	u.t.Helper()
+	if _, err := io.WriteString(u.ptmx, s); err != nil {
+		u.t.Fatal(err)
+	}
+}
+
+// exit types /exit and waits for a clean end.
+func (u *tui) exit() {
+	u.t.Helper()
+	u.keys("/exit\r")
+	select {
+	case err := <-u.exited:
+		if err != nil {
+			u.t.Errorf("chat ended with %v:\n%s", err, u.scr.String())
+		}
+	case <-time.After(ptyWait):
+		u.t.Fatalf("chat did not exit on /exit:\n%s", u.scr.String())
+	}
+}
+
+// onScreen is a scripted wait that holds the model's stream until the
+// screen shows want.
+func onScreen(s *screen, want string) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		for !strings.Contains(s.String(), want) {
+			select {
+			case <-ctx.Done():
+				return errors.New("the screen never showed " + want)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		return nil
+	}
+}
+
+func TestChatTUI_markdown_rendered_and_spinner_before_the_first_token(t *testing.T) {
+	for _, format := range []string{"anthropic", "openai"} {
+		t.Run(format, func(t *testing.T) {
+			c := newChatRun(t)
+			reply := "## The Plan\n\nFirst **read** the file.\n\n```go\nfunc main() { fmt.Println(\"hi\") }\n```\n"
+			srv := testmodel.NewServer(t)
+			u := startTUI(t, c, format, srv)
+			// The stream stays silent until the spinner is on screen.
+			srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Wait: onScreen(u.scr, "Working…")}, {Text: reply}}})
+			u.keys("show me the plan\r")
+			u.wait("Working…")
+			u.wait("The Plan")
+			u.wait("func main()")
+			u.wait("tokens:")
+			raw := u.scr.Raw()
+			if strings.Contains(u.scr.String(), "```") {
+				t.Errorf("the code fence was printed raw:\n%s", u.scr.String())
+			}
+			if !strings.Contains(u.scr.String(), "The Plan") || !regexp.MustCompile(`;1m(## )?(\x1b\[m)?(\x1b\[[0-9;]*m)*The`).MatchString(raw) {
+				t.Errorf("the heading is not bold:\n%q", raw)
+			}
+			if !regexp.MustCompile(`\x1b\[38;5;[0-9]+m(\x1b\[[0-9;]*m)*func`).MatchString(raw) {
+				t.Errorf("the code block is not highlighted:\n%q", raw)
+			}
+			u.exit()
+		})
+	}
+}
+
+func TestChatTUI_edit_diff_coloured_and_failing_bash_output_shown(t *testing.T) {
+	c := newChatRun(t)
+	if err := os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("keep me\nold line\nkeep me too\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":"notes.txt"}`}),
+		testmodel.Call(testmodel.ToolCall{ID: "e1", Name: "Edit", Input: `{"file_path":"notes.txt","old_string":"old line","new_string":"new line"}`}),
+		testmodel.Call(testmodel.ToolCall{ID: "b1", Name: "Bash", Input: `{"command":"echo first-of-output; echo the-failing-test-name; exit 3"}`}),
+		testmodel.Say("Done."))
+	u := startTUI(t, c, "openai", srv, "--allowed-tools", "Read,Edit,Bash")
+	u.keys("fix it\r")
+	u.wait("Edit(")
+	u.wait("Bash(")
+	u.wait("Exit code 3")
+	u.wait("the-failing-test-name")
+	u.wait("Done.")
+	raw := u.scr.Raw()
+	if !regexp.MustCompile(`\x1b\[31m\s*\d+ -old line`).MatchString(raw) {
+		t.Errorf("the removed line is not red:\n%q", raw)
+	}
+	if !regexp.MustCompile(`\x1b\[32m\s*\d+ \+new line`).MatchString(raw) {
+		t.Errorf("the added line is not green:\n%q", raw)
+	}
+	if !strings.Contains(u.scr.String(), "first-of-output") {
+		t.Errorf("the failing command's output is not all shown:\n%s", u.scr.String())
+	}
+	u.exit()
+}
+
+func TestChatTUI_paste_is_one_prompt_and_typed_ahead_keys_wait(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t)
+	u := startTUI(t, c, "anthropic", srv)
+	// The reply holds until the keys typed meanwhile are in the editor.
+	srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: "Got both lines."}, {Wait: onScreen(u.scr, "typed meanwhile")}}},
+		testmodel.Say("Second answer."))
+	u.keys("\x1b[200~first pasted line\nsecond pasted line\x1b[201~")
+	u.wait("second pasted line")
+	u.keys("\r")
+	u.wait("Got both lines.")
+	u.keys("typed meanwhile")
+	u.wait("tokens:")
+	if reply := u.scr.String()[strings.Index(u.scr.String(), "Got both lines."):]; strings.Contains(strings.SplitN(reply, "tokens:", 2)[0], "Got both lines.typed") {
+		t.Errorf("typed-ahead keys were echoed into the reply:\n%s", u.scr.String())
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests after the paste, want 1", n)
+	}
+	first := decodeRequest(srv.Requests()[0])
+	if got := textOf(first.msgs[len(first.msgs)-1]["content"]); got != "first pasted line\nsecond pasted line" {
+		t.Errorf("the pasted prompt was sent as %q", got)
+	}
+	u.keys("\r") // sends what was typed ahead
+	u.wait("Second answer.")
+	second := decodeRequest(srv.Requests()[1])
+	if got := textOf(second.msgs[len(second.msgs)-1]["content"]); got != "typed meanwhile" {
+		t.Errorf("the typed-ahead prompt was sent as %q", got)
+	}
+	u.exit()
+}
+
+func TestChatTUI_overloaded_three_times_then_success(t *testing.T) {
+	for _, format := range []string{"anthropic", "openai"} {
+		t.Run(format, func(t *testing.T) {
+			c := newChatRun(t)
+			srv := testmodel.NewServer(t, testmodel.Overloaded(), testmodel.Overloaded(), testmodel.Overloaded(), testmodel.Say("Through at last."))
+			u := startTUI(t, c, format, srv)
+			u.keys("hello\r")
+			u.wait("attempt 2/10")
+			u.wait("attempt 3/10")
+			u.wait("attempt 4/10")
+			u.wait("Through at last.")
+			if n := len(srv.Requests()); n != 4 {
+				t.Errorf("%d requests, want 4", n)
+			}
+			u.exit()
+		})
+	}
+}
+
+func TestChatTUI_prompt_too_long_compacts_and_retries(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t,
+		testmodel.Say("The first answer."),
+		testmodel.TooLong(),
+		testmodel.Say("A summary of the first exchange."),
+		testmodel.Say("Answered after compacting."))
+	u := startTUI(t, c, "anthropic", srv)
+	u.keys("first question\r")
+	u.wait("The first answer.")
+	u.wait("> ")
+	u.keys("second question\r")
+	u.wait("too long for the model")
+	u.wait("Answered after compacting.")
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	retried := decodeRequest(reqs[3])
+	if d := retried.dump(); !strings.Contains(d, "A summary of the first exchange.") || strings.Contains(d, "The first answer.") ||
+		!strings.Contains(d, "second question") {
+		t.Errorf("the retried request is not the compacted conversation: %s", d)
+	}
+	u.exit()
+}
+
+func TestChatTUI_model_switch_applies_to_the_next_request(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t,
+		testmodel.Reply{Parts: []testmodel.Part{{Text: "From the first model."}}, Model: "test-model"},
+		testmodel.Reply{Parts: []testmodel.Part{{Text: "From the second model."}}, Model: "other-model"})
+	u := startTUI(t, c, "anthropic", srv)
+	u.keys("one\r")
+	u.wait("From the first model.")
+	u.keys("/model anthropic/other-model\r")
+	u.wait("Model: anthropic/other-model")
+	u.keys("two\r")
+	u.wait("From the second model.")
+	u.keys("/cost\r")
+	u.wait("anthropic/other-model:")
+	u.exit()
+}
+
+func TestChatTUI_ctrl_c_keeps_the_partial_reply(t *testing.T) {
+	for _, format := range []string{"anthropic", "openai"} {
+		t.Run(format, func(t *testing.T) {
+			c := newChatRun(t)
+			srv := testmodel.NewServer(t)
+			u := startTUI(t, c, format, srv)
+			// The reply stops halfway until the client goes away.
+			srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: "The first half of a reply"},
+				{Wait: func(ctx context.Context) error { <-ctx.Done(); return nil }}, {Text: " never sent"}}},
+				testmodel.Say("Carrying on."))
+			u.keys("talk\r")
+			u.wait("The first half of a reply")
+			u.keys("\x03")
+			u.wait("Interrupted")
+			u.wait("> ")
+			u.keys("go on\r")
+			u.wait("Carrying on.")
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want 2", len(reqs))
+			}
+			msgs := decodeRequest(reqs[1]).msgs
+			var roles []string
+			for _, m := range msgs {
+				roles = append(roles, m["role"].(string))
+			}
+			if strings.Join(roles, ",") != "user,assistant,user" {
+				t.Fatalf("roles %v, want user,assistant,user", roles)
+			}
+			if got := textOf(msgs[1]["content"]); !strings.Contains(got, "The first half of a reply") || !strings.Contains(got, "[Interrupted by the user]") {
+				t.Errorf("the interrupted reply was sent as %q", got)
+			}
+			u.exit()
+		})
+	}
+}

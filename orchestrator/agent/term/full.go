@@ -1,0 +1,631 @@
+package term
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// full is the full terminal UI: a bubbletea program that owns the
+// terminal (raw mode, bracketed paste) for the whole session. Finished
+// output (rendered Markdown, tool lines with their diffs and output) is
+// printed above it into the scrollback; below, it draws what is live:
+// the reply streaming in, the running tools, a spinner with the elapsed
+// time and tokens, and the input editor (or a form's choices).
+//
+// The UI's goroutines print with [full.println] under outMu (so output
+// keeps its order) and never while holding live.mu; the program's event
+// loop takes only live.mu.
+type full struct {
+	prog  *tea.Program
+	outMu sync.Mutex
+	ended bool // guarded by outMu
+	done  chan struct{}
+	md    markdown
+	cwd   func() string
+	// histFile keeps the prompts across sessions; "" keeps none.
+	histFile string
+
+	live liveState
+}
+
+// liveState is what the program draws below the scrollback.
+type liveState struct {
+	mu       sync.Mutex
+	width    int
+	text     strings.Builder // the reply streaming in, not yet printed
+	thinking bool            // text holds thinking, shown dimmed
+	busy     bool            // a prompt was sent and its turn has not ended
+	since    time.Time
+	outChars int    // characters streamed this turn (tokens ≈ /4)
+	status   string // the last retry notice of this turn
+	calls    map[string]*running
+	order    []string
+	asking   string // the tool a permission form is about, while it is on screen
+}
+
+// FullOptions configure [NewFull].
+type FullOptions struct {
+	// Cwd is the working directory (permission prompts read the file an
+	// edit would change); nil means the process's.
+	Cwd func() string
+	// HistoryFile keeps the prompts typed, across sessions; "" keeps none.
+	HistoryFile string
+}
+
+// NewFull makes a UI that drives the terminal in and out with the full
+// terminal UI; both must be the same terminal. Call [UI.Close] at the end.
+func NewFull(in, out *os.File, opts FullOptions) *UI {
+	u := &UI{in: in, out: out, tty: true, running: map[string]*running{}}
+	f := &full{done: make(chan struct{}), cwd: opts.Cwd, histFile: opts.HistoryFile}
+	f.live.calls = map[string]*running{}
+	f.live.width = 80
+	if f.cwd == nil {
+		f.cwd = func() string { d, _ := os.Getwd(); return d }
+	}
+	m := newFullModel(u, f)
+	f.prog = tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics())
+	u.full = f
+	go func() {
+		defer close(f.done)
+		if _, err := f.prog.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "terminal UI: %v\n", err)
+		}
+	}()
+	return u
+}
+
+// Close ends the full terminal UI, restoring the terminal; a no-op for a
+// line UI.
+func (u *UI) Close() {
+	f := u.full
+	if f == nil {
+		return
+	}
+	f.outMu.Lock()
+	f.flushLocked()
+	f.ended = true
+	f.outMu.Unlock()
+	f.prog.Quit()
+	<-f.done
+}
+
+// println prints s above the live area (after any reply text streamed so
+// far).
+func (f *full) println(s string) {
+	f.outMu.Lock()
+	defer f.outMu.Unlock()
+	f.flushLocked()
+	f.printLocked(s)
+}
+
+func (f *full) printLocked(s string) {
+	if f.ended {
+		fmt.Fprintln(os.Stdout, s)
+		return
+	}
+	f.prog.Println(s)
+}
+
+// flushLocked prints the streamed reply, rendered, and clears it.
+func (f *full) flushLocked() {
+	f.live.mu.Lock()
+	text, thinking, width := f.live.text.String(), f.live.thinking, f.live.width
+	f.live.text.Reset()
+	f.live.thinking = false
+	f.live.mu.Unlock()
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	if thinking {
+		f.printLocked(styleDim.Italic(true).Render("✻ Thinking…\n" + strings.TrimSpace(text)))
+		return
+	}
+	f.printLocked(f.md.render(text, width))
+}
+
+// text adds streamed reply text.
+func (f *full) text(delta string) {
+	f.live.mu.Lock()
+	defer f.live.mu.Unlock()
+	f.live.text.WriteString(delta)
+	f.live.outChars += len(delta)
+}
+
+// setBusy starts or ends the turn's spinner.
+func (f *full) setBusy(busy bool) {
+	f.live.mu.Lock()
+	defer f.live.mu.Unlock()
+	if busy && !f.live.busy {
+		f.live.since = time.Now()
+		f.live.outChars = 0
+		f.live.status = ""
+	}
+	f.live.busy = busy
+}
+
+func (f *full) setStatus(s string) {
+	f.live.mu.Lock()
+	defer f.live.mu.Unlock()
+	f.live.status = s
+}
+
+// The messages the UI sends the program.
+type (
+	// readMsg asks for a line: at the prompt, or a form's answer.
+	readMsg struct {
+		prompt  string
+		form    bool
+		choices []string
+		ch      chan lineResult
+	}
+	// cancelReadMsg withdraws a read whose caller gave up.
+	cancelReadMsg struct{ ch chan lineResult }
+	tickMsg       time.Time
+)
+
+// read asks the program for a line.
+func (f *full) read(prompt string, form bool, choices []string) chan lineResult {
+	ch := make(chan lineResult, 1)
+	f.prog.Send(readMsg{prompt: prompt, form: form, choices: choices, ch: ch})
+	return ch
+}
+
+// fullModel is the bubbletea model: the input editor and what is live.
+type fullModel struct {
+	u      *UI
+	f      *full
+	ta     textarea.Model
+	frame  int
+	height int
+
+	read   *readMsg // the pending read, nil when none
+	sel    int      // the highlighted choice of a form read
+	draft  string   // the prompt's text put aside while a form is answered
+	queued []string // lines entered while no prompt was waiting
+
+	history   []string
+	histPos   int    // index into history while browsing; len(history) when not
+	histCur   string // what was typed before browsing
+	lastCtrlC time.Time
+}
+
+func newFullModel(u *UI, f *full) *fullModel {
+	ta := textarea.New()
+	ta.Prompt = "> "
+	ta.ShowLineNumbers = false
+	ta.Placeholder = ""
+	ta.CharLimit = 0
+	ta.MaxHeight = 12
+	ta.SetHeight(1)
+	st := textarea.DefaultDarkStyles()
+	st.Focused.CursorLine = lipgloss.NewStyle()
+	st.Focused.Prompt = lipgloss.NewStyle()
+	st.Blurred.Prompt = lipgloss.NewStyle()
+	ta.SetStyles(st)
+	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "alt+enter", "shift+enter")
+	ta.Focus()
+	m := &fullModel{u: u, f: f, ta: ta}
+	m.history = loadHistory(f.histFile)
+	m.histPos = len(m.history)
+	return m
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(100*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+func (m *fullModel) Init() tea.Cmd { return tick() }
+
+func (m *fullModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tickMsg:
+		m.frame++
+		return m, tick()
+	case tea.WindowSizeMsg:
+		m.height = msg.Height
+		m.ta.SetWidth(max(10, msg.Width-1))
+		m.f.live.mu.Lock()
+		m.f.live.width = msg.Width
+		m.f.live.mu.Unlock()
+		return m, nil
+	case readMsg:
+		m.startRead(&msg)
+		return m, nil
+	case cancelReadMsg:
+		if m.read != nil && m.read.ch == msg.ch {
+			m.endRead()
+		}
+		return m, nil
+	case tea.PasteMsg:
+		// A paste is text in the editor, whatever its lines: never a
+		// prompt sent line by line.
+		m.ta.InsertString(normaliseNewlines(msg.Content))
+		m.resize()
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(msg)
+	return m, cmd
+}
+
+func (m *fullModel) startRead(r *readMsg) {
+	m.read = r
+	m.sel = -1
+	if len(r.choices) > 0 {
+		m.sel = 0
+	}
+	if r.form {
+		m.draft = m.ta.Value()
+		m.ta.Reset()
+		m.ta.Prompt = ""
+		return
+	}
+	m.ta.Prompt = "> "
+	m.f.setBusy(false)
+	if len(m.queued) > 0 {
+		line := m.queued[0]
+		m.queued = m.queued[1:]
+		m.reply(lineResult{line: line})
+	}
+}
+
+func (m *fullModel) endRead() {
+	if m.read != nil && m.read.form {
+		m.ta.SetValue(m.draft)
+		m.draft = ""
+	}
+	m.read = nil
+	m.ta.Prompt = "> "
+	m.ta.SetHeight(max(1, min(m.ta.LineCount(), m.ta.MaxHeight)))
+}
+
+// reply answers the pending read.
+func (m *fullModel) reply(r lineResult) {
+	if m.read == nil {
+		return
+	}
+	form := m.read.form
+	m.read.ch <- r
+	m.endRead()
+	if !form && r.err == nil {
+		m.f.setBusy(true)
+	}
+}
+
+func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	k := msg.String()
+	switch k {
+	case "ctrl+c":
+		switch {
+		case m.read != nil && m.ta.Value() != "" && !m.read.form:
+			m.ta.Reset()
+			m.resize()
+		case m.read != nil:
+			m.reply(lineResult{err: ErrInterruptKey})
+		default:
+			// A turn is running: cancel it (the REPL's handler prints,
+			// which must not happen on the event loop).
+			go m.u.keyInterrupt()
+		}
+		return m, nil
+	case "esc":
+		if m.read == nil {
+			go m.u.keyInterrupt()
+		}
+		return m, nil
+	case "ctrl+d":
+		if m.read != nil && !m.read.form && m.ta.Value() == "" {
+			m.reply(lineResult{err: io.EOF})
+			return m, nil
+		}
+	case "enter":
+		return m, m.submit()
+	case "up", "down":
+		if m.read != nil && len(m.read.choices) > 0 {
+			n := len(m.read.choices)
+			if k == "up" {
+				m.sel = (m.sel + n - 1) % n
+			} else {
+				m.sel = (m.sel + 1) % n
+			}
+			return m, nil
+		}
+		if (m.read == nil || !m.read.form) && m.browse(k == "up") {
+			return m, nil
+		}
+	case "tab":
+		if m.read == nil || !m.read.form {
+			m.complete()
+			return m, nil
+		}
+	}
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(msg)
+	m.resize()
+	return m, cmd
+}
+
+// submit sends the editor's text: to the pending read, or queued for the
+// next prompt when none waits. A line ending in a backslash continues on
+// the next line instead.
+func (m *fullModel) submit() tea.Cmd {
+	text := m.ta.Value()
+	if strings.HasSuffix(text, "\\") {
+		m.ta.SetValue(strings.TrimSuffix(text, "\\") + "\n")
+		m.resize()
+		return nil
+	}
+	if m.read != nil && m.read.form {
+		if strings.TrimSpace(text) == "" && m.sel >= 0 {
+			text = strconv.Itoa(m.sel + 1)
+		}
+		m.ta.Reset()
+		m.reply(lineResult{line: text})
+		return nil
+	}
+	m.ta.Reset()
+	m.resize()
+	if strings.TrimSpace(text) != "" {
+		m.addHistory(text)
+	}
+	if m.read == nil {
+		if strings.TrimSpace(text) != "" {
+			m.queued = append(m.queued, text)
+		}
+		return nil
+	}
+	m.reply(lineResult{line: text})
+	return nil
+}
+
+func (m *fullModel) resize() {
+	m.ta.SetHeight(max(1, min(m.ta.LineCount(), m.ta.MaxHeight)))
+}
+
+func normaliseNewlines(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.ReplaceAll(s, "\r", "\n")
+}
+
+var spinFramesFull = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func (m *fullModel) View() tea.View {
+	return tea.NewView(m.view())
+}
+
+func (m *fullModel) view() string {
+	l := &m.f.live
+	l.mu.Lock()
+	width := l.width
+	text, thinking := l.text.String(), l.thinking
+	busy, since, chars, status := l.busy, l.since, l.outChars, l.status
+	type callView struct {
+		label, progress string
+		started         time.Time
+	}
+	var calls []callView
+	for _, id := range l.order {
+		if c := l.calls[id]; c != nil && c.label != "" {
+			calls = append(calls, callView{c.label, c.progress, c.started})
+		}
+	}
+	l.mu.Unlock()
+
+	var b strings.Builder
+	spin := spinFramesFull[m.frame%len(spinFramesFull)]
+	maxLive := max(4, m.height-8-len(calls))
+	if strings.TrimSpace(text) != "" {
+		var shown string
+		if thinking {
+			shown = styleDim.Italic(true).Render(strings.TrimSpace(text))
+		} else {
+			shown = m.f.md.render(text, width)
+		}
+		lines := strings.Split(shown, "\n")
+		if len(lines) > maxLive {
+			lines = lines[len(lines)-maxLive:]
+		}
+		b.WriteString(strings.Join(lines, "\n"))
+		b.WriteString("\n")
+	}
+	for _, c := range calls {
+		line := fmt.Sprintf("%s %s", styleAccent.Render(spin), c.label)
+		if c.progress != "" {
+			line += " · " + c.progress
+		}
+		line += styleDim.Render(fmt.Sprintf(" · %ds", int(time.Since(c.started).Seconds())))
+		b.WriteString(truncateWidth(line, width) + "\n")
+	}
+	if busy {
+		line := fmt.Sprintf("%s %s", styleAccent.Render(spin), "Working…")
+		info := fmt.Sprintf(" (%ds · ↓ %d tokens · esc to interrupt)", int(time.Since(since).Seconds()), (chars+3)/4)
+		if status != "" {
+			info += " · " + status
+		}
+		b.WriteString(truncateWidth(line+styleDim.Render(info), width) + "\n")
+	}
+	for _, q := range m.queued {
+		b.WriteString(styleDim.Render(truncateWidth("⏎ queued: "+strings.ReplaceAll(q, "\n", " ⏎ "), width)) + "\n")
+	}
+	if m.read != nil && m.read.form {
+		for i, c := range m.read.choices {
+			mark := "  "
+			if i == m.sel {
+				mark = styleAccent.Render("❯ ")
+			}
+			b.WriteString(fmt.Sprintf("%s%d. %s\n", mark, i+1, c))
+		}
+		if len(m.read.choices) > 0 {
+			b.WriteString(styleDim.Render("(↑/↓ and Enter, or type the number)") + "\n")
+		}
+		b.WriteString(m.read.prompt)
+	}
+	b.WriteString(m.ta.View())
+	return b.String()
+}
+
+func truncateWidth(s string, width int) string {
+	if width <= 4 || lipgloss.Width(s) < width {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && lipgloss.Width(string(r)) >= width-1 {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
+}
+
+// browse moves through the prompt history; it reports whether it did
+// (the cursor is on the editor's first or last line).
+func (m *fullModel) browse(up bool) bool {
+	if m.ta.LineCount() > 1 {
+		row := m.ta.Line()
+		if up && row > 0 || !up && row < m.ta.LineCount()-1 {
+			return false
+		}
+	}
+	switch {
+	case up && m.histPos > 0:
+		if m.histPos == len(m.history) {
+			m.histCur = m.ta.Value()
+		}
+		m.histPos--
+		m.ta.SetValue(m.history[m.histPos])
+	case !up && m.histPos < len(m.history):
+		m.histPos++
+		if m.histPos == len(m.history) {
+			m.ta.SetValue(m.histCur)
+		} else {
+			m.ta.SetValue(m.history[m.histPos])
+		}
+	default:
+		return false
+	}
+	m.resize()
+	return true
+}
+
+func (m *fullModel) addHistory(line string) {
+	if n := len(m.history); n == 0 || m.history[n-1] != line {
+		m.history = append(m.history, line)
+		appendHistory(m.f.histFile, line)
+	}
+	m.histPos = len(m.history)
+	m.histCur = ""
+}
+
+// complete completes the @path word before the cursor: to the only
+// match, or to the longest common prefix of the matches.
+func (m *fullModel) complete() {
+	text := m.ta.Value()
+	i := strings.LastIndexAny(text, " \n\t")
+	word := text[i+1:]
+	if !strings.HasPrefix(word, "@") {
+		return
+	}
+	matches := completePath(m.f.cwd(), word[1:])
+	if len(matches) == 0 {
+		return
+	}
+	pick := matches[0]
+	for _, c := range matches[1:] {
+		for !strings.HasPrefix(c, pick) {
+			pick = pick[:len(pick)-1]
+		}
+	}
+	if len(matches) > 1 && pick == word[1:] {
+		m.f.println(styleDim.Render(strings.Join(matches, "  ")))
+		return
+	}
+	m.ta.SetValue(text[:i+1] + "@" + pick)
+}
+
+// completePath lists the entries of cwd (or the directory prefix names)
+// whose path starts with prefix; directories end with a slash.
+func completePath(cwd, prefix string) []string {
+	dir, base := filepath.Split(prefix)
+	abs := dir
+	if !filepath.IsAbs(dir) {
+		abs = filepath.Join(cwd, dir)
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
+			continue
+		}
+		if e.IsDir() {
+			name += "/"
+		}
+		out = append(out, dir+name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HistoryPath is where the prompts typed in project cwd are kept, under
+// agent-mcp's state directory.
+func HistoryPath(stateDir, cwd string) string {
+	sum := sha256.Sum256([]byte(cwd))
+	return filepath.Join(stateDir, "history", hex.EncodeToString(sum[:8])+".txt")
+}
+
+// maxHistory bounds the history file's lines kept.
+const maxHistory = 500
+
+func loadHistory(path string) []string {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" {
+			continue
+		}
+		if s, err := strconv.Unquote(l); err == nil {
+			out = append(out, s)
+		}
+	}
+	if len(out) > maxHistory {
+		out = out[len(out)-maxHistory:]
+	}
+	return out
+}
+
+func appendHistory(path, line string) {
+	if path == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.WriteString(strconv.Quote(line) + "\n")
+}

@@ -1,0 +1,327 @@
+package term
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"charm.land/glamour/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+)
+
+// Rendering for the full terminal UI: Markdown through glamour (chroma
+// highlights code blocks), coloured unified diffs of file changes, and the
+// head and tail of command output.
+
+// styles are the terminal UI's colours (ANSI indices, so the user's
+// palette decides the shades).
+var (
+	styleDim     = lipgloss.NewStyle().Faint(true)
+	styleBold    = lipgloss.NewStyle().Bold(true)
+	styleRed     = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
+	styleGreen   = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
+	styleYellow  = lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
+	styleAccent  = lipgloss.NewStyle().Foreground(lipgloss.Color("5")).Bold(true)
+	styleDelLine = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
+	styleAddLine = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
+)
+
+// markdown renders Markdown for a terminal of the given width.
+type markdown struct {
+	mu       sync.Mutex
+	width    int
+	renderer *glamour.TermRenderer
+}
+
+func (m *markdown) render(text string, width int) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if width < 20 {
+		width = 20
+	}
+	if m.renderer == nil || m.width != width {
+		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(width-4))
+		if err != nil {
+			return text
+		}
+		m.renderer, m.width = r, width
+	}
+	out, err := m.renderer.Render(text)
+	if err != nil {
+		return text
+	}
+	// glamour pads every line to the width with styled spaces.
+	lines := strings.Split(strings.Trim(out, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = padding.ReplaceAllString(l, "\x1b[m")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// padding matches styled spaces at the end of a line.
+var padding = regexp.MustCompile(`(?:(?:\x1b\[[0-9;]*m)* (?:\x1b\[0?m)?)+(?:\x1b\[[0-9;]*m)*$`)
+
+// Bounds of what a tool's result shows.
+const (
+	diffMaxLines    = 60  // diff lines shown under a file change
+	bashHeadTail    = 4   // lines kept at each end of a successful command's output
+	bashFailMax     = 200 // lines of a failed command's output shown in full, beyond which head and tail
+	writeShownLines = 10  // lines of a new file shown
+)
+
+// patchHunk is fs's structured patch hunk, as the tools' output carries it.
+type patchHunk struct {
+	OldStart int      `json:"oldStart"`
+	NewStart int      `json:"newStart"`
+	Lines    []string `json:"lines"`
+}
+
+// resultDetail is what a finished call shows under its line: a diff for
+// a file change, the output of a command, else a summary.
+func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
+	if out.Err != nil {
+		return styleRed.Render(firstLine(out.Err.Error())), nil
+	}
+	r := out.Result
+	if r == nil {
+		return "done", nil
+	}
+	var obj map[string]json.RawMessage
+	if r.Output != nil {
+		b, _ := json.Marshal(r.Output)
+		_ = json.Unmarshal(b, &obj)
+	}
+	switch out.Call.Name {
+	case "Bash":
+		if obj != nil && !r.IsError || obj != nil && obj["stdout"] != nil {
+			return bashDetail(r.IsError, r.Text, obj)
+		}
+	case "Edit", "MultiEdit", "Write":
+		if r.IsError {
+			break
+		}
+		var hunks []patchHunk
+		_ = json.Unmarshal(obj["structuredPatch"], &hunks)
+		if len(hunks) > 0 {
+			adds, dels := 0, 0
+			for _, h := range hunks {
+				for _, l := range h.Lines {
+					switch {
+					case strings.HasPrefix(l, "+"):
+						adds++
+					case strings.HasPrefix(l, "-"):
+						dels++
+					}
+				}
+			}
+			return fmt.Sprintf("%s: %d addition(s), %d removal(s)", firstLine(r.Text), adds, dels), hunkLines(hunks)
+		}
+		if out.Call.Name == "Write" {
+			var in struct {
+				Content string `json:"content"`
+			}
+			_ = json.Unmarshal(out.Call.Input, &in)
+			return summarise(r.Text), addedLines(in.Content, writeShownLines)
+		}
+	case "NotebookEdit":
+		if !r.IsError {
+			var in struct {
+				NewSource string `json:"new_source"`
+			}
+			_ = json.Unmarshal(out.Call.Input, &in)
+			return summarise(r.Text), addedLines(in.NewSource, writeShownLines)
+		}
+	}
+	if r.IsError {
+		lines := strings.Split(strings.TrimRight(r.Text, "\n"), "\n")
+		return styleRed.Render(firstLine(r.Text)), boundLines(lines[1:], 20, 10, styleRed)
+	}
+	return summarise(r.Text), nil
+}
+
+// bashDetail shows a command's output: head and tail when it succeeded,
+// all of it (bounded) when it failed.
+func bashDetail(failed bool, text string, obj map[string]json.RawMessage) (string, []string) {
+	var stdout string
+	_ = json.Unmarshal(obj["stdout"], &stdout)
+	var code *int
+	_ = json.Unmarshal(obj["exitCode"], &code)
+	stdout = strings.TrimRight(stdout, "\n")
+	var lines []string
+	if stdout != "" {
+		lines = strings.Split(stdout, "\n")
+	}
+	if failed || code != nil && *code != 0 {
+		status := "failed"
+		if code != nil {
+			status = fmt.Sprintf("Exit code %d", *code)
+		}
+		if stdout == "" {
+			lines = strings.Split(strings.TrimRight(text, "\n"), "\n")
+		}
+		return styleRed.Render(status), boundLines(lines, bashFailMax, bashFailMax/2, lipgloss.NewStyle())
+	}
+	if len(lines) == 0 {
+		return "(no output)", nil
+	}
+	return fmt.Sprintf("%d line(s) of output", len(lines)), boundLines(lines, 2*bashHeadTail+1, bashHeadTail, styleDim)
+}
+
+// boundLines keeps lines when there are at most max, else keep at each
+// end with a count of those left out between.
+func boundLines(lines []string, max, keep int, style lipgloss.Style) []string {
+	var out []string
+	add := func(ls []string) {
+		for _, l := range ls {
+			out = append(out, style.Render(l))
+		}
+	}
+	if len(lines) <= max {
+		add(lines)
+		return out
+	}
+	add(lines[:keep])
+	out = append(out, styleDim.Render(fmt.Sprintf("… %d more line(s) …", len(lines)-2*keep)))
+	add(lines[len(lines)-keep:])
+	return out
+}
+
+// hunkLines colours a structured patch: removals red, additions green,
+// with the new file's line numbers.
+func hunkLines(hunks []patchHunk) []string {
+	var out []string
+	for i, h := range hunks {
+		if i > 0 {
+			out = append(out, styleDim.Render("  ⋮"))
+		}
+		oldN, newN := h.OldStart, h.NewStart
+		for _, l := range h.Lines {
+			if len(out) >= diffMaxLines {
+				out = append(out, styleDim.Render("… (diff cut)"))
+				return out
+			}
+			switch {
+			case strings.HasPrefix(l, "-"):
+				out = append(out, styleDelLine.Render(fmt.Sprintf("%5d %s", oldN, l)))
+				oldN++
+			case strings.HasPrefix(l, "+"):
+				out = append(out, styleAddLine.Render(fmt.Sprintf("%5d %s", newN, l)))
+				newN++
+			default:
+				out = append(out, styleDim.Render(fmt.Sprintf("%5d %s", newN, l)))
+				oldN++
+				newN++
+			}
+		}
+	}
+	return out
+}
+
+func addedLines(content string, max int) []string {
+	content = strings.TrimRight(content, "\n")
+	if content == "" {
+		return nil
+	}
+	lines := strings.Split(content, "\n")
+	var out []string
+	for i, l := range lines {
+		if i == max {
+			out = append(out, styleDim.Render(fmt.Sprintf("… +%d line(s)", len(lines)-max)))
+			break
+		}
+		out = append(out, styleAddLine.Render(fmt.Sprintf("%5d +%s", i+1, l)))
+	}
+	return out
+}
+
+// proposedDiff is the change a Write, Edit or MultiEdit call would make,
+// computed from its input and the file on disk, for a permission prompt;
+// nil when there is nothing to show.
+func proposedDiff(name string, input json.RawMessage, cwd string) []string {
+	var in struct {
+		FilePath   string `json:"file_path"`
+		Content    string `json:"content"`
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+		Edits      []struct {
+			OldString  string `json:"old_string"`
+			NewString  string `json:"new_string"`
+			ReplaceAll bool   `json:"replace_all"`
+		} `json:"edits"`
+		NewSource string `json:"new_source"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	if name == "NotebookEdit" {
+		return addedLines(in.NewSource, diffMaxLines)
+	}
+	if in.FilePath == "" {
+		return nil
+	}
+	path := in.FilePath
+	if !filepath.IsAbs(path) && cwd != "" {
+		path = filepath.Join(cwd, path)
+	}
+	oldB, err := os.ReadFile(path)
+	if err != nil && name != "Write" {
+		return nil
+	}
+	old := string(oldB)
+	replace := func(s, o, n string, all bool) string {
+		if all {
+			return strings.ReplaceAll(s, o, n)
+		}
+		return strings.Replace(s, o, n, 1)
+	}
+	var updated string
+	switch name {
+	case "Write":
+		if err != nil {
+			return addedLines(in.Content, diffMaxLines)
+		}
+		updated = in.Content
+	case "Edit":
+		updated = replace(old, in.OldString, in.NewString, in.ReplaceAll)
+	case "MultiEdit":
+		updated = old
+		for _, e := range in.Edits {
+			updated = replace(updated, e.OldString, e.NewString, e.ReplaceAll)
+		}
+	default:
+		return nil
+	}
+	if updated == old {
+		return nil
+	}
+	return unifiedLines(old, updated)
+}
+
+// unifiedLines is the coloured unified diff of old and updated.
+func unifiedLines(old, updated string) []string {
+	var hunks []patchHunk
+	for _, l := range strings.Split(udiff.Unified("a", "b", old, updated), "\n") {
+		switch {
+		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"), l == "":
+		case strings.HasPrefix(l, "@@"):
+			var h patchHunk
+			var a, b int
+			if n, _ := fmt.Sscanf(l, "@@ -%d,%d +%d", &h.OldStart, &a, &h.NewStart); n < 3 {
+				_, _ = fmt.Sscanf(l, "@@ -%d +%d", &h.OldStart, &h.NewStart)
+			}
+			_ = b
+			hunks = append(hunks, h)
+		case len(hunks) > 0 && (l[0] == '-' || l[0] == '+' || l[0] == ' '):
+			hunks[len(hunks)-1].Lines = append(hunks[len(hunks)-1].Lines, l)
+		}
+	}
+	return hunkLines(hunks)
+}
