@@ -288,3 +288,40 @@ func TestChatTUI_ctrl_c_keeps_the_partial_reply(t *testing.T) {
 		})
 	}
 }
+
+func TestChatTUI_resume_picker_replays_and_continue_skips_a_cleared_conversation(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t,
+		testmodel.Say("Noted: zebra."),
+		testmodel.Say("The word was zebra."),
+		testmodel.Say("Still zebra."))
+	u := startTUI(t, c, "anthropic", srv)
+	u.keys("remember the word zebra\r")
+	u.wait("Noted: zebra.")
+	u.exit()
+
+	u = startTUI(t, c, "anthropic", srv, "--resume")
+	u.wait("Resume which conversation?")
+	u.wait("2 messages · remember the word zebra")
+	u.keys("\r")
+	u.wait("> remember the word zebra")
+	u.wait("Noted: zebra.")
+	u.wait("Resumed conversation")
+	u.keys("which word?\r")
+	u.wait("The word was zebra.")
+	if d := decodeRequest(srv.Requests()[1]).dump(); !strings.Contains(d, "remember the word zebra") || !strings.Contains(d, "Noted: zebra.") {
+		t.Errorf("the resumed conversation was not sent: %s", d)
+	}
+	u.keys("/clear\r")
+	u.wait("New conversation")
+	u.exit()
+
+	env, args := modelFlags("anthropic", srv)
+	out, errOut, code := c.run(t, "", env, append([]string{"-p", "and now?", "--continue"}, args...)...)
+	if code != 0 || out != "Still zebra.\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if d := decodeRequest(srv.Requests()[2]).dump(); !strings.Contains(d, "which word?") {
+		t.Errorf("--continue did not skip the empty conversation /clear started: %s", d)
+	}
+}

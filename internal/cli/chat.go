@@ -67,6 +67,7 @@ type chatFlags struct {
 	mcpCall       time.Duration
 	cont          bool
 	resume        string
+	pickResume    bool
 	appendSystem  string
 }
 
@@ -97,8 +98,16 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&f.mcpCall, "mcp-call-timeout", upstream.DefaultCallTimeout, "how long an upstream MCP tool call may take")
 	fs.BoolVar(&f.cont, "continue", false, "continue the last conversation in this directory")
 	fs.BoolVar(&f.cont, "c", false, "same as --continue")
-	fs.StringVar(&f.resume, "resume", "", "resume the conversation with this id")
+	fs.StringVar(&f.resume, "resume", "", "resume the conversation with this id (without one: pick from this directory's)")
 	fs.StringVar(&f.appendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
+	// --resume without an id (last, or before another flag) opens a picker.
+	args = append([]string(nil), args...)
+	for i, a := range args {
+		if (a == "--resume" || a == "-resume") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+			args[i] = "--resume="
+			f.pickResume = true
+		}
+	}
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -112,8 +121,11 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "unexpected argument %q (use -p to answer a prompt and exit)\n", positional[0])
 		return errUsage
 	}
-	if f.cont && f.resume != "" {
+	if f.cont && (f.resume != "" || f.pickResume) {
 		return errors.New("--continue and --resume cannot be used together")
+	}
+	if f.pickResume && f.print {
+		return errors.New("--resume needs a conversation id with -p")
 	}
 	if f.print {
 		return runPrint(ctx, &f, strings.Join(positional, " "), stdout, stderr)
@@ -444,11 +456,9 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		return err
 	}
 	a.SetMessages(env.history)
-	if len(env.history) > 0 && env.conv != nil {
-		ui.Printf("Resumed conversation %s (%d messages).\n", env.conv.ID, len(env.history))
-	}
 	repl := &term.REPL{
 		UI: ui, Agent: a, Session: env.session, Model: env.model, Servers: env.mcp.Status, Interrupts: interrupts,
+		Store: env.store, PickResume: f.pickResume,
 		NewModel: func(spec string) (llm.Model, error) {
 			// --base-url belongs to the provider it was given with.
 			base := f.baseURL

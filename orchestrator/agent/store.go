@@ -160,11 +160,90 @@ func (s *Store) Latest(cwd string) (string, error) {
 		return cands[i].id > cands[j].id
 	})
 	for _, c := range cands {
-		if readMeta(filepath.Join(s.dir, c.id+".jsonl")).Cwd == cwd {
+		path := filepath.Join(s.dir, c.id+".jsonl")
+		// An empty conversation (/clear with nothing said since) is skipped.
+		if readMeta(path).Cwd == cwd && hasMessages(path) {
 			return c.id, nil
 		}
 	}
 	return "", fmt.Errorf("no saved conversation for %s", cwd)
+}
+
+// hasMessages reports whether the conversation file holds more than its
+// meta line.
+func hasMessages(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	if _, err := r.ReadSlice('\n'); err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		return false
+	}
+	_, err = r.ReadByte()
+	return err == nil
+}
+
+// Summary describes a saved conversation for a picker.
+type Summary struct {
+	ID       string
+	Modified time.Time
+	Model    string
+	// Messages counts the conversation's messages; Prompt is its first
+	// prompt, cut to one line.
+	Messages int
+	Prompt   string
+}
+
+// List describes the non-empty conversations started in cwd, the most
+// recently updated first, at most max of them (0: all).
+func (s *Store) List(cwd string, max int) ([]Summary, error) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Summary
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		path := filepath.Join(s.dir, e.Name())
+		if readMeta(path).Cwd != cwd || !hasMessages(path) {
+			continue
+		}
+		out = append(out, Summary{ID: id, Modified: info.ModTime()})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Modified.Equal(out[j].Modified) {
+			return out[i].Modified.After(out[j].Modified)
+		}
+		return out[i].ID > out[j].ID
+	})
+	if max > 0 && len(out) > max {
+		out = out[:max]
+	}
+	for i := range out {
+		c, msgs, err := s.Open(out[i].ID)
+		if err != nil {
+			continue
+		}
+		out[i].Model, out[i].Messages = c.Model, len(msgs)
+		for _, m := range msgs {
+			if isPrompt(m) {
+				if t := strings.Join(strings.Fields(m.TextOf()), " "); t != "" {
+					out[i].Prompt = truncate(t, 60)
+					break
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 func readMeta(path string) entry {

@@ -38,6 +38,11 @@ type REPL struct {
 	// NewModel makes the model named by a "provider/name" spec for /model;
 	// nil means the model cannot be switched.
 	NewModel func(spec string) (llm.Model, error)
+	// Store holds the saved conversations for /resume; nil means none.
+	Store *agent.Store
+	// PickResume starts with a picker of the saved conversations
+	// (--resume without an id).
+	PickResume bool
 
 	// usage sums the tokens of each model used, by name, for /cost.
 	usage map[string]llm.Usage
@@ -55,6 +60,7 @@ const helpText = `Commands:
   /permissions   the permission mode and rules
   /mode [MODE]   show or set the permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)
   /clear         start a new conversation
+  /resume [ID]   pick a saved conversation of this directory (or give its id) and continue it
   /model [SPEC]  show or switch the model (provider/name, e.g. openai/gpt-4.1)
   /compact [INSTRUCTIONS]  replace the conversation with a summary (what to keep, optionally)
   /cost          tokens used and their estimated price, per model
@@ -69,6 +75,16 @@ func (r *REPL) Run(ctx context.Context) error {
 	u := r.UI
 	r.ctx = ctx
 	u.Printf("agent-mcp chat · %s · %s\nType /help for commands.\n", r.Model, r.Session.Cwd())
+	if r.PickResume {
+		if err := r.resume(ctx, ""); err != nil {
+			u.Printf("%s\n", u.style("31", "--resume: "+err.Error()))
+		}
+	} else if msgs := r.Agent.Messages(); len(msgs) > 0 {
+		u.Replay(msgs)
+		if c := r.Agent.Store(); c != nil {
+			u.Printf("Resumed conversation %s (%d messages).\n", c.ID, len(msgs))
+		}
+	}
 	// interrupted is set while the last thing the user did was Ctrl-C
 	// (cancelling a turn, or at the prompt): another one exits.
 	interrupted := false
@@ -314,6 +330,18 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		u.Printf("Compacted %d message(s) into a summary.\n", n)
 	case "/cost":
 		u.Printf("%s", r.costReport())
+	case "/resume":
+		ctx := r.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		id := ""
+		if len(fields) > 1 {
+			id = fields[1]
+		}
+		if err := r.resume(ctx, id); err != nil {
+			return false, fmt.Errorf("/resume: %w", err)
+		}
 	default:
 		return false, fmt.Errorf("unknown command %s: type /help for the list", fields[0])
 	}
