@@ -240,3 +240,19 @@ func TestPermissions_workspaceTrust(t *testing.T) {
 		t.Error("after trust the workspace's hook did not run")
 	}
 }
+
+// TestPermissions_unrelatedRuleKeepsPolicy: one deny rule about something
+// else does not make a host's writes inside the workspace ask again.
+func TestPermissions_unrelatedRuleKeepsPolicy(t *testing.T) {
+	t.Parallel()
+	_, ws := attackTree(t)
+	cs := stdioClient(t, ws, "--disallowed-tools", "WebFetch")
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Write",
+		Arguments: map[string]any{"file_path": "new.txt", "content": "ok"}})
+	if err != nil || res.IsError {
+		t.Fatalf("a write inside asks once an unrelated rule exists: %v %q", err, text(t, res))
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "new.txt")); string(b) != "ok" {
+		t.Fatalf("new.txt holds %q", b)
+	}
+}

@@ -30,3 +30,18 @@ func Paths(in Input, uc *UseContext) (paths []PathAccess, ok bool) {
 	}
 	return p.Paths(uc), true
 }
+
+// CommandInput is implemented by tool inputs that run a shell command
+// line (Bash): the permission check analyses the line with package
+// shellcmd — the commands it runs for Bash rules, and the paths it reads
+// and writes for Read/Edit rules and confinement.
+type CommandInput interface {
+	CommandLine() string
+}
+
+// URLInput is implemented by tool inputs that fetch a URL (WebFetch):
+// `domain:` rules apply to its host, and one that does not parse is asked
+// about.
+type URLInput interface {
+	FetchURL() string
+}

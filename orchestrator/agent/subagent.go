@@ -182,14 +182,18 @@ func (r *SubAgents) offers(req tools.SubAgentRequest) func(tools.Tool) bool {
 }
 
 // mayReadOnly reports whether a read-only sub-agent should be offered t:
-// tools read-only in general, and Bash, whose read-only commands (ls, git
-// log, grep) are an explorer's staple; each call is still checked.
+// tools read-only in general, and those running command lines (Bash),
+// whose read-only commands (ls, git log, grep) are an explorer's staple;
+// each call is still checked.
 func mayReadOnly(t tools.Tool) bool {
-	if t.Name() == "Bash" {
+	in, err := t.Decode(json.RawMessage("{}"))
+	if err != nil {
+		return false
+	}
+	if _, runsCommands := in.(tools.CommandInput); runsCommands {
 		return true
 	}
-	in, err := t.Decode(json.RawMessage("{}"))
-	return err == nil && t.IsReadOnly(in)
+	return t.IsReadOnly(in)
 }
 
 // readOnlyPermit is a read-only sub-agent's Permitter: calls that are not

@@ -21,6 +21,10 @@ type echoIn struct {
 	Command string `json:"command"`
 }
 
+// CommandLine makes echoIn a command line for the permission check, as
+// Bash's input is.
+func (in *echoIn) CommandLine() string { return in.Command }
+
 // echoTool returns its command, so a test sees the input it ran with.
 func echoTool() tools.Tool {
 	return tools.New(tools.Spec[echoIn]{

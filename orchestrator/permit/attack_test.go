@@ -229,6 +229,7 @@ func TestAttacks_bashReads(t *testing.T) {
 		trust("a cd that fails leaves the old directory", "cd nothere 2>/dev/null; cat secret/s.txt"),
 		trust("cd into the denied directory", "cd secret && cat s.txt"),
 		trust("background read of a denied file", "cat secret/s.txt &"),
+		{name: "run_in_background read of a denied file", trust: true, tool: "Bash", input: `{"command": "cat secret/s.txt", "run_in_background": true}`},
 	})
 }
 

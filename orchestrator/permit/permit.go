@@ -459,9 +459,8 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 		return v, true
 	}
 	var paths []tools.PathAccess
-	if t.Name() == "Bash" {
-		cmd, _ := str("command")
-		tg.Bash = permissions.AnalyzeCommand(cmd)
+	if ci, ok := req.Input.(tools.CommandInput); ok {
+		tg.Bash = permissions.AnalyzeCommand(ci.CommandLine())
 		home, _ := os.UserHomeDir()
 		acc, unknown := tg.Bash.Accesses(req.UC.Dir(), home)
 		tg.Accesses = append(tg.Accesses, acc...)
@@ -471,7 +470,13 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 	} else {
 		paths, unknownPaths = guessPaths(req, tg, str)
 	}
-	if u, ok := str("url"); ok && (t.OpenWorld() || t.Name() == "WebFetch") {
+	u, hasURL := str("url")
+	if ui, ok := req.Input.(tools.URLInput); ok {
+		u, hasURL = ui.FetchURL(), true
+	} else if !t.OpenWorld() {
+		hasURL = false // an upstream tool's url field is judged only when it reaches the world
+	}
+	if hasURL {
 		if parsed, err := url.Parse(u); err == nil && parsed.Host != "" {
 			tg.URL = parsed
 		} else {

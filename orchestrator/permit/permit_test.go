@@ -33,6 +33,9 @@ type fetchIn struct {
 	Prompt string `json:"prompt"`
 }
 
+func (in *bashIn) CommandLine() string { return in.Command }
+func (in *fetchIn) FetchURL() string   { return in.URL }
+
 type noIn struct{}
 
 func noop[In any](context.Context, *In, *tools.UseContext, tools.Progress) (*tools.Result, error) {

@@ -85,6 +85,9 @@ type BashInput struct {
 	RunInBackground bool     `json:"run_in_background,omitempty"`
 }
 
+// CommandLine is the line the call runs (tools.CommandInput).
+func (in *BashInput) CommandLine() string { return in.Command }
+
 // BashOutput is Bash's structured output.
 type BashOutput struct {
 	// Stdout is the command's output (stderr is merged into it), trimmed,

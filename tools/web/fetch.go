@@ -65,6 +65,9 @@ type WebFetchInput struct {
 	Offset *int   `json:"offset,omitempty"`
 }
 
+// FetchURL is the address the call fetches (tools.URLInput).
+func (in *WebFetchInput) FetchURL() string { return in.URL }
+
 // WebFetchOutput is WebFetch's structured output.
 type WebFetchOutput struct {
 	// URL is the address the content came from, after the https upgrade
