@@ -261,3 +261,42 @@ func TestChat_retries_overloaded(t *testing.T) {
 		})
 	}
 }
+
+func TestChatInteractive_custom_commands_and_attached_files(t *testing.T) {
+	c := newChatRun(t)
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(c.dir, ".claude", "commands", "review.md"), "---\ndescription: Review a file with care\n---\nReview $ARGUMENTS carefully.\n")
+	write(filepath.Join(c.home, ".claude", "commands", "review.md"), "The project's command wins over this one.\n")
+	write(filepath.Join(c.home, ".claude", "commands", "git", "hello.md"), "Say hello.\n")
+	write(filepath.Join(c.dir, "notes.txt"), "alpha\nbeta\n")
+	srv := testmodel.NewServer(t, testmodel.Say("Reviewed."), testmodel.Say("Hello."), testmodel.Say("Read it."))
+	env, args := modelFlags("openai", srv)
+	out, errOut, code := c.run(t, "/review main.go\n/git:hello twice\n/help\nlook at @notes.txt, please\n/exit\n", env, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	for _, want := range []string{"/review", "Review a file with care", "/git:hello", "Attached notes.txt"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	reqs := requireRequests(t, srv, 3, out, errOut)
+	last := func(s sent) string { return textOf(s.msgs[len(s.msgs)-1]["content"]) }
+	if got := last(reqs[0]); got != "Review main.go carefully." {
+		t.Errorf("/review sent %q", got)
+	}
+	if got := last(reqs[1]); got != "Say hello.\n\nARGUMENTS: twice" {
+		t.Errorf("/git:hello sent %q", got)
+	}
+	if got := last(reqs[2]); !strings.HasPrefix(got, "look at @notes.txt, please") || !strings.Contains(got, "<file path=\"notes.txt\">\nalpha\nbeta\n</file>") {
+		t.Errorf("the attached file was not sent: %q", got)
+	}
+}

@@ -111,14 +111,27 @@ func (r *REPL) Run(ctx context.Context) error {
 		}
 		interrupted = false
 		if strings.HasPrefix(line, "/") {
-			quit, err := r.command(line)
-			if err != nil {
+			prompt, custom, err := r.custom(line)
+			switch {
+			case custom && err != nil:
 				u.Printf("%v\n", err)
+				continue
+			case custom:
+				line = prompt
+			default:
+				quit, err := r.command(line)
+				if err != nil {
+					u.Printf("%v\n", err)
+				}
+				if quit {
+					return nil
+				}
+				continue
 			}
-			if quit {
-				return nil
-			}
-			continue
+		}
+		if full, files := attachFiles(line, r.Session.Cwd()); len(files) > 0 {
+			u.Printf("%s\n", u.style("2", "· Attached "+strings.Join(files, ", ")))
+			line = full
 		}
 		cancelled, err := r.turn(ctx, line)
 		if err != nil {
@@ -244,6 +257,13 @@ func (r *REPL) command(line string) (quit bool, err error) {
 	switch fields[0] {
 	case "/help":
 		u.Printf("%s", helpText)
+		home, _ := os.UserHomeDir()
+		if cs := customCommands(r.Session.Cwd(), home); len(cs) > 0 {
+			u.Printf("Custom commands (.claude/commands/*.md; $ARGUMENTS is what follows the command):\n")
+			for _, c := range cs {
+				u.Printf("  /%-13s %s\n", c.name, c.description)
+			}
+		}
 	case "/exit", "/quit":
 		return true, nil
 	case "/tools":
@@ -347,6 +367,26 @@ func (r *REPL) command(line string) (quit bool, err error) {
 	}
 	return false, nil
 }
+
+// custom finds the custom command line names; prompt is what it sends.
+func (r *REPL) custom(line string) (prompt string, ok bool, err error) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	if builtinCommands[name] {
+		return "", false, nil
+	}
+	home, _ := os.UserHomeDir()
+	for _, c := range customCommands(r.Session.Cwd(), home) {
+		if c.name == name {
+			p, err := expandCommand(c, strings.TrimSpace(args))
+			return p, true, err
+		}
+	}
+	return "", false, nil
+}
+
+// builtinCommands are the commands a custom one cannot replace.
+var builtinCommands = map[string]bool{"help": true, "exit": true, "quit": true, "tools": true, "mcp": true, "permissions": true,
+	"mode": true, "clear": true, "model": true, "compact": true, "cost": true, "resume": true}
 
 // count adds the tokens used since before to the current model's total.
 func (r *REPL) count(now, before llm.Usage) {
