@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
+	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
@@ -71,11 +72,7 @@ func newHarness(t *testing.T, format string, o options, replies ...testmodel.Rep
 		t.Fatal(err)
 	}
 	pipe := &orchestrator.Pipeline{Pool: pool, Permit: o.permit}
-	sess, err := tools.NewSession(tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sess.Close() })
+	sess := tooltest.NewSession(t, tools.SessionOptions{})
 	log := &eventLog{}
 	cfg := Config{
 		Model: model, Pipeline: pipe, System: "You are a test.",

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
@@ -110,11 +111,7 @@ func setup(t *testing.T, mode permissions.Mode, model llm.Model) (*orchestrator.
 		t.Fatal(err)
 	}
 	p := &orchestrator.Pipeline{Pool: pool, MaxParallel: 2}
-	sess, err := tools.NewSession(tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir(), Mode: mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sess.Close() })
+	sess := tooltest.NewSession(t, tools.SessionOptions{Mode: mode})
 	uc := &tools.UseContext{Session: sess, SubAgents: &agent.SubAgents{Pipeline: p, Model: model, MaxTurns: 5}}
 	return p, uc, &pokes
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
@@ -19,7 +20,9 @@ func fileTools() []tools.Tool {
 }
 
 // harness runs calls through the orchestrator pipeline in one session
-// whose current directory is a fresh temporary directory.
+// whose current directory is a fresh temporary directory. Its permission
+// step is the pipeline's own with no rules (orchestrator.AllowUnlessDenied),
+// so the tools' own confinement is what the tests see.
 type harness struct {
 	t   *testing.T
 	dir string
@@ -29,20 +32,8 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	pool, err := orchestrator.AssemblePool(fileTools(), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := tools.NewSession(tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return &harness{t: t, dir: dir, s: s, p: &orchestrator.Pipeline{Pool: pool}}
+	e := tooltest.New(t, fileTools(), tooltest.Options{})
+	return &harness{t: t, dir: e.Dir(), s: e.Session, p: e.Pipeline}
 }
 
 // path is the absolute path of rel in the working directory.

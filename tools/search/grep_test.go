@@ -133,8 +133,8 @@ func TestGrepErrors(t *testing.T) {
 		{"invalid_glob", `{"pattern":"x","glob":"[abc"}`, []string{`invalid glob "[abc"`}},
 		{"unknown_type", `{"pattern":"x","type":"cobol2"}`, []string{`unknown file type "cobol2"`, "go", "py"}},
 		{"missing_path", `{"pattern":"x","path":"nope"}`, []string{filepath.Join(dir, "nope"), "does not exist", dir}},
-		{"bad_output_mode", `{"pattern":"x","output_mode":"lines"}`, []string{`output_mode "lines"`}},
-		{"negative_context", `{"pattern":"x","-A":-1}`, []string{"-A must be 0 or more"}},
+		{"bad_output_mode", `{"pattern":"x","output_mode":"lines"}`, []string{`parameter "output_mode" must be one of`, `got "lines"`}},
+		{"negative_context", `{"pattern":"x","-A":-1}`, []string{`parameter "-A" must be at least 0, got -1`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _, ok := call(t, Grep(), s, tc.input)

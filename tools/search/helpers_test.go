@@ -2,43 +2,26 @@ package search
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
 // newSession makes a session whose current directory is dir.
 func newSession(t testing.TB, dir string) *tools.Session {
 	t.Helper()
-	s, err := tools.NewSession(tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return tooltest.NewSession(t, tools.SessionOptions{Cwd: dir})
 }
 
-// call runs a tool the way the pipeline does (decode, validate, call) and
+// call runs a tool through the pipeline, as a client's call would run, and
 // returns its text, or the error's message with ok false.
 func call(t testing.TB, tool tools.Tool, s *tools.Session, input string) (text string, out any, ok bool) {
 	t.Helper()
-	in, err := tool.Decode(json.RawMessage(input))
-	if err != nil {
-		t.Fatalf("decode %s: %v", input, err)
-	}
-	uc := &tools.UseContext{Session: s}
-	ctx := context.Background()
-	if err := tool.ValidateInput(ctx, in, uc); err != nil {
-		return err.Error(), nil, false
-	}
-	res, err := tool.Call(ctx, in, uc, nil)
-	if err != nil {
-		return err.Error(), nil, false
-	}
+	res := tooltest.Call(context.Background(), t, tool, &tools.UseContext{Session: s}, input, nil)
 	return res.Text, res.Output, !res.IsError
 }
 

@@ -33,7 +33,7 @@ func TestBash_output_and_exit_codes(t *testing.T) {
 		{name: "trailing_whitespace_trimmed", command: `printf 'a\nb  \n\n\t\n'`, want: "a\nb"},
 		{name: "colour_codes_kept", command: `printf '\033[31mred\033[0m\n'`, want: "\x1b[31mred\x1b[0m"},
 		{name: "stdin_is_dev_null", command: "cat; echo after", want: "after"},
-		{name: "no_output", command: "true", want: ""},
+		{name: "no_output", command: "true", want: "(Bash completed with no output)"},
 		{name: "nonzero_exit_is_error", command: "echo boom; exit 3", want: "Exit code 3\nboom", isError: true, exit: 3},
 		{name: "nonzero_exit_without_output", command: "exit 2", want: "Exit code 2", isError: true, exit: 2},
 		{name: "false_is_error", command: "false", want: "Exit code 1", isError: true, exit: 1},
@@ -102,28 +102,28 @@ func TestBash_bad_input(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"empty_command", map[string]any{"command": ""}, "command is empty"},
+		{"empty_command", map[string]any{"command": ""}, `parameter "command" must not be empty`},
 		{"blank_command", map[string]any{"command": "  \n\t"}, "command is empty"},
-		{"timeout_zero", map[string]any{"command": "true", "timeout": 0}, "timeout must be between 1 and 600000"},
-		{"timeout_too_large", map[string]any{"command": "true", "timeout": 600001}, "timeout must be between 1 and 600000"},
-		{"timeout_negative", map[string]any{"command": "true", "timeout": -5}, "timeout must be between 1 and 600000"},
-		{"unknown_field", map[string]any{"command": "true", "cwd": "/"}, "unknown field"},
+		{"timeout_zero", map[string]any{"command": "true", "timeout": 0}, `parameter "timeout" must be at least 1, got 0`},
+		{"timeout_too_large", map[string]any{"command": "true", "timeout": 600001}, `parameter "timeout" must be at most 600000, got 600001`},
+		{"timeout_negative", map[string]any{"command": "true", "timeout": -5}, `parameter "timeout" must be at least 1, got -5`},
+		{"unknown_field", map[string]any{"command": "true", "cwd": "/"}, `unknown parameter "cwd"`},
 	}
 	s := newSession(t)
 	bash := Bash(testOpts)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := call(t, context.Background(), bash, s, tt.args, nil)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %v, want one containing %q", err, tt.want)
+			msg := failure(call(t, context.Background(), bash, s, tt.args, nil))
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("error = %q, want one containing %q", msg, tt.want)
 			}
 		})
 	}
 	t.Run("run_in_background_when_disabled", func(t *testing.T) {
-		_, err := call(t, context.Background(), Bash(Options{DisableBackground: true}), s,
-			map[string]any{"command": "true", "run_in_background": true}, nil)
-		if err == nil || !strings.Contains(err.Error(), "run_in_background") {
-			t.Errorf("error = %v, want run_in_background refused", err)
+		msg := failure(call(t, context.Background(), Bash(Options{DisableBackground: true}), s,
+			map[string]any{"command": "true", "run_in_background": true}, nil))
+		if !strings.Contains(msg, "run_in_background") {
+			t.Errorf("error = %q, want run_in_background refused", msg)
 		}
 	})
 }
@@ -280,12 +280,11 @@ func TestBash_large_output(t *testing.T) {
 	s := newSession(t)
 	// 40000 characters in 4000 lines of 10.
 	res := mustCall(t, Bash(testOpts), s, map[string]any{"command": `for i in $(seq 1 4000); do printf '%09d\n' $i; done`})
-	out := bashOut(t, res)
-	if len(res.Text) != 40000-1 {
-		t.Errorf("text has %d characters, want the whole trimmed output (39999)", len(res.Text))
+	if !strings.HasPrefix(res.Text, "<persisted-output>") || !strings.Contains(res.Text, "000000001\n") {
+		t.Errorf("text = %.200q, want the persisted-output block with a preview", res.Text)
 	}
-	if len(out.Stdout) != BashMaxResultSizeChars || !out.StdoutTruncated {
-		t.Errorf("structured stdout has %d characters (truncated=%v), want the first %d", len(out.Stdout), out.StdoutTruncated, BashMaxResultSizeChars)
+	if saved, err := os.ReadFile(persistedPath(t, res)); err != nil || len(saved) != 39999 {
+		t.Errorf("persisted file: %d bytes, %v; want the whole trimmed output (39999)", len(saved), err)
 	}
 
 	t.Run("persisted_by_the_pipeline", func(t *testing.T) {
@@ -380,12 +379,9 @@ func TestBash_progress_reports_latest_line(t *testing.T) {
 			_ = os.WriteFile(gate, nil, 0o644)
 		}
 	}
-	res, err := call(t, context.Background(), Bash(opts), s, map[string]any{
+	res := call(t, context.Background(), Bash(opts), s, map[string]any{
 		"command": "echo step one; echo step two; while [ ! -f gate ]; do sleep 0.01; done; echo finished",
 	}, progress)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if res.Text != "step one\nstep two\nfinished" {
 		t.Errorf("text = %q", res.Text)
 	}

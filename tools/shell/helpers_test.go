@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
+	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -22,50 +22,30 @@ var testOpts = Options{KillGrace: 500 * time.Millisecond}
 // the test ends.
 func newSession(t *testing.T) *tools.Session {
 	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := tools.NewSession(tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return tooltest.NewSession(t, tools.SessionOptions{})
 }
 
-// call runs tool the way the orchestrator does (decode, validate, call)
-// and applies the result's session change. A non-nil error is what the
-// orchestrator would turn into an error result.
-func call(t *testing.T, ctx context.Context, tool tools.Tool, s *tools.Session, args map[string]any, progress tools.Progress) (*tools.Result, error) {
+// call runs tool through the pipeline as a client's call would run (schema
+// validation, permission decision, call, result budget) and applies the
+// result's session change. A refused or failed call is an error result.
+func call(t *testing.T, ctx context.Context, tool tools.Tool, s *tools.Session, args map[string]any, progress tools.Progress) *tools.Result {
 	t.Helper()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := tool.Decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	uc := &tools.UseContext{Session: s, CallID: "test"}
-	if err := tool.ValidateInput(ctx, in, uc); err != nil {
-		return nil, err
-	}
-	res, err := tool.Call(ctx, in, uc, progress)
-	if err == nil && res.Modify != nil {
-		res.Modify(s)
-	}
-	return res, err
+	return tooltest.Call(ctx, t, tool, &tools.UseContext{Session: s}, args, progress)
 }
 
-// mustCall is call that fails the test on an error.
+// mustCall is call with no progress and no deadline; the result may be an
+// error result (a command's non-zero exit), which the test checks.
 func mustCall(t *testing.T, tool tools.Tool, s *tools.Session, args map[string]any) *tools.Result {
 	t.Helper()
-	res, err := call(t, context.Background(), tool, s, args, nil)
-	if err != nil {
-		t.Fatalf("%s(%v): %v", tool.Name(), args, err)
+	return call(t, context.Background(), tool, s, args, nil)
+}
+
+// failure is the text of an error result, or "" for a success.
+func failure(res *tools.Result) string {
+	if !res.IsError {
+		return ""
 	}
-	return res
+	return res.Text
 }
 
 // bashOut returns a Bash result's structured output.
@@ -76,9 +56,34 @@ func bashOut(t *testing.T, res *tools.Result) *BashOutput {
 		return o
 	case BashOutput:
 		return &o
+	case map[string]any:
+		// A persisted result's output: the tool's fields and where the
+		// whole output was saved.
+		b, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out BashOutput
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("Bash output %s: %v", b, err)
+		}
+		return &out
 	}
 	t.Fatalf("Bash output is %T", res.Output)
 	return nil
+}
+
+// persistedPath is where the pipeline saved a result over its budget, as
+// its output object says.
+func persistedPath(t *testing.T, res *tools.Result) string {
+	t.Helper()
+	if m, ok := res.Output.(map[string]any); ok {
+		if p, ok := m["persistedOutputPath"].(string); ok {
+			return p
+		}
+	}
+	t.Fatalf("the result was not persisted: output %T, text %.200q", res.Output, res.Text)
+	return ""
 }
 
 // taskOut returns a TaskOutput result's structured output.

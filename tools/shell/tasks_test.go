@@ -109,20 +109,20 @@ func TestTaskOutput_bad_input(t *testing.T) {
 		{"unknown_task_none_exist", map[string]any{"task_id": "b0000000"}, `no background task "b0000000"`},
 		{"empty_task_id", map[string]any{"task_id": " "}, "task_id is empty"},
 		{"bad_filter", map[string]any{"task_id": "x", "filter": "a("}, "filter is not a valid regular expression"},
-		{"timeout_out_of_range", map[string]any{"task_id": "x", "timeout": 600001}, "timeout must be between 1 and 600000"},
+		{"timeout_out_of_range", map[string]any{"task_id": "x", "timeout": 600001}, `parameter "timeout" must be at most 600000, got 600001`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := call(t, context.Background(), TaskOutput(), s, tt.args, nil)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %v, want %q", err, tt.want)
+			msg := failure(call(t, context.Background(), TaskOutput(), s, tt.args, nil))
+			if !strings.Contains(msg, tt.want) {
+				t.Errorf("error = %q, want %q", msg, tt.want)
 			}
 		})
 	}
 	t.Run("unknown_task_lists_known_ones", func(t *testing.T) {
 		id := startBackground(t, s, "true")
-		_, err := call(t, context.Background(), TaskOutput(), s, map[string]any{"task_id": "nope"}, nil)
-		if err == nil || !strings.Contains(err.Error(), id) {
-			t.Errorf("error = %v, want the known task %s named", err, id)
+		msg := failure(call(t, context.Background(), TaskOutput(), s, map[string]any{"task_id": "nope"}, nil))
+		if !strings.Contains(msg, id) {
+			t.Errorf("error = %q, want the known task %s named", msg, id)
 		}
 	})
 	t.Run("foreground_commands_are_not_tasks", func(t *testing.T) {
@@ -209,9 +209,9 @@ func TestTaskStop(t *testing.T) {
 			{"already_finished", map[string]any{"task_id": done}, "is not running (it is completed with exit code 0)"},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := call(t, context.Background(), TaskStop(), s, tt.args, nil)
-				if err == nil || !strings.Contains(err.Error(), tt.want) {
-					t.Errorf("error = %v, want %q", err, tt.want)
+				msg := failure(call(t, context.Background(), TaskStop(), s, tt.args, nil))
+				if !strings.Contains(msg, tt.want) {
+					t.Errorf("error = %q, want %q", msg, tt.want)
 				}
 			})
 		}
@@ -287,13 +287,13 @@ func TestBackground_task_cap(t *testing.T) {
 		ids = append(ids, bashOut(t, res).BackgroundTaskID)
 	}
 	waitProcs(t, m, 2)
-	_, err := call(t, context.Background(), bash, s, map[string]any{"command": "sleep " + m, "run_in_background": true}, nil)
-	if err == nil || !strings.Contains(err.Error(), "already has 2 background tasks running") || !strings.Contains(err.Error(), "--max-background-tasks") || !strings.Contains(err.Error(), "TaskStop") {
-		t.Fatalf("a third background task: %v, want the cap error", err)
+	msg := failure(call(t, context.Background(), bash, s, map[string]any{"command": "sleep " + m, "run_in_background": true}, nil))
+	if !strings.Contains(msg, "already has 2 background tasks running") || !strings.Contains(msg, "--max-background-tasks") || !strings.Contains(msg, "TaskStop") {
+		t.Fatalf("a third background task: %q, want the cap error", msg)
 	}
-	res, err := call(t, context.Background(), bash, s, map[string]any{"command": "echo waiting; sleep " + m, "timeout": 300}, nil)
-	if err != nil || !res.IsError || !strings.Contains(res.Text, "timed out after 300ms and was stopped") || !strings.Contains(res.Text, "2 background tasks running") {
-		t.Fatalf("a command timing out at the cap: %v %+v", err, res)
+	res := call(t, context.Background(), bash, s, map[string]any{"command": "echo waiting; sleep " + m, "timeout": 300}, nil)
+	if !res.IsError || !strings.Contains(res.Text, "timed out after 300ms and was stopped") || !strings.Contains(res.Text, "2 background tasks running") {
+		t.Fatalf("a command timing out at the cap: %+v", res)
 	}
 	if bashOut(t, res).BackgroundTaskID != "" {
 		t.Error("the timed-out command was moved to the background past the cap")

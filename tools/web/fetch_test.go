@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,35 +14,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
 func newSession(t *testing.T) *tools.Session {
 	t.Helper()
-	s, err := tools.NewSession(tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return tooltest.NewSession(t, tools.SessionOptions{})
 }
 
-// call runs tool with args the way the pipeline does after schema
-// validation: decode, validate, call.
+// call runs tool with args through the pipeline, as a client's call runs;
+// an error result comes back as the error.
 func call(t *testing.T, tool tools.Tool, uc *tools.UseContext, args any) (*tools.Result, error) {
 	t.Helper()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
+	res := tooltest.Call(context.Background(), t, tool, uc, args, nil)
+	if res.IsError {
+		return nil, errors.New(res.Text)
 	}
-	in, err := tool.Decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tool.ValidateInput(context.Background(), in, uc); err != nil {
-		return nil, err
-	}
-	return tool.Call(context.Background(), in, uc, nil)
+	return res, nil
 }
 
 func mustCall(t *testing.T, tool tools.Tool, uc *tools.UseContext, args any) (*tools.Result, WebFetchOutput) {

@@ -64,7 +64,7 @@ func TestAgent(t *testing.T) {
 			name:    "unknown_type",
 			args:    map[string]any{"description": "d", "prompt": "p", "subagent_type": "Wizard"},
 			runner:  &fakeRunner{},
-			wantErr: `subagent_type "Wizard" is not known; use one of general-purpose, Explore, Plan`,
+			wantErr: `parameter "subagent_type" must be one of "general-purpose", "Explore" or "Plan", got "Wizard"`,
 		},
 		{
 			name:    "blank_prompt",
@@ -94,7 +94,7 @@ func TestAgent(t *testing.T) {
 				t.Errorf("text = %q, want it to contain %q", res.Text, c.wantText)
 			}
 			req := c.runner.req
-			if req.Type != c.wantType || req.ReadOnly != c.wantReadOnly || req.MaxTurns != 7 || req.Parent != uc ||
+			if req.Type != c.wantType || req.ReadOnly != c.wantReadOnly || req.MaxTurns != 7 || req.Parent == nil || req.Parent.Session != uc.Session ||
 				req.Prompt != c.args["prompt"] || req.SystemPrompt == "" {
 				t.Errorf("request = %+v", req)
 			}

@@ -116,7 +116,7 @@ func TestAskUserQuestion_refusals(t *testing.T) {
 		{"duplicate_question", map[string]any{"questions": []any{q("A?", "h", "x", "y"), q("A?", "h2", "x", "y")}}, &fakeAsker{}, `questions[1].question "A?" is asked twice`},
 		{"duplicate_label", map[string]any{"questions": []any{q("A?", "h", "x", "x")}}, &fakeAsker{}, `questions[0].options[1].label "x" appears twice`},
 		{"long_header", map[string]any{"questions": []any{q("A?", "thirteen char", "x", "y")}}, &fakeAsker{}, "questions[0].header"},
-		{"one_option", map[string]any{"questions": []any{q("A?", "h", "x")}}, &fakeAsker{}, "has 1 choices; give 2 to 4"},
+		{"one_option", map[string]any{"questions": []any{q("A?", "h", "x")}}, &fakeAsker{}, `parameter "questions[0].options" must have at least 2 items, got 1`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

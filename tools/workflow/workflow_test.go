@@ -2,44 +2,37 @@ package workflow
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
 func newSession(t *testing.T, mode permissions.Mode) *tools.Session {
 	t.Helper()
-	s, err := tools.NewSession(tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir(), Mode: mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return tooltest.NewSession(t, tools.SessionOptions{Mode: mode})
 }
 
-// call decodes, validates and runs a tool call, then applies the result's
-// context modifier as the pipeline does.
+// call runs a tool call through the pipeline, as a client's call runs, and
+// applies the result's session change; an error result comes back as the
+// error.
 func call(t *testing.T, tool tools.Tool, uc *tools.UseContext, args any) (*tools.Result, error) {
 	t.Helper()
-	raw, err := json.Marshal(args)
+	res := tooltest.Call(context.Background(), t, tool, uc, args, nil)
+	if res.IsError {
+		return nil, errors.New(res.Text)
+	}
+	return res, nil
+}
+
+// resultText is a call's text, whether it succeeded or not.
+func resultText(res *tools.Result, err error) string {
 	if err != nil {
-		t.Fatal(err)
+		return err.Error()
 	}
-	in, err := tool.Decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tool.ValidateInput(context.Background(), in, uc); err != nil {
-		return nil, err
-	}
-	res, err := tool.Call(context.Background(), in, uc, nil)
-	if err == nil && res.Modify != nil {
-		res.Modify(uc.Session)
-	}
-	return res, err
+	return res.Text
 }
 
 // fakeAsker answers every question with a fixed answer and records what
