@@ -32,17 +32,17 @@ func bashDecision(t testing.TB, rs *RuleSet, cmd string) Behavior {
 
 func ruleSet(t testing.TB, deny, ask, allow []string) *RuleSet {
 	t.Helper()
-	s := &Settings{Rules: &RuleSet{}}
+	rs := &RuleSet{}
 	a := Anchors{Home: "/home/u", Root: "/work/app", Cwd: "/work/app"}
 	for _, l := range []struct {
 		b Behavior
 		r []string
 	}{{Deny, deny}, {Ask, ask}, {Allow, allow}} {
-		if err := s.AddRules(l.b, l.r, "test", a); err != nil {
+		if err := rs.AddText(l.b, l.r, "test", a); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return s.Rules
+	return rs
 }
 
 func TestBashRules_adversarial(t *testing.T) {

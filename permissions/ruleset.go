@@ -104,6 +104,24 @@ type RuleSet struct {
 	rules []*SourcedRule
 }
 
+// AddText parses rules written in settings syntax and adds them with
+// behavior b, from source, path specifiers anchored at a. The error names
+// the source and the rule.
+func (rs *RuleSet) AddText(b Behavior, rules []string, source string, a Anchors) error {
+	for _, text := range rules {
+		r, err := ParseRule(text)
+		if err != nil {
+			return fmt.Errorf("settings %s: permissions.%s: %w", source, b, err)
+		}
+		sr, err := NewSourcedRule(r, b, source, a)
+		if err != nil {
+			return fmt.Errorf("settings %s: permissions.%s: %w", source, b, err)
+		}
+		rs.Add(sr)
+	}
+	return nil
+}
+
 // Add appends rules.
 func (rs *RuleSet) Add(rules ...*SourcedRule) { rs.rules = append(rs.rules, rules...) }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/orchestrator/hooks"
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
 )
 
 // permissionFlags configure permission rules and hooks.
@@ -38,7 +39,7 @@ func (p *permissionFlags) add(fs *flag.FlagSet) {
 
 // permissionSetup is what the settings and flags make of permissions.
 type permissionSetup struct {
-	settings *permissions.Settings
+	settings *settings.Settings
 	policy   permissions.Policy
 	permit   *permit.Permitter
 	// hooks is nil when no hook is configured.
@@ -55,10 +56,10 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 	if p.loaded != nil && p.loadedProject == project {
 		return p.loaded, nil
 	}
-	loc := permissions.DefaultLocations(project)
+	loc := settings.DefaultLocations(project)
 	loc.Extra = p.settings
 	loc.TrustProject = p.trustProject
-	s, err := permissions.Load(loc)
+	s, err := settings.Load(loc)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
 )
 
 // cmdTrust records a directory as trusted, so that the settings inside it
@@ -15,7 +15,7 @@ func cmdTrust(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlagSet("trust", "trust DIR",
 		"Trusts DIR (and everything below it): its own .claude settings may then add allow rules, a defaultMode\n"+
 			"other than default or plan, additionalDirectories and hooks. Until then agent-mcp reads only their deny\n"+
-			"and ask rules. The list is kept in agent-mcp's configuration directory ("+permissions.TrustFile+").", stdout, stderr)
+			"and ask rules. The list is kept in agent-mcp's configuration directory ("+settings.TrustFile+").", stdout, stderr)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -25,7 +25,7 @@ func cmdTrust(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 	dir := fs.Arg(0)
-	file, err := permissions.Trust(permissions.DefaultLocations("").ConfigDir, dir)
+	file, err := settings.Trust(settings.DefaultLocations("").ConfigDir, dir)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
 )
 
 // DefaultTimeout bounds a hook that sets no timeout of its own.
@@ -26,7 +27,7 @@ const maxOutput = 1 << 20
 
 // Config configures the hook runner.
 type Config struct {
-	PreToolUse, PostToolUse []permissions.HookMatcher
+	PreToolUse, PostToolUse []settings.HookMatcher
 	// ProjectDir is given to hooks as CLAUDE_PROJECT_DIR.
 	ProjectDir string
 	// Timeout is the default per-hook timeout; 0 is DefaultTimeout.
@@ -46,7 +47,7 @@ var _ orchestrator.Hooks = (*Runner)(nil)
 
 type compiled struct {
 	match func(tool string) bool
-	hooks []permissions.HookCommand
+	hooks []settings.HookCommand
 }
 
 // New compiles the matchers. A matcher that is neither a name list nor a
@@ -74,7 +75,7 @@ func (r *Runner) Empty() bool { return len(r.pre) == 0 && len(r.post) == 0 }
 
 var nameList = regexp.MustCompile(`^[A-Za-z0-9_\-|]+$`)
 
-func compile(event string, ms []permissions.HookMatcher) ([]compiled, error) {
+func compile(event string, ms []settings.HookMatcher) ([]compiled, error) {
 	var out []compiled
 	for i, m := range ms {
 		c := compiled{hooks: m.Hooks}
@@ -104,8 +105,8 @@ func compile(event string, ms []permissions.HookMatcher) ([]compiled, error) {
 }
 
 // commands lists the command hooks selecting tool, without duplicates.
-func commands(cs []compiled, tool string) []permissions.HookCommand {
-	var out []permissions.HookCommand
+func commands(cs []compiled, tool string) []settings.HookCommand {
+	var out []settings.HookCommand
 	seen := map[string]bool{}
 	for _, c := range cs {
 		if !c.match(tool) {
@@ -307,7 +308,7 @@ func (r *Runner) runAll(ctx context.Context, cs []compiled, event string, ev orc
 
 // runOne runs one hook in its own process group, killing the group on
 // timeout or cancellation.
-func (r *Runner) runOne(ctx context.Context, h permissions.HookCommand, cwd string, stdin []byte) result {
+func (r *Runner) runOne(ctx context.Context, h settings.HookCommand, cwd string, stdin []byte) result {
 	res := result{cmd: h.Command}
 	timeout := r.cfg.Timeout
 	if h.Timeout > 0 {

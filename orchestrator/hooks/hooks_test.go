@@ -14,6 +14,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -68,7 +69,7 @@ func newEnv(t *testing.T) *env {
 	return &env{dir: dir, sess: s}
 }
 
-func (e *env) run(t *testing.T, pre, post []permissions.HookMatcher, p orchestrator.Permitter, command string) orchestrator.Outcome {
+func (e *env) run(t *testing.T, pre, post []settings.HookMatcher, p orchestrator.Permitter, command string) orchestrator.Outcome {
 	t.Helper()
 	r, err := New(Config{PreToolUse: pre, PostToolUse: post, ProjectDir: e.sess.Cwd()})
 	if err != nil {
@@ -83,12 +84,12 @@ func (e *env) run(t *testing.T, pre, post []permissions.HookMatcher, p orchestra
 	return pl.Run(context.Background(), &tools.UseContext{Session: e.sess}, orchestrator.Call{ID: "call1", Name: "Bash", Input: in}, nil)
 }
 
-func hook(matcher string, cmds ...string) []permissions.HookMatcher {
-	m := permissions.HookMatcher{Matcher: matcher}
+func hook(matcher string, cmds ...string) []settings.HookMatcher {
+	m := settings.HookMatcher{Matcher: matcher}
 	for _, c := range cmds {
-		m.Hooks = append(m.Hooks, permissions.HookCommand{Type: "command", Command: c})
+		m.Hooks = append(m.Hooks, settings.HookCommand{Type: "command", Command: c})
 	}
-	return []permissions.HookMatcher{m}
+	return []settings.HookMatcher{m}
 }
 
 func text(out orchestrator.Outcome) string {
@@ -172,7 +173,7 @@ func TestHooks_endToEnd(t *testing.T) {
 	t.Run("permissionDecision allow does not override a deny rule", func(t *testing.T) {
 		e := newEnv(t)
 		h := script(t, e.dir, "allow.sh", `cat >/dev/null; echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'`)
-		s := &permissions.Settings{Rules: &permissions.RuleSet{}}
+		s := &settings.Settings{Rules: &permissions.RuleSet{}}
 		if err := s.AddRules(permissions.Deny, []string{"Bash(make *)"}, "test", permissions.Anchors{Home: "/", Root: "/", Cwd: "/"}); err != nil {
 			t.Fatal(err)
 		}

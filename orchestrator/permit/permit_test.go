@@ -12,6 +12,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
 	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
@@ -88,7 +89,7 @@ func newFixture(t *testing.T, mode permissions.Mode) *fixture {
 
 func rules(t *testing.T, dir string, deny, ask, allow []string) *permissions.RuleSet {
 	t.Helper()
-	s := &permissions.Settings{Rules: &permissions.RuleSet{}}
+	s := &settings.Settings{Rules: &permissions.RuleSet{}}
 	a := permissions.Anchors{Home: "/nonexistent-home", Root: dir, Cwd: dir}
 	for _, l := range []struct {
 		b permissions.Behavior

@@ -1,4 +1,4 @@
-package permissions
+package settings
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
 )
 
 func writeFile(t *testing.T, path, content string) {
@@ -36,11 +38,11 @@ func TestLoad_mergesEverySource(t *testing.T) {
 	if s.Model != "anthropic/claude-x" {
 		t.Errorf("Model = %q, want the user's claude-x as an Anthropic model", s.Model)
 	}
-	if s.DefaultMode != ModeAcceptEdits {
+	if s.DefaultMode != permissions.ModeAcceptEdits {
 		t.Errorf("DefaultMode = %q, want the local file's acceptEdits", s.DefaultMode)
 	}
 	var got []string
-	for _, b := range []Behavior{Deny, Ask, Allow} {
+	for _, b := range []permissions.Behavior{permissions.Deny, permissions.Ask, permissions.Allow} {
 		for _, r := range s.Rules.Rules(b) {
 			got = append(got, b.String()+" "+r.String())
 		}
@@ -60,7 +62,7 @@ func TestLoad_mergesEverySource(t *testing.T) {
 		t.Errorf("Sources = %q, want 6", s.Sources)
 	}
 	// `/src/**` in the project's local settings is anchored at the project.
-	r := s.Rules.Rules(Allow)[1]
+	r := s.Rules.Rules(permissions.Allow)[1]
 	if r.MatchesPath(filepath.Join(proj, "src/a.go")) == false {
 		t.Error("Edit(/src/**) must be anchored at the project directory")
 	}
@@ -114,13 +116,13 @@ func TestLoad_untrustedWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(s.Rules.Rules(Deny)) + len(s.Rules.Rules(Ask)); got != 2 {
+	if got := len(s.Rules.Rules(permissions.Deny)) + len(s.Rules.Rules(permissions.Ask)); got != 2 {
 		t.Errorf("deny and ask rules = %d, want both kept", got)
 	}
-	if len(s.Rules.Rules(Allow)) != 0 || len(s.AdditionalDirectories) != 0 || len(s.PreToolUse) != 0 {
-		t.Errorf("an untrusted workspace widened: allow %d, dirs %q, hooks %d", len(s.Rules.Rules(Allow)), s.AdditionalDirectories, len(s.PreToolUse))
+	if len(s.Rules.Rules(permissions.Allow)) != 0 || len(s.AdditionalDirectories) != 0 || len(s.PreToolUse) != 0 {
+		t.Errorf("an untrusted workspace widened: allow %d, dirs %q, hooks %d", len(s.Rules.Rules(permissions.Allow)), s.AdditionalDirectories, len(s.PreToolUse))
 	}
-	if s.DefaultMode != ModePlan {
+	if s.DefaultMode != permissions.ModePlan {
 		t.Errorf("DefaultMode = %q, want the local file's plan (narrowing modes apply)", s.DefaultMode)
 	}
 	joined := strings.Join(s.Ignored, "\n")
@@ -145,7 +147,7 @@ func TestLoad_untrustedWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Rules.Rules(Allow)) != 1 || len(s.AdditionalDirectories) != 1 || len(s.PreToolUse) != 1 || len(s.Ignored) != 0 {
+	if len(s.Rules.Rules(permissions.Allow)) != 1 || len(s.AdditionalDirectories) != 1 || len(s.PreToolUse) != 1 || len(s.Ignored) != 0 {
 		t.Errorf("a trusted workspace's settings were not all read: %+v", s)
 	}
 	if ok, err := Trusted(cfg, filepath.Join(dir, "..")); err != nil || ok {

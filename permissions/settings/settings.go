@@ -1,4 +1,4 @@
-package permissions
+package settings
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
 )
 
 // File is the part of a Claude Code settings file agent-mcp reads. Other
@@ -84,10 +86,10 @@ func DefaultLocations(project string) Locations {
 // Settings are the merged settings of every source.
 type Settings struct {
 	// Rules are every source's rules, lowest precedence first.
-	Rules *RuleSet
+	Rules *permissions.RuleSet
 	// DefaultMode is the mode of the highest-precedence source that set
 	// one; empty when none did.
-	DefaultMode Mode
+	DefaultMode permissions.Mode
 	// AdditionalDirectories are absolute, from every source.
 	AdditionalDirectories []string
 	// PreToolUse and PostToolUse hooks, from every source in order.
@@ -113,7 +115,7 @@ type Settings struct {
 // skipped; a file that is not valid JSON, or holds a rule that does not
 // parse, is an error naming the file.
 func Load(loc Locations) (*Settings, error) {
-	s := &Settings{Rules: &RuleSet{}, Home: loc.Home}
+	s := &Settings{Rules: &permissions.RuleSet{}, Home: loc.Home}
 	type source struct {
 		name, root string
 		// workspace marks the project's own files: a cloned repository
@@ -194,11 +196,11 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 		s.dropWidening(name, loc.Project, &f)
 	}
 	s.Sources = append(s.Sources, name)
-	anchors := Anchors{Home: loc.Home, Root: root, Cwd: loc.Project}
+	anchors := permissions.Anchors{Home: loc.Home, Root: root, Cwd: loc.Project}
 	for _, list := range []struct {
-		b     Behavior
+		b     permissions.Behavior
 		rules []string
-	}{{Deny, f.Permissions.Deny}, {Ask, f.Permissions.Ask}, {Allow, f.Permissions.Allow}} {
+	}{{permissions.Deny, f.Permissions.Deny}, {permissions.Ask, f.Permissions.Ask}, {permissions.Allow, f.Permissions.Allow}} {
 		if err := s.AddRules(list.b, list.rules, name, anchors); err != nil {
 			return err
 		}
@@ -210,7 +212,7 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 		s.Model = m
 	}
 	if f.Permissions.DefaultMode != "" {
-		m, err := ParseMode(f.Permissions.DefaultMode)
+		m, err := permissions.ParseMode(f.Permissions.DefaultMode)
 		if err != nil {
 			return fmt.Errorf("settings %s: permissions.defaultMode: %w", name, err)
 		}
@@ -246,7 +248,7 @@ func (s *Settings) dropWidening(name, project string, f *File) {
 		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored %d allow rule(s) %q: %s", name, n, f.Permissions.Allow, why))
 		f.Permissions.Allow = nil
 	}
-	if m := f.Permissions.DefaultMode; m != "" && m != string(ModeDefault) && m != string(ModePlan) {
+	if m := f.Permissions.DefaultMode; m != "" && m != string(permissions.ModeDefault) && m != string(permissions.ModePlan) {
 		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored defaultMode %q: %s", name, m, why))
 		f.Permissions.DefaultMode = ""
 	}
@@ -266,19 +268,8 @@ func (s *Settings) dropWidening(name, project string, f *File) {
 }
 
 // AddRules parses and adds rules of behavior b from source.
-func (s *Settings) AddRules(b Behavior, rules []string, source string, a Anchors) error {
-	for _, text := range rules {
-		r, err := ParseRule(text)
-		if err != nil {
-			return fmt.Errorf("settings %s: permissions.%s: %w", source, b, err)
-		}
-		sr, err := NewSourcedRule(r, b, source, a)
-		if err != nil {
-			return fmt.Errorf("settings %s: permissions.%s: %w", source, b, err)
-		}
-		s.Rules.Add(sr)
-	}
-	return nil
+func (s *Settings) AddRules(b permissions.Behavior, rules []string, source string, a permissions.Anchors) error {
+	return s.Rules.AddText(b, rules, source, a)
 }
 
 func expandDir(d, root, home string) string {

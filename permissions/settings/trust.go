@@ -1,4 +1,4 @@
-package permissions
+package settings
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
 )
 
 // TrustFile is the name of the file, in agent-mcp's user configuration
@@ -31,12 +33,12 @@ func Trusted(configDir, dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	real, err := ResolvePath(filepath.Clean(dir))
+	real, err := permissions.ResolvePath(filepath.Clean(dir))
 	if err != nil {
 		return false, err
 	}
 	for _, t := range list.Trusted {
-		if Inside(t, real) {
+		if permissions.Inside(t, real) {
 			return true, nil
 		}
 	}

@@ -1,0 +1,17 @@
+// Package settings reads agent-mcp's settings, once and in one place:
+// Claude Code's and agent-mcp's user settings, the project's
+// .claude/settings.json and .claude/settings.local.json, and --settings
+// values, merged into one [Settings] (permission rules, default mode,
+// additional directories, hooks, and chat's model) by [Load], with the
+// places injectable through [Locations].
+//
+// A project's own settings come with a cloned repository, so they may
+// narrow permissions (deny and ask rules, the default or plan mode) but
+// widen them only once the operator trusts the directory ([Trust],
+// recorded in agent-mcp's configuration directory, or
+// [Locations.TrustProject]); until then [Settings.Ignored] says what was
+// left out.
+//
+// What it is not: it does not decide anything; package permissions holds
+// the rules and the policy, package orchestrator/permit the decision.
+package settings
