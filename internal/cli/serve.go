@@ -31,6 +31,7 @@ type workspaceFlags struct {
 	maxParallel int
 	stateDir    string
 	maxTasks    int
+	maxSrvTasks int
 	perm        permissionFlags
 	web         webFlags
 }
@@ -42,6 +43,7 @@ func (w *workspaceFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&w.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "how many concurrency-safe calls may run at once per session")
 	fs.StringVar(&w.stateDir, "state-dir", "", "where sessions keep persisted results and task output (default: a per-user temp directory)")
 	fs.IntVar(&w.maxTasks, "max-background-tasks", shell.DefaultMaxBackgroundTasks, "how many background tasks (Bash run_in_background, or moved there at their timeout) one session may have running at once")
+	fs.IntVar(&w.maxSrvTasks, "max-server-background-tasks", shell.DefaultMaxServerBackgroundTasks, "how many background tasks the server may have running at once across all its sessions")
 	w.perm.add(fs)
 	w.web.add(fs)
 }
@@ -52,8 +54,11 @@ func (w *workspaceFlags) toolOptions() (builtin.Options, error) {
 	if w.maxTasks < 1 {
 		return builtin.Options{}, fmt.Errorf("--max-background-tasks must be at least 1, got %d", w.maxTasks)
 	}
+	if w.maxSrvTasks < 1 {
+		return builtin.Options{}, fmt.Errorf("--max-server-background-tasks must be at least 1, got %d", w.maxSrvTasks)
+	}
 	opts, err := w.web.toolOptions()
-	opts.MaxBackgroundTasks = w.maxTasks
+	opts.MaxBackgroundTasks, opts.MaxServerBackgroundTasks = w.maxTasks, w.maxSrvTasks
 	return opts, err
 }
 

@@ -25,6 +25,10 @@ type Options struct {
 	// MaxBackgroundTasks caps the background tasks one session may have
 	// running at once; 0 means shell.DefaultMaxBackgroundTasks.
 	MaxBackgroundTasks int
+	// MaxServerBackgroundTasks caps the background tasks running at once
+	// across all the sessions of one server; 0 means
+	// shell.DefaultMaxServerBackgroundTasks.
+	MaxServerBackgroundTasks int
 }
 
 // Tools returns every built-in tool, enabled or not; the orchestrator's
@@ -39,7 +43,7 @@ func Tools(opts Options) []tools.Tool {
 		fs.NotebookEdit(),
 		search.Glob(),
 		search.Grep(),
-		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks}),
+		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks}),
 		shell.TaskOutput(),
 		shell.TaskStop(),
 		workflow.TodoWrite(),

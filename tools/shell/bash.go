@@ -57,12 +57,27 @@ type Options struct {
 	// run_in_background is refused and a command that times out is
 	// stopped instead of moved to the background.
 	MaxBackgroundTasks int
+	// MaxServerBackgroundTasks caps the background tasks running at once
+	// across every session served by one Bash tool (one server); default
+	// DefaultMaxServerBackgroundTasks. Over it, as over the session's cap,
+	// run_in_background is refused and a timed-out command is stopped.
+	MaxServerBackgroundTasks int
+
+	// slots counts the running background tasks of every session this
+	// tool serves; Bash makes it.
+	slots *backgroundSlots
 }
 
 // DefaultMaxBackgroundTasks is how many background tasks a session may
 // have running at once unless configured: each holds a pseudo-terminal
 // (a system-wide resource, 4096 by default on Linux) and descriptors.
 const DefaultMaxBackgroundTasks = 32
+
+// DefaultMaxServerBackgroundTasks is how many background tasks one server
+// may have running at once across its sessions unless configured: an HTTP
+// server's sessions at their own cap would otherwise hold thousands of the
+// system's pseudo-terminals.
+const DefaultMaxServerBackgroundTasks = 128
 
 func (o Options) maxBackground() int { return cmpOr(o.MaxBackgroundTasks, DefaultMaxBackgroundTasks) }
 
@@ -119,6 +134,7 @@ type BashOutput struct {
 
 // Bash returns the Bash tool.
 func Bash(opts Options) tools.Tool {
+	opts.slots = &backgroundSlots{max: cmpOr(opts.MaxServerBackgroundTasks, DefaultMaxServerBackgroundTasks)}
 	return tools.New(tools.Spec[BashInput]{
 		Name:                  "Bash",
 		Description:           bashDescription,
@@ -193,7 +209,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 	spec := startSpec{
 		command: in.Command, description: in.Description, script: in.Command, dir: dir,
 		grace: cmpOr(opts.KillGrace, defaultGrace), fileLimit: cmpOr(opts.OutputFileLimit, defaultFileLimit),
-		maxBackground: opts.maxBackground(),
+		maxBackground: opts.maxBackground(), slots: opts.slots,
 	}
 
 	if in.RunInBackground {
@@ -244,7 +260,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 			m.forget(t)
 			return nil, fmt.Errorf("the command was stopped and its processes ended: %w", context.Cause(ctx))
 		case <-timer.C:
-			return timedOutResult(m, t, timeout, opts.backgroundDisabled(), opts.maxBackground(), notice), nil
+			return timedOutResult(m, t, timeout, opts.backgroundDisabled(), opts.maxBackground(), opts.slots, notice), nil
 		case <-ticker.C:
 			if line := t.out.lastLine(); line != "" && line != lastLine {
 				lastLine = line
@@ -324,13 +340,15 @@ func finishedResult(t *Task, command, notice string) (res *tools.Result, fileNee
 
 // timedOutResult moves a command that ran past its timeout to the
 // background, or stops it when background tasks are off.
-func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground bool, maxBackground int, notice string) *tools.Result {
+func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground bool, maxBackground int, slots *backgroundSlots, notice string) *tools.Result {
 	why := ""
 	switch {
 	case noBackground:
 		why = "background tasks are turned off on this server"
 	case m.runningBackground() >= maxBackground:
 		why = fmt.Sprintf("this session already has %d background tasks running, the most allowed (--max-background-tasks); end one with TaskStop to make room", maxBackground)
+	case !t.takeSlot(slots):
+		why = slots.full() + "; end one with TaskStop to make room"
 	}
 	if why != "" {
 		m.Stop(t)

@@ -103,6 +103,58 @@ type Task struct {
 	visible    bool // listed for TaskOutput/TaskStop
 	background bool
 	readOffset int64
+	slot       *backgroundSlots // the server-wide count this running background task is in
+}
+
+// backgroundSlots counts the background tasks running across the sessions
+// of one server, up to max.
+type backgroundSlots struct {
+	mu      sync.Mutex
+	max     int
+	running int
+}
+
+// take counts one more running background task, or reports false at the
+// cap. A nil *backgroundSlots has no cap.
+func (b *backgroundSlots) take() bool {
+	if b == nil {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.running >= b.max {
+		return false
+	}
+	b.running++
+	return true
+}
+
+// give counts one background task fewer.
+func (b *backgroundSlots) give() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.running--
+}
+
+// full words the server-wide cap being reached.
+func (b *backgroundSlots) full() string {
+	return fmt.Sprintf("this server already has %d background tasks running across its sessions, the most allowed (--max-server-background-tasks)", b.max)
+}
+
+// takeSlot counts a task moving to the background in slots while it runs,
+// and reports false when slots is full. A task that has already ended needs
+// no slot.
+func (t *Task) takeSlot(slots *backgroundSlots) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if slots == nil || t.status != StatusRunning || t.slot != nil {
+		return true
+	}
+	if !slots.take() {
+		return false
+	}
+	t.slot = slots
+	return true
 }
 
 // Status returns the task's status and exit code (meaningful once it is
@@ -128,6 +180,8 @@ type startSpec struct {
 	// maxBackground caps the running background tasks a visible
 	// (background) start may join; 0 means no cap.
 	maxBackground int
+	// slots is the server-wide count a visible start must find room in.
+	slots *backgroundSlots
 }
 
 // runningBackground counts the session's background tasks still running.
@@ -166,6 +220,20 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 			return nil, fmt.Errorf("this session already has %d background tasks running, the most allowed (--max-background-tasks): end one with TaskStop, or wait for one to finish (TaskOutput with block), then retry", n)
 		}
 	}
+	var slot *backgroundSlots
+	if spec.visible && spec.slots != nil {
+		if !spec.slots.take() {
+			m.mu.Unlock()
+			return nil, fmt.Errorf("%s: end one with TaskStop, or wait for one to finish (TaskOutput with block), then retry", spec.slots.full())
+		}
+		slot = spec.slots
+	}
+	started := false
+	defer func() {
+		if slot != nil && !started {
+			slot.give()
+		}
+	}()
 	// A background task is named for TaskOutput at once; a foreground
 	// command gets an internal name, and a public one only if it moves to
 	// the background.
@@ -185,7 +253,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		OutputPath: filepath.Join(m.dir, id+".output"),
 		Started:    time.Now(), marker: m.sessionID + "/" + id, grace: cmpOr(spec.grace, defaultGrace),
 		done: make(chan struct{}), status: StatusRunning,
-		visible: spec.visible, background: spec.visible,
+		visible: spec.visible, background: spec.visible, slot: slot,
 	}
 	out, err := newCapture(t.OutputPath, spec.fileLimit)
 	if err != nil {
@@ -235,6 +303,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		return nil, fmt.Errorf("starting bash: %w", err)
 	}
 	t.cmd, t.pgid, t.reader = cmd, cmd.Process.Pid, reader
+	started = true
 	m.tasks[id] = t
 	m.order = append(m.order, t)
 	m.mu.Unlock()
@@ -264,6 +333,10 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 			t.status = StatusCompleted
 		default:
 			t.status = StatusFailed
+		}
+		if t.slot != nil {
+			t.slot.give()
+			t.slot = nil
 		}
 		t.mu.Unlock()
 		close(t.done)

@@ -308,3 +308,38 @@ func TestBackground_task_cap(t *testing.T) {
 	}
 	waitProcs(t, m, 2)
 }
+
+// TestBackground_server_cap shares one Bash tool (one server) between two
+// sessions whose own caps are far off: the server-wide cap refuses a
+// background task in either session and stops a command timing out, with
+// a message naming the flag, and a task ending anywhere makes room.
+func TestBackground_server_cap(t *testing.T) {
+	a, b := newSession(t), newSession(t)
+	opts := testOpts
+	opts.MaxServerBackgroundTasks = 2
+	bash := Bash(opts)
+	m := marker()
+	bg := map[string]any{"command": "sleep " + m, "run_in_background": true}
+	first := bashOut(t, mustCall(t, bash, a, bg)).BackgroundTaskID
+	mustCall(t, bash, b, bg)
+	waitProcs(t, m, 2)
+	for name, s := range map[string]*tools.Session{"a": a, "b": b} {
+		msg := failure(call(t, context.Background(), bash, s, bg, nil))
+		if !strings.Contains(msg, "this server already has 2 background tasks running across its sessions") || !strings.Contains(msg, "--max-server-background-tasks") {
+			t.Fatalf("session %s: a third background task: %q, want the server cap's error", name, msg)
+		}
+	}
+	res := call(t, context.Background(), bash, b, map[string]any{"command": "sleep " + m, "timeout": 300}, nil)
+	if !res.IsError || !strings.Contains(res.Text, "was stopped") || !strings.Contains(res.Text, "--max-server-background-tasks") {
+		t.Fatalf("a command timing out at the server cap: %+v", res)
+	}
+	waitProcs(t, m, 2)
+
+	mustCall(t, TaskStop(), a, map[string]any{"task_id": first})
+	waitProcs(t, m, 1)
+	res = mustCall(t, bash, b, bg)
+	if bashOut(t, res).BackgroundTaskID == "" {
+		t.Fatalf("after a TaskStop the server cap still refused: %+v", res)
+	}
+	waitProcs(t, m, 2)
+}
