@@ -111,7 +111,10 @@ func openForWrite(ctx context.Context, s *tools.Session, path string) (w *writeF
 }
 
 // lockWait bounds how long a write waits for another process's lock on
-// the file it writes.
+// the file it writes. It is fixed on purpose (docs/tools.md says why):
+// agent-mcp writers hold the lock for milliseconds, so a longer hold is
+// another program's, and the call's context ends the wait sooner when the
+// host cancels; 2 minutes is Bash's default timeout.
 const lockWait = 2 * time.Minute
 
 // maxReplacedWhileLocking bounds how many times the file may turn out to
