@@ -66,3 +66,16 @@ func FuzzReadPDF(f *testing.F) {
 		}
 	})
 }
+
+// TestPDFTimeout: a read cut off by Read's deadline says so, naming the
+// file, instead of returning a bare context error.
+func TestPDFTimeout(t *testing.T) {
+	t.Parallel()
+	data := testpdf.Build(testpdf.TextPages(3, 2), testpdf.Options{})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errPDFTimeout)
+	_, _, err := renderPDF(ctx, pdf.Default(), bytes.NewReader(data), int64(len(data)), "/w/slow.pdf", false, pageRange{})
+	if err == nil || !strings.Contains(err.Error(), "/w/slow.pdf") || !strings.Contains(err.Error(), "took longer than 30s") {
+		t.Errorf("err = %v", err)
+	}
+}

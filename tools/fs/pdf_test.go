@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"os"
 	"strings"
 	"testing"
 
@@ -180,6 +181,11 @@ func TestReadPDF(t *testing.T) {
 		}
 		h.fail("Read", map[string]any{"file_path": h.path("garbage.pdf")}, h.path("garbage.pdf"), "damaged or not a PDF")
 		h.fail("Read", map[string]any{"file_path": h.path("empty.pdf")}, h.path("empty.pdf"), "damaged or not a PDF")
+		// A sparse file of 257 MB: refused by its size, before any reading.
+		if err := os.Truncate(h.put("huge.pdf", "%PDF-1.7\n"), 257<<20); err != nil {
+			t.Fatal(err)
+		}
+		h.fail("Read", map[string]any{"file_path": h.path("huge.pdf")}, h.path("huge.pdf"), "257MB", "more than the 256MB")
 		// PDFium rebuilds a cut file's cross-reference table from what is
 		// left: the intact pages read, or the file is refused as damaged.
 		res := h.call("Read", map[string]any{"file_path": h.path("cut.pdf")})
