@@ -283,6 +283,7 @@ func TestAttacks_bashProtected(t *testing.T) {
 		bypass("a glob", "echo pwned > protecte?/f"),
 		bypass("cp into .git/hooks", "cp x .git/hooks/pre-commit"),
 		bypass("rm -r of the workspace", "rm -rf ."),
+		bypass("find -exec", "find protected -type f -exec rm {} +"),
 		bypass("tar -x over the workspace", "tar -xf ../outside/none.tar"),
 		bare("git config", "git config core.hooksPath /tmp/h"),
 		bare("git config from a subdirectory", "cd src && git config core.hooksPath /tmp/h"),

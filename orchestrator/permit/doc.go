@@ -12,6 +12,8 @@
 //     of the call (the whole tool, a parameter, any simple command of a
 //     Bash line, any path as written or resolved, the fetched domain)
 //     refuse the call. Nothing overrides them.
+//     A recursive command reaching below what a deny rule covers (`grep -r
+//     x .` over a denied directory) is asked about.
 //  2. An ask rule matching any part asks.
 //  3. Plan mode refuses what is not read-only.
 //  4. A whole-tool allow rule (or a parameter allow rule) allows the call.

@@ -610,8 +610,9 @@ func literalValues(ws []Word) []string {
 	return out
 }
 
-// find reads below its starting points; -delete removes there; -fprint
-// and -fls write a file.
+// find reads below its starting points; -delete removes there, and a
+// program run with -exec may change anything there; -fprint and -fls
+// write a file.
 func (a *analyzer) find(args []Word, l loc) {
 	i := 0
 	for ; i < len(args); i++ {
@@ -624,8 +625,8 @@ func (a *analyzer) find(args []Word, l loc) {
 	del := false
 	for j := 0; j < len(expr); j++ {
 		switch v := expr[j].Value; {
-		case v == "-delete":
-			del = true
+		case v == "-delete", v == "-exec", v == "-execdir", v == "-ok", v == "-okdir":
+			del = true // the program run on each file may change it
 		case (v == "-fprint" || v == "-fprint0" || v == "-fls" || v == "-fprintf") && j+1 < len(expr):
 			a.use(expr[j+1], l, true, false, "find")
 		}

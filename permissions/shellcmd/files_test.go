@@ -93,6 +93,7 @@ func TestFiles(t *testing.T) {
 		{"git log -- a.go", "r |a.go"},
 		{"find . -name x -delete", "w+ |."},
 		{"find /etc -name x", "r+ |/etc"},
+		{"find protected -exec rm {} +", "w+ |protected"},
 		{"curl -o out https://x", "w |out"},
 		{"sort -o out in", "w |out, r |in"},
 		{"make test", "w |test"},
