@@ -476,6 +476,10 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 			} else {
 				b.WriteString("No settings files; every call that is not read-only inside the working directories is asked about.\n")
 			}
+			fmt.Fprintf(&b, "Mode at start: %s (%s)\n", env.perm.policy.Mode, env.perm.policy.Why)
+			for _, msg := range s.Ignored {
+				fmt.Fprintf(&b, "Ignored: %s\n", msg)
+			}
 			fmt.Fprintf(&b, "Rules: %d (allow, ask and deny lists merged from every source)", s.Rules.Len())
 			return b.String()
 		},
