@@ -325,3 +325,40 @@ func TestChatTUI_resume_picker_replays_and_continue_skips_a_cleared_conversation
 		t.Errorf("--continue did not skip the empty conversation /clear started: %s", d)
 	}
 }
+
+func TestChatTUI_extended_thinking(t *testing.T) {
+	c := newChatRun(t)
+	if err := os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("alpha\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Reply{Parts: []testmodel.Part{{Thinking: "Let me consider the notes first."},
+			{Tool: &testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":"notes.txt"}`}}}},
+		testmodel.Say("They say alpha."),
+		testmodel.Say("No thinking now."))
+	u := startTUI(t, c, "anthropic", srv, "--think")
+	u.keys("read the notes\r")
+	u.wait("Let me consider the notes first.")
+	u.wait("They say alpha.")
+	if !regexp.MustCompile(`\x1b\[[0-9;]*2[;0-9]*m[^\x1b]*Let me consider`).MatchString(u.scr.Raw()) {
+		t.Errorf("the thinking is not dimmed:\n%q", u.scr.Raw())
+	}
+	u.keys("/think\r")
+	u.wait("Extended thinking: off")
+	u.keys("again\r")
+	u.wait("No thinking now.")
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	if th, _ := reqs[0].Body["thinking"].(map[string]any); th["type"] != "enabled" || th["budget_tokens"] != 8192.0 {
+		t.Errorf("first request's thinking = %v", reqs[0].Body["thinking"])
+	}
+	if !strings.Contains(string(reqs[1].Raw), `"signature":"sig-test"`) || !strings.Contains(string(reqs[1].Raw), `"thinking":"Let me consider the notes first."`) {
+		t.Errorf("the signed thinking block did not go back with the tool result: %s", reqs[1].Raw)
+	}
+	if _, on := reqs[2].Body["thinking"]; on {
+		t.Errorf("/think did not turn thinking off: %v", reqs[2].Body["thinking"])
+	}
+	u.exit()
+}

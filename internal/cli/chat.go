@@ -68,6 +68,7 @@ type chatFlags struct {
 	cont          bool
 	resume        string
 	pickResume    bool
+	think         bool
 	appendSystem  string
 }
 
@@ -99,6 +100,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.cont, "continue", false, "continue the last conversation in this directory")
 	fs.BoolVar(&f.cont, "c", false, "same as --continue")
 	fs.StringVar(&f.resume, "resume", "", "resume the conversation with this id (without one: pick from this directory's)")
+	fs.BoolVar(&f.think, "think", false, "extended thinking on (Anthropic models; /think toggles it; shown dimmed)")
 	fs.StringVar(&f.appendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
 	// --resume without an id (last, or before another flag) opens a picker.
 	args = append([]string(nil), args...)
@@ -286,9 +288,15 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 			Session: env.session, Asker: asker, Logger: logger, SubAgents: runner,
 			Sampler: &agent.Sampler{Model: env.llm},
 		},
-		System:        agent.SystemPrompt(pool, sysEnv, f.appendSystem),
-		MaxTurns:      f.maxTurns,
-		MaxTokens:     f.maxTokens,
+		System:    agent.SystemPrompt(pool, sysEnv, f.appendSystem),
+		MaxTurns:  f.maxTurns,
+		MaxTokens: f.maxTokens,
+		ThinkingBudget: func() int {
+			if f.think {
+				return term.DefaultThinkingBudget
+			}
+			return 0
+		}(),
 		ContextWindow: contextWindow,
 		Store:         env.conv,
 		Logger:        logger,

@@ -33,6 +33,9 @@ type Part struct {
 	// server's wait limit, so a client that never satisfies it cannot
 	// hang the test; the timeout is recorded as a script error.
 	Wait func(ctx context.Context) error
+	// Thinking is streamed as extended thinking (Anthropic only; signed
+	// "sig-test").
+	Thinking string
 	// Error, when set, ends the stream with an error event of this type
 	// ("overloaded_error", "server_error", ...) after the parts before it.
 	Error string
@@ -289,6 +292,17 @@ func (s *Server) streamAnthropic(e *sse, r Reply) {
 			return
 		}
 		switch {
+		case p.Thinking != "":
+			e.send("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
+				"content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+			for _, c := range chunks(p.Thinking) {
+				e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx,
+					"delta": map[string]any{"type": "thinking_delta", "thinking": c}})
+			}
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": idx,
+				"delta": map[string]any{"type": "signature_delta", "signature": "sig-test"}})
+			e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": idx})
+			idx++
 		case p.Tool != nil:
 			e.send("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
 				"content_block": map[string]any{"type": "tool_use", "id": p.Tool.ID, "name": p.Tool.Name, "input": map[string]any{}}})

@@ -34,6 +34,8 @@ type Events struct {
 	// Retry is told about each retry of a failed model call, before its
 	// wait ("Retrying in 4s, attempt 3/10").
 	Retry func(llm.RetryInfo)
+	// Thinking receives the model's extended thinking as it streams.
+	Thinking func(delta string)
 }
 
 // DefaultContextWindow is the context size assumed when Config sets none.
@@ -61,6 +63,9 @@ type Config struct {
 	// Refresh, if set, is called before each model call; it returns a new
 	// pool when the upstream tools changed, else nil.
 	Refresh func() *orchestrator.Pool
+	// ThinkingBudget, when positive, asks models that support it for
+	// extended thinking with this many tokens (see SetThinking).
+	ThinkingBudget int
 	// Store, if set, receives every message (conversation persistence).
 	Store  *Conversation
 	Events Events
@@ -121,6 +126,21 @@ func (a *Agent) SetModel(m llm.Model) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.cfg.Model = m
+}
+
+// SetThinking sets the extended thinking budget of the calls that follow
+// (0 turns it off).
+func (a *Agent) SetThinking(budget int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.ThinkingBudget = budget
+}
+
+// Thinking is the extended thinking budget (0: off).
+func (a *Agent) Thinking() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.ThinkingBudget
 }
 
 func (a *Agent) model() llm.Model {
@@ -229,6 +249,7 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 				a.cfg.Events.Text(d)
 			}
 		},
+		OnThinking: a.cfg.Events.Thinking,
 		OnRetry: func(r llm.RetryInfo) {
 			if r.Discarded {
 				partial.Reset()
@@ -322,10 +343,11 @@ func (a *Agent) request() llm.Request {
 		defs[len(defs)-1].CacheBreakpoint = true
 	}
 	return llm.Request{
-		System:    a.cfg.System,
-		Messages:  a.Messages(),
-		Tools:     defs,
-		MaxTokens: a.cfg.MaxTokens,
+		System:         a.cfg.System,
+		Messages:       a.Messages(),
+		Tools:          defs,
+		MaxTokens:      a.cfg.MaxTokens,
+		ThinkingBudget: a.Thinking(),
 	}
 }
 

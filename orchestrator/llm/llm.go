@@ -28,6 +28,11 @@ const (
 	ImageBlock      BlockType = "image"
 	ToolUseBlock    BlockType = "tool_use"
 	ToolResultBlock BlockType = "tool_result"
+	// ThinkingBlock is the model's extended thinking (Text), with the
+	// Signature the API wants back; RedactedThinkingBlock carries encrypted
+	// thinking in Data. Both go back to the model unchanged.
+	ThinkingBlock         BlockType = "thinking"
+	RedactedThinkingBlock BlockType = "redacted_thinking"
 )
 
 // Block is one piece of a message's content.
@@ -47,6 +52,8 @@ type Block struct {
 	// MIMEType and Data are an image block's media type and bytes.
 	MIMEType string `json:"mime_type,omitempty"`
 	Data     []byte `json:"data,omitempty"`
+	// Signature authenticates a thinking block.
+	Signature string `json:"signature,omitempty"`
 }
 
 // Text makes a text block.
@@ -98,6 +105,10 @@ type Request struct {
 	Tools    []Tool
 	// MaxTokens is the answer's output budget; 0 means the model's default.
 	MaxTokens int
+	// ThinkingBudget, when positive, turns on extended thinking with this
+	// many tokens for it, where the model supports it (Anthropic's);
+	// others ignore it.
+	ThinkingBudget int
 }
 
 // StopReason says why the model stopped.
@@ -145,6 +156,8 @@ type Handler struct {
 	OnToolUse func(b Block)
 	// OnRetry is told about each retry of a failed call, before its wait.
 	OnRetry func(RetryInfo)
+	// OnThinking receives each piece of extended thinking.
+	OnThinking func(delta string)
 }
 
 // Model is a language model that can use tools.

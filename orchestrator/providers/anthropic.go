@@ -49,9 +49,16 @@ func (p *anthropicProvider) params(req llm.Request) (anthropic.MessageNewParams,
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
+	if b := req.ThinkingBudget; b > 0 && maxTokens <= b {
+		// The budget is part of the output: leave room for the answer.
+		maxTokens = b + DefaultMaxTokens/4
+	}
 	params := anthropic.MessageNewParams{
 		Model:     anthropic.Model(p.model),
 		MaxTokens: int64(maxTokens),
+	}
+	if req.ThinkingBudget > 0 {
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(max(req.ThinkingBudget, MinThinkingBudget)))
 	}
 	if req.System != "" {
 		params.System = []anthropic.TextBlockParam{{Text: req.System}}
@@ -99,8 +106,15 @@ func (p *anthropicProvider) params(req llm.Request) (anthropic.MessageNewParams,
 	return params, nil
 }
 
+// MinThinkingBudget is the least thinking budget the API takes.
+const MinThinkingBudget = 1024
+
 func anthropicBlock(b llm.Block) anthropic.ContentBlockParamUnion {
 	switch b.Type {
+	case llm.ThinkingBlock:
+		return anthropic.NewThinkingBlock(b.Signature, b.Text)
+	case llm.RedactedThinkingBlock:
+		return anthropic.NewRedactedThinkingBlock(string(b.Data))
 	case llm.ToolUseBlock:
 		input := b.Input
 		if len(input) == 0 {
@@ -161,6 +175,9 @@ func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.H
 			if ev.Delta.Type == "text_delta" && h.OnText != nil && ev.Delta.Text != "" {
 				h.OnText(ev.Delta.Text)
 			}
+			if ev.Delta.Type == "thinking_delta" && h.OnThinking != nil && ev.Delta.Thinking != "" {
+				h.OnThinking(ev.Delta.Thinking)
+			}
 		case "content_block_stop":
 			if i := int(ev.Index); i >= 0 && i < len(acc.Content) && acc.Content[i].Type == "tool_use" && h.OnToolUse != nil {
 				h.OnToolUse(toolUseOf(acc.Content[i].ID, acc.Content[i].Name, acc.Content[i].Input))
@@ -186,6 +203,10 @@ func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.H
 			}
 		case "tool_use":
 			resp.Message.Content = append(resp.Message.Content, toolUseOf(c.ID, c.Name, c.Input))
+		case "thinking":
+			resp.Message.Content = append(resp.Message.Content, llm.Block{Type: llm.ThinkingBlock, Text: c.Thinking, Signature: c.Signature})
+		case "redacted_thinking":
+			resp.Message.Content = append(resp.Message.Content, llm.Block{Type: llm.RedactedThinkingBlock, Data: []byte(c.Data)})
 		}
 	}
 	if resp.Stop == "" {

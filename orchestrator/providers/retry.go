@@ -104,6 +104,12 @@ func (r *retrying) Stream(ctx context.Context, req llm.Request, h llm.Handler) (
 				h.OnText(d)
 			}
 		}
+		inner.OnThinking = func(d string) {
+			streamed = true
+			if h.OnThinking != nil {
+				h.OnThinking(d)
+			}
+		}
 		inner.OnToolUse = func(b llm.Block) {
 			called = true
 			if h.OnToolUse != nil {

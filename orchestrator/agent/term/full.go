@@ -136,10 +136,35 @@ func (f *full) flushLocked() {
 	f.printLocked(f.md.render(text, width))
 }
 
-// text adds streamed reply text.
+// text adds streamed reply text (after printing the thinking before it).
 func (f *full) text(delta string) {
 	f.live.mu.Lock()
+	thinking := f.live.thinking
+	f.live.mu.Unlock()
+	if thinking {
+		f.outMu.Lock()
+		f.flushLocked()
+		f.outMu.Unlock()
+	}
+	f.live.mu.Lock()
 	defer f.live.mu.Unlock()
+	f.live.text.WriteString(delta)
+	f.live.outChars += len(delta)
+}
+
+// thinkingText adds streamed extended thinking, shown dimmed.
+func (f *full) thinkingText(delta string) {
+	f.live.mu.Lock()
+	switchKind := !f.live.thinking && strings.TrimSpace(f.live.text.String()) != ""
+	f.live.mu.Unlock()
+	if switchKind {
+		f.outMu.Lock()
+		f.flushLocked()
+		f.outMu.Unlock()
+	}
+	f.live.mu.Lock()
+	defer f.live.mu.Unlock()
+	f.live.thinking = true
 	f.live.text.WriteString(delta)
 	f.live.outChars += len(delta)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,7 @@ const helpText = `Commands:
   /model [SPEC]  show or switch the model (provider/name, e.g. openai/gpt-4.1)
   /compact [INSTRUCTIONS]  replace the conversation with a summary (what to keep, optionally)
   /cost          tokens used and their estimated price, per model
+  /think [on|off|TOKENS]  toggle extended thinking (Anthropic models; shown dimmed)
   /exit          leave (also Ctrl-D)
 Ctrl-C cancels the running turn and its tools (or a question being asked);
 a second Ctrl-C exits. Ctrl-D at an empty prompt exits too.
@@ -350,6 +352,25 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		u.Printf("Compacted %d message(s) into a summary.\n", n)
 	case "/cost":
 		u.Printf("%s", r.costReport())
+	case "/think":
+		budget := 0
+		switch {
+		case len(fields) == 1 && r.Agent.Thinking() == 0, len(fields) > 1 && fields[1] == "on":
+			budget = DefaultThinkingBudget
+		case len(fields) == 1, fields[1] == "off":
+		default:
+			n, err := strconv.Atoi(fields[1])
+			if err != nil || n < 1024 {
+				return false, fmt.Errorf("/think %s: expected on, off or a budget of at least 1024 tokens", fields[1])
+			}
+			budget = n
+		}
+		r.Agent.SetThinking(budget)
+		if budget == 0 {
+			u.Printf("Extended thinking: off\n")
+		} else {
+			u.Printf("Extended thinking: on, %d tokens (models that support it)\n", budget)
+		}
 	case "/resume":
 		ctx := r.ctx
 		if ctx == nil {
@@ -384,9 +405,13 @@ func (r *REPL) custom(line string) (prompt string, ok bool, err error) {
 	return "", false, nil
 }
 
+// DefaultThinkingBudget is the extended thinking budget of --think and
+// /think on.
+const DefaultThinkingBudget = 8192
+
 // builtinCommands are the commands a custom one cannot replace.
 var builtinCommands = map[string]bool{"help": true, "exit": true, "quit": true, "tools": true, "mcp": true, "permissions": true,
-	"mode": true, "clear": true, "model": true, "compact": true, "cost": true, "resume": true}
+	"mode": true, "clear": true, "model": true, "compact": true, "cost": true, "resume": true, "think": true}
 
 // count adds the tokens used since before to the current model's total.
 func (r *REPL) count(now, before llm.Usage) {

@@ -35,13 +35,15 @@ type UI struct {
 
 	askMu sync.Mutex // one form at a time
 
-	mu       sync.Mutex
-	running  map[string]*running // calls in progress, by id
-	order    []string
-	midLine  bool   // streamed text did not end with a newline
-	asking   bool   // a form is on screen: the spinner keeps still
-	onKey    func() // Ctrl-C typed at a form; see SetInterruptKey
-	stopSpin chan struct{}
+	mu      sync.Mutex
+	running map[string]*running // calls in progress, by id
+	order   []string
+	midLine bool // streamed text did not end with a newline
+	// inThinking is set while extended thinking streams.
+	inThinking bool
+	asking     bool   // a form is on screen: the spinner keeps still
+	onKey      func() // Ctrl-C typed at a form; see SetInterruptKey
+	stopSpin   chan struct{}
 
 	// full, when set, is the full terminal UI that draws everything
 	// (see NewFull); the fields above about the screen are then unused.
@@ -119,6 +121,7 @@ func (u *UI) Events() agent.Events {
 		ToolEnd:      u.toolEnd,
 		Notice:       func(msg string) { u.Printf("%s\n", u.style("2", "· "+msg)) },
 		Retry:        u.retry,
+		Thinking:     u.thinking,
 	}
 }
 
@@ -140,11 +143,34 @@ func (u *UI) retry(r llm.RetryInfo) {
 	u.Printf("%s\n", u.style("33", "· "+msg))
 }
 
+// thinking shows the model's extended thinking, dimmed.
+func (u *UI) thinking(delta string) {
+	if u.full != nil {
+		u.full.thinkingText(delta)
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.inThinking {
+		u.endLineLocked()
+		fmt.Fprint(u.out, u.style("2", "✻ Thinking…")+"\n")
+		u.inThinking = true
+	}
+	fmt.Fprint(u.out, u.style("2", delta))
+	u.midLine = !strings.HasSuffix(delta, "\n")
+}
+
 func (u *UI) text(delta string) {
 	if u.full != nil {
 		u.full.text(delta)
 		return
 	}
+	u.mu.Lock()
+	if u.inThinking {
+		u.inThinking = false
+		u.endLineLocked()
+	}
+	u.mu.Unlock()
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	fmt.Fprint(u.out, delta)
