@@ -362,3 +362,66 @@ func TestChatTUI_extended_thinking(t *testing.T) {
 	}
 	u.exit()
 }
+
+func TestChatTUI_permission_prompt_with_diff_and_instead(t *testing.T) {
+	c := newChatRun(t)
+	if err := os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("one\ntwo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "e1", Name: "Edit", Input: `{"file_path":"notes.txt","old_string":"two","new_string":"deux"}`}),
+		testmodel.Say("Understood."))
+	u := startTUI(t, c, "openai", srv)
+	u.keys("translate\r")
+	u.wait("Allow Edit(")
+	u.wait("Why you are asked")
+	u.wait("No, and tell the model what to do instead")
+	raw := u.scr.Raw()
+	if !regexp.MustCompile(`\x1b\[31m\s*\d+ -two`).MatchString(raw) || !regexp.MustCompile(`\x1b\[32m\s*\d+ \+deux`).MatchString(raw) {
+		t.Errorf("the prompt does not show the edit's diff in red and green:\n%q", raw)
+	}
+	u.keys("\x1b[B\x1b[B\x1b[B") // down to the fourth choice
+	u.keys("\r")
+	u.wait("What should the model do instead?")
+	u.keys("keep the English words\r")
+	u.wait("Understood.")
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "notes.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("the refused edit changed the file: %q", b)
+	}
+	text, _, ok := decodeRequest(srv.Requests()[1]).toolResult("e1")
+	if !ok || !strings.Contains(text, "keep the English words") {
+		t.Errorf("the refusal sent %q, want the user's instead", text)
+	}
+	u.exit()
+}
+
+func TestChat_plain_lines_with_no_color_on_a_terminal(t *testing.T) {
+	for _, env := range []string{"NO_COLOR=1", "TERM=dumb"} {
+		t.Run(env, func(t *testing.T) {
+			c := newChatRun(t)
+			srv := testmodel.NewServer(t, testmodel.Say("# Plain\n\nanswer"))
+			e, args := modelFlags("anthropic", srv)
+			cmd := exec.Command(binary, append([]string{"chat"}, args...)...)
+			cmd.Dir = c.dir
+			cmd.Env = append(append(append([]string{}, c.env...), e...), "TERM=xterm-256color", env)
+			ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ptmx.Close()
+			scr := &screen{}
+			go func() { _, _ = io.Copy(scr, ptmx) }()
+			at := waitScreen(t, scr, 0, "> ")
+			_, _ = io.WriteString(ptmx, "hi\r")
+			at = waitScreen(t, scr, at, "# Plain")
+			waitScreen(t, scr, at, "> ")
+			_, _ = io.WriteString(ptmx, "/exit\r")
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("exit: %v\n%s", err, scr.String())
+			}
+			if raw := scr.Raw(); strings.Contains(raw, "\x1b[?2004h") || strings.Contains(raw, "Working…") {
+				t.Errorf("the full terminal UI ran:\n%q", raw)
+			}
+		})
+	}
+}
