@@ -30,10 +30,12 @@ type lineDFA struct {
 	// states[0] is unused, so that 0 in trans means "not computed yet".
 	states []dfaState
 	index  map[string]int32
-	// trans holds, for state s and ASCII byte b, trans[s<<7|b]: the next
-	// state, 0 when not computed yet, or dfaMatch when the line matches.
-	// The '\n' column leads back to the start state, or to dfaMatch when
-	// the line just ended matches.
+	// trans holds, for state s and byte b, trans[s<<8|b]: the next state,
+	// 0 when not computed yet, or dfaMatch when the line matches. The
+	// '\n' column leads back to the start state, or to dfaMatch when the
+	// line just ended matches. The columns of bytes 0x80 and up stay 0:
+	// those start a multi-byte rune, decoded on the slow path, so the
+	// fast path needs no test of its own for them.
 	trans []int32
 	// wide caches transitions on non-ASCII runes.
 	wide  map[uint64]int32
@@ -63,7 +65,7 @@ type dfaState struct {
 const (
 	dfaMatch = -1
 	// dfaMaxStates bounds one automaton's cache (its transition table
-	// takes 512 bytes a state); when full, the cache is flushed.
+	// takes 1 KB a state); when full, the cache is flushed.
 	dfaMaxStates = 2048
 	// dfaMaxResets: a pattern that keeps flushing the cache is left to
 	// the regexp.
@@ -81,7 +83,7 @@ func (d *lineDFA) flush() {
 	d.states = append(d.states[:0], dfaState{})
 	d.index = make(map[string]int32)
 	d.trans = d.trans[:0]
-	d.trans = append(d.trans, make([]int32, 128)...)
+	d.trans = append(d.trans, make([]int32, 256)...)
 	d.wide = make(map[uint64]int32)
 	d.start = d.intern(nil, true, false)
 }
@@ -107,7 +109,7 @@ func (d *lineDFA) intern(pcs []uint32, atStart, prevWord bool) int32 {
 	id := int32(len(d.states))
 	d.states = append(d.states, dfaState{pcs: slices.Clone(pcs), atStart: atStart, prevWord: prevWord})
 	d.index[string(key)] = id
-	d.trans = append(d.trans, make([]int32, 128)...)
+	d.trans = append(d.trans, make([]int32, 256)...)
 	return id
 }
 
@@ -237,13 +239,13 @@ func (d *lineDFA) find(buf []byte, pos, to int) (ls, le int, ok bool) {
 	i := pos
 	for i < to {
 		b := buf[i]
+		if n := d.trans[int(s)<<8|int(b)]; n > 0 {
+			s = n
+			i++
+			continue
+		}
 		if b < utf8.RuneSelf {
-			n := d.trans[int(s)<<7|int(b)]
-			if n > 0 {
-				s = n
-				i++
-				continue
-			}
+			n := d.trans[int(s)<<8|int(b)]
 			if n == 0 {
 				gen := d.resets
 				if b == '\n' {
@@ -260,7 +262,7 @@ func (d *lineDFA) find(buf []byte, pos, to int) (ls, le int, ok bool) {
 					i++
 					continue
 				}
-				d.trans[int(s)<<7|int(b)] = n
+				d.trans[int(s)<<8|int(b)] = n
 			}
 			if n == dfaMatch {
 				return d.lineAround(buf, pos, i, to)

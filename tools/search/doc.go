@@ -7,7 +7,8 @@
 //   - walk.go: the walker shared by both tools. Directory listings are read
 //     in parallel ahead of the consumer, but files come out in one
 //     deterministic order (depth first, names sorted bytewise), which is
-//     the "sorted by path" order of docs/tools.md §6.
+//     the "sorted by path" order of docs/tools.md §6. The consumer pulls
+//     (walkIter.next), advancing the traversal on its own goroutine.
 //   - ignore.go: .gitignore (nested, with negations), .ignore,
 //     .git/info/exclude and the user's global excludes, with ripgrep's
 //     precedence. The rules are compiled here on top of doublestar rather
@@ -16,9 +17,13 @@
 //     ignore_test.go).
 //   - override.go and types.go: Grep's `glob` and `type` filters.
 //   - matcher.go: the pattern (Go's RE2 regexp) plus a literal prefilter
-//     derived from regexp/syntax: the literals every match must contain are
-//     found with bytes.IndexByte over the whole buffer, and the regexp only
-//     runs on the lines around candidates.
+//     derived from regexp/syntax: the literals every match must contain
+//     are found over the whole buffer by testing two of their bytes at
+//     every position (32 at a time with AVX2, pair_amd64.s; case-folded
+//     for -i), and only the lines around candidates are looked at.
+//   - dfa.go: a lazy DFA built from the pattern's program decides which
+//     lines match, a byte at a time, with RE2 semantics; Go's regexp is
+//     left only the spans of -o and multiline patterns.
 //   - searcher.go: reads a file into a reusable buffer, detects binary
 //     files, finds line boundaries only around matches, handles context and
 //     multiline, and stops early when only the file name is wanted.
@@ -26,7 +31,9 @@
 //     docs/tools.md §6, keeping only the requested page in memory while counting
 //     everything for the totals.
 //   - grep.go, glob.go: the tools themselves, descriptions in grep.md and
-//     glob.md.
+//     glob.md. Grep's workers each own a searcher (buffer, automaton) and
+//     take the walk's files sixteen at a time; the printer merges the
+//     chunks in walk order (searchTree).
 //
 // Memory stays bounded whatever the tree size and match count: the walker
 // holds a bounded number of listings, a bounded window of files is in
