@@ -40,6 +40,13 @@ type lineDFA struct {
 	// wide caches transitions on non-ASCII runes.
 	wide  map[uint64]int32
 	start int32
+	// anchored: matches must start where the automaton starts (a
+	// reverse automaton reading back from a literal); otherwise a match
+	// may start anywhere in the line.
+	anchored bool
+	// back caches the anchored start states by whether the character
+	// after the starting point is a word character (for \b).
+	back [2]int32
 	// resets counts cache flushes (a pattern whose automaton outgrows
 	// dfaMaxStates); past dfaMaxResets the caller falls back to regexp.
 	resets int
@@ -85,7 +92,12 @@ func (d *lineDFA) flush() {
 	d.trans = d.trans[:0]
 	d.trans = append(d.trans, make([]int32, 256)...)
 	d.wide = make(map[uint64]int32)
-	d.start = d.intern(nil, true, false)
+	d.back = [2]int32{}
+	var pcs []uint32
+	if d.anchored {
+		pcs = []uint32{uint32(d.prog.Start)}
+	}
+	d.start = d.intern(pcs, true, false)
 }
 
 // intern returns the id of the state, adding it when new.
@@ -166,14 +178,17 @@ func consumes(in *syntax.Inst, r rune) bool {
 	return in.MatchRune(r)
 }
 
-// closure follows the empty transitions from pcs and from the program's
-// start (the search is unanchored) under the empty-width conditions cond,
+// closure follows the empty transitions from pcs, and from the program's
+// start unless anchored (a match may start anywhere), under the empty-width conditions cond,
 // collecting the instructions that consume a rune in d.runes. It reports
 // whether a match instruction is reached.
 func (d *lineDFA) closure(pcs []uint32, cond syntax.EmptyOp) bool {
 	d.gen++
 	d.runes = d.runes[:0]
-	d.stack = append(d.stack[:0], uint32(d.prog.Start))
+	d.stack = d.stack[:0]
+	if !d.anchored {
+		d.stack = append(d.stack, uint32(d.prog.Start))
+	}
 	for i := len(pcs) - 1; i >= 0; i-- {
 		d.stack = append(d.stack, pcs[i])
 	}
@@ -303,4 +318,59 @@ func (d *lineDFA) matchLine(line []byte) bool {
 	}
 	_, _, ok := d.find(line, 0, len(line))
 	return ok
+}
+
+// newReverseDFA returns an anchored automaton for prog, the reversed
+// program of what precedes a pattern's last literal: matchEndingAt then
+// says whether a match ends where the literal starts, reading the line
+// backwards from there (ripgrep's "reverse suffix" strategy). Only the
+// few characters the pattern needs before its literal are read, not the
+// whole line.
+func newReverseDFA(prog *syntax.Prog) *lineDFA {
+	d := &lineDFA{prog: prog, onSet: make([]uint32, len(prog.Inst)), anchored: true}
+	d.flush()
+	return d
+}
+
+// matchEndingAt reports whether the reversed pattern matches reading
+// buf[ls:end] backwards from end, ls being the line's start and buf[end]
+// the first character of the literal that follows.
+func (d *lineDFA) matchEndingAt(buf []byte, ls, end int) bool {
+	r, _ := utf8.DecodeRune(buf[end:])
+	word := 0
+	if syntax.IsWordChar(r) {
+		word = 1
+	}
+	s := d.back[word]
+	if s == 0 {
+		s = d.intern([]uint32{uint32(d.prog.Start)}, false, word == 1)
+		d.back[word] = s
+	}
+	for i := end; i > ls; {
+		b := buf[i-1]
+		var n int32
+		if b < utf8.RuneSelf {
+			n = d.trans[int(s)<<8|int(b)]
+			if n == 0 {
+				gen := d.resets
+				n = d.step(s, rune(b))
+				if d.resets == gen {
+					d.trans[int(s)<<8|int(b)] = n
+				}
+			}
+			i--
+		} else {
+			r, w := utf8.DecodeLastRune(buf[ls:i])
+			n = d.wideStep(s, r)
+			i -= w
+		}
+		if n == dfaMatch {
+			return true
+		}
+		if len(d.states[n].pcs) == 0 {
+			return false // no match can start further back
+		}
+		s = n
+	}
+	return d.eolMatch(s)
 }

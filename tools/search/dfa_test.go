@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // dfaLines returns the indexes of the lines of text that the lineDFA
@@ -51,15 +53,15 @@ func newTestDFA(t testing.TB, expr string) (*lineDFA, *regexp.Regexp) {
 	t.Helper()
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	parsed, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	prog, err := syntax.Compile(parsed.Simplify())
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	return newLineDFA(prog), re
 }
@@ -179,4 +181,111 @@ func FuzzLineDFA(f *testing.F) {
 		}
 		checkDFA(t, expr, []byte(text))
 	})
+}
+
+// searchLines returns the indexes of the lines of text the searcher's
+// line search (prefilter, reverse-suffix automaton, forward automaton)
+// finds matching.
+func searchLines(t testing.TB, m *matcher, text []byte) []int {
+	t.Helper()
+	s := newSearcher(m, searchOptions{mode: modeCount}, nil)
+	if s.sc != nil {
+		s.sc.reset(text)
+	}
+	var out []int
+	for pos := 0; pos < len(text); {
+		ls, le, ok := s.nextMatchingLine(text, pos, len(text))
+		if !ok {
+			break
+		}
+		out = append(out, bytes.Count(text[:ls], []byte{'\n'}))
+		pos = le + 1
+	}
+	return out
+}
+
+func checkSearch(t testing.TB, pattern string, fold bool, text []byte) *matcher {
+	t.Helper()
+	m, err := compileMatcher(pattern, fold, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := searchLines(t, m, text), regexpLines(m.re, text); !slicesEqual(got, want) {
+		t.Fatalf("pattern %q (fold %v, reverse suffix %v) on %q:\n search lines %v\n regexp lines %v", pattern, fold, m.rprog != nil, text, got, want)
+	}
+	return m
+}
+
+// TestReverseSuffixMatchesRegexp checks the lines found by reading back
+// from a pattern's last literal against Go's regexp, on patterns that
+// end in a literal.
+func TestReverseSuffixMatchesRegexp(t *testing.T) {
+	t.Parallel()
+	patterns := []string{
+		`\w+\d{3}\s*\(`, `[A-Z][a-z]+Error`, `\bx\d\(`, `^\s*func`, `^ab`, `\Bor`, `(?:a|b)*ab`, `$x`, `\d+\.\d+`,
+		`é+x1`, `[^a-z]K`, `(?i)[a-z]+ontext`, `(?i)\bconText`, `.\(`, `^\(`, `\b\(`, `x*y*\(`, `\pL\d{2}Error`,
+		// Conditions after the literal.
+		`[A-Z][a-z]+Error\b`, `\w+x1\b`, `\d\(\B`, `a+b$`, `é\wé$`, `(?i)\w+ext\b$`, `\s+_\B`,
+	}
+	texts := append(slices.Clone(dfaTexts), "sha256(x) int64( Uint128 (\nfoo123(a, b)\n  func main\nfunc\n", "aabab\nbbab ab\nab\n",
+		"1.25 v1.2 .5\n", "ééx1 éx1\n", "xK aK\n", "CONTEXT MyContext\n my ConText xconText\n", "((\n(\n a(\nxy(\n",
+		"MyErrorf x1b\nAnError\nax1 bx1y\nbx1y\nbéxé\n1(2 1(\naab\naabx\n")
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []string{"a", "b", "x1", "(", ")", " ", "\t", "\n", "Error", "K", "k", "é", "\xff", "1", "234", "_", "func", "ConText", "."}
+	for range 30 {
+		var b strings.Builder
+		for range rng.IntN(80) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	reversed := 0
+	for _, p := range patterns {
+		for _, text := range texts {
+			if m := checkSearch(t, p, false, []byte(text)); m.rprog != nil && text == texts[0] {
+				reversed++
+			}
+		}
+	}
+	if reversed < len(patterns)/2 {
+		t.Fatalf("only %d of %d patterns took the reverse-suffix path: the test does not test it", reversed, len(patterns))
+	}
+}
+
+// FuzzSearchLines compares the searcher's line search with Go's regexp
+// on arbitrary patterns and texts.
+func FuzzSearchLines(f *testing.F) {
+	for i, p := range append(slices.Clone(dfaPatterns), `\w+\d{3}\s*\(`, `[a-z]\bfoo`, `(?i)k\w*x`, `[A-Z][a-z]+Error\b`, `\w+x1\b$`) {
+		f.Add(p, dfaTexts[i%len(dfaTexts)], i%3 == 0)
+	}
+	f.Fuzz(func(t *testing.T, pattern, text string, fold bool) {
+		if len(pattern) > 64 || len(text) > 512 {
+			return
+		}
+		if _, err := regexp.Compile(pattern); err != nil {
+			return
+		}
+		if _, err := compileMatcher(pattern, fold, false); err != nil {
+			return // refused, e.g. a newline outside multiline mode
+		}
+		if re, err := syntax.Parse(pattern, syntax.Perl); err != nil || literalHas(re, utf8.RuneError) {
+			// A literal U+FFFD is searched as its UTF-8 bytes, as ripgrep
+			// does; Go's regexp also takes each invalid byte for one.
+			return
+		}
+		checkSearch(t, pattern, fold, []byte(text))
+	})
+}
+
+// literalHas reports whether a literal in re holds r.
+func literalHas(re *syntax.Regexp, r rune) bool {
+	if re.Op == syntax.OpLiteral && slices.Contains(re.Rune, r) {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if literalHas(sub, r) {
+			return true
+		}
+	}
+	return false
 }

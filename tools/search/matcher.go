@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -28,6 +29,14 @@ type matcher struct {
 	// prog is the compiled program each searcher builds its lineDFA
 	// from; nil with multiline, whose matches span lines.
 	prog *syntax.Prog
+	// rprog, when set, is the reversed program of what precedes the
+	// pattern's last element, the literal pf finds: a line matches when,
+	// read backwards from an occurrence of that literal, rprog matches
+	// (see newReverseDFA).
+	rprog *syntax.Prog
+	// rafter are the empty-width conditions (\b, \B, $) the pattern
+	// puts right after that literal.
+	rafter syntax.EmptyOp
 }
 
 // Limits of literal extraction: sets larger than this are not worth
@@ -83,9 +92,85 @@ func compileMatcher(pattern string, caseInsensitive, multiline bool) (*matcher, 
 			m.pf = pf
 			m.lineExact = exact && precise && !multiline
 			m.single = m.lineExact && len(pf.needles) == 1
+			if !m.lineExact && !multiline && precise && len(pf.needles) == 1 {
+				m.rprog, m.rafter = reverseSuffixProg(parsed, &pf.needles[0])
+			}
 		}
 	}
 	return m, nil
+}
+
+// reverseSuffixProg returns, when re is a concatenation ending in the
+// literal n finds (then possibly \b, \B or $), the program of what
+// precedes the literal reversed, and the empty-width conditions that
+// must hold right after the literal; else nil.
+func reverseSuffixProg(re *syntax.Regexp, n *needle) (*syntax.Prog, syntax.EmptyOp) {
+	if re.Op != syntax.OpConcat {
+		return nil, 0
+	}
+	subs := re.Sub
+	var after syntax.EmptyOp
+	for len(subs) > 0 {
+		switch subs[len(subs)-1].Op {
+		case syntax.OpWordBoundary:
+			after |= syntax.EmptyWordBoundary
+		case syntax.OpNoWordBoundary:
+			after |= syntax.EmptyNoWordBoundary
+		case syntax.OpEndText:
+			after |= syntax.EmptyEndText
+		default:
+			goto literal
+		}
+		subs = subs[:len(subs)-1]
+	}
+literal:
+	if len(subs) < 2 || subs[len(subs)-1].Op != syntax.OpLiteral {
+		return nil, 0
+	}
+	last := subs[len(subs)-1]
+	l := normLit(string(last.Rune), last.Flags&syntax.FoldCase != 0)
+	want := l.s
+	if l.fold {
+		want = strings.ToLower(want)
+	}
+	if l.fold != n.fold || want != string(n.lit) {
+		return nil, 0
+	}
+	prefix := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs[:len(subs)-1]}
+	prog, err := syntax.Compile(reverseRegexp(prefix))
+	if err != nil {
+		return nil, 0
+	}
+	return prog, after
+}
+
+// reverseRegexp returns re reversed: it matches the reverse of each
+// string re matches, in the mirrored context (^ and $ swap; \b and \B
+// look at both sides and stay).
+func reverseRegexp(re *syntax.Regexp) *syntax.Regexp {
+	out := &syntax.Regexp{Op: re.Op, Flags: re.Flags, Min: re.Min, Max: re.Max, Cap: re.Cap, Name: re.Name}
+	switch re.Op {
+	case syntax.OpLiteral:
+		out.Rune = slices.Clone(re.Rune)
+		slices.Reverse(out.Rune)
+	case syntax.OpCharClass:
+		out.Rune = slices.Clone(re.Rune)
+	case syntax.OpBeginLine:
+		out.Op = syntax.OpEndLine
+	case syntax.OpEndLine:
+		out.Op = syntax.OpBeginLine
+	case syntax.OpBeginText:
+		out.Op = syntax.OpEndText
+	case syntax.OpEndText:
+		out.Op = syntax.OpBeginText
+	}
+	for _, sub := range re.Sub {
+		out.Sub = append(out.Sub, reverseRegexp(sub))
+	}
+	if re.Op == syntax.OpConcat {
+		slices.Reverse(out.Sub)
+	}
+	return out
 }
 
 // hasLiteralNewline reports whether re requires a literal '\n'.
@@ -259,6 +344,9 @@ func analyzeConcat(subs []*syntax.Regexp) litInfo {
 				run = next
 				continue
 			}
+			// The run restarts here, so it no longer spells the whole
+			// concatenation.
+			allExact = false
 			consider(run)
 			run = info.exact
 			continue

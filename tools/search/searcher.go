@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"regexp/syntax"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -76,6 +77,9 @@ type searcher struct {
 	// dfa decides which lines match (nil with multiline, or once the
 	// pattern's automaton proved too large: the regexp decides then).
 	dfa *lineDFA
+	// rdfa reads lines back from the pattern's last literal (nil unless
+	// the matcher has rprog, or once its automaton proved too large).
+	rdfa *lineDFA
 
 	// Per-file state.
 	res       *fileResult
@@ -94,6 +98,9 @@ func newSearcher(m *matcher, opt searchOptions, pageFull *atomic.Bool) *searcher
 	}
 	if m.prog != nil {
 		s.dfa = newLineDFA(m.prog)
+	}
+	if m.rprog != nil {
+		s.rdfa = newReverseDFA(m.rprog)
 	}
 	return s
 }
@@ -344,6 +351,31 @@ func (s *searcher) nextMatchingLine(buf []byte, pos, to int) (int, int, bool) {
 	if s.sc == nil && s.dfa != nil {
 		return s.dfa.find(buf, pos, to)
 	}
+	if s.rdfa != nil && s.rdfa.resets > dfaMaxResets {
+		s.rdfa = nil
+	}
+	if s.rdfa != nil {
+		// Every match ends with the literal sc finds: read back from each
+		// occurrence; pos is a line start.
+		ls := pos
+		for {
+			c, e := s.sc.next(pos)
+			if c < 0 || c >= to {
+				return 0, 0, false
+			}
+			if nl := bytes.LastIndexByte(buf[pos:c], '\n'); nl >= 0 {
+				ls = pos + nl + 1
+			}
+			if s.after(buf, e, to) && s.rdfa.matchEndingAt(buf, ls, c) {
+				le := bytes.IndexByte(buf[e:to], '\n')
+				if le < 0 {
+					return ls, to, true
+				}
+				return ls, e + le, true
+			}
+			pos = c + 1
+		}
+	}
 	for pos < to {
 		ls := pos
 		if s.sc != nil {
@@ -366,6 +398,21 @@ func (s *searcher) nextMatchingLine(buf []byte, pos, to int) (int, int, bool) {
 		pos = le + 1
 	}
 	return 0, 0, false
+}
+
+// after reports whether the pattern's conditions after its last literal
+// (matcher.rafter) hold at buf[e], the literal ending there.
+func (s *searcher) after(buf []byte, e, to int) bool {
+	want := s.m.rafter
+	if want == 0 {
+		return true
+	}
+	prev, _ := utf8.DecodeLastRune(buf[:e])
+	next := rune(-1)
+	if e < to && buf[e] != '\n' {
+		next, _ = utf8.DecodeRune(buf[e:to])
+	}
+	return syntax.EmptyOpContext(prev, next)&want == want
 }
 
 // matchLine reports whether line (without its newline) matches.
