@@ -404,7 +404,7 @@ func (a *analyzer) chdir(l loc, w Word) loc {
 }
 
 // generic judges the operands of a program not in the table: reads for a
-// read-only program, writes for any other. A computed operand of a
+// read-only program, reads and writes for any other. A computed operand of a
 // read-only program is an unknown read; of another program it names
 // nothing we can know (the program itself is judged by the rules).
 func (a *analyzer) generic(c Command, base string, args []Word, l loc, subtree bool) {
@@ -419,11 +419,23 @@ func (a *analyzer) generic(c Command, base string, args []Word, l loc, subtree b
 			a.useAs(o.value, l, !readOnly, false, base, !readOnly) // --file=/etc/x, -f patterns
 		}
 	}
+	judged := 0
 	for _, w := range ops {
 		if !readOnly && (w.Dynamic || w.Pattern) {
 			continue // a guess we cannot even read; the program is judged by the rules
 		}
-		a.useAs(w, l, !readOnly, subtree, base, !readOnly)
+		judged++
+		if readOnly {
+			a.use(w, l, false, subtree, base)
+			continue
+		}
+		// A program we do not know may read its arguments or write them.
+		a.useAs(w, l, false, subtree, base, true)
+		a.useAs(w, l, true, subtree, base, true)
+	}
+	if judged == 0 && subtree && len(ops) == 0 {
+		// rg, grep -r, du, tree with no path search the current directory.
+		a.useAs(Word{Value: ".", Source: "."}, l, !readOnly, true, base, !readOnly)
 	}
 }
 
