@@ -237,6 +237,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		env.close()
 		return nil, err
 	}
+	toolOpts.Sandbox = perm.sandbox
 	builtins := builtin.Tools(toolOpts)
 	filter := perm.filter()
 	assemble := func() (*orchestrator.Pool, error) {

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 // Version is set at build time with
@@ -24,6 +26,7 @@ func commands() []command {
 		{"chat", "run the bundled coding agent in the terminal, or once with -p PROMPT", cmdChat},
 		{"tools", "list the tool pool with input schemas and annotations", cmdTools},
 		{"trust", "trust a directory's own settings to widen permissions (allow rules, modes, hooks)", cmdTrust},
+		{"sandbox", "print what Bash's kernel sandbox can use here and run its self-test (sandbox check)", cmdSandbox},
 		{"version", "print the version", cmdVersion},
 	}
 }
@@ -34,6 +37,10 @@ var errUsage = errors.New("usage")
 // Run runs the agent-mcp command line args (without the program name) and
 // returns the process exit code.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == sandbox.HiddenCommand {
+		// The sandbox launcher: agent-mcp re-executed to confine a command.
+		return sandbox.Main(args[1:])
+	}
 	if len(args) == 0 {
 		usage(stderr)
 		return 2

@@ -13,6 +13,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 // permissionFlags configure permission rules and hooks.
@@ -44,6 +45,8 @@ type permissionSetup struct {
 	permit   *permit.Permitter
 	// hooks is nil when no hook is configured.
 	hooks *hooks.Runner
+	// sandbox confines Bash's commands; nil when off.
+	sandbox *sandbox.Sandbox
 }
 
 // permissionSetup loads the settings of project (once per project) and
@@ -80,7 +83,15 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 	if err != nil {
 		return nil, err
 	}
-	setup := &permissionSetup{settings: s, policy: policy, permit: permit.New(permit.Config{Rules: s.Rules, TrustHost: policy.TrustHost})}
+	sb, err := w.newSandbox(s, loc.Home)
+	if err != nil {
+		return nil, err
+	}
+	pc := permit.Config{Rules: s.Rules, TrustHost: policy.TrustHost}
+	if sb != nil && (s.Sandbox.AutoAllow == nil || *s.Sandbox.AutoAllow) {
+		pc.Sandbox = sb
+	}
+	setup := &permissionSetup{settings: s, policy: policy, permit: permit.New(pc), sandbox: sb}
 	if len(s.PreToolUse)+len(s.PostToolUse) > 0 {
 		r, err := hooks.New(hooks.Config{PreToolUse: s.PreToolUse, PostToolUse: s.PostToolUse, ProjectDir: project})
 		if err != nil {

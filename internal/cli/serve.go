@@ -32,6 +32,7 @@ type workspaceFlags struct {
 	stateDir    string
 	maxTasks    int
 	maxSrvTasks int
+	sandbox     string
 	perm        permissionFlags
 	web         webFlags
 }
@@ -44,6 +45,7 @@ func (w *workspaceFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&w.stateDir, "state-dir", "", "where sessions keep persisted results and task output (default: a per-user temp directory)")
 	fs.IntVar(&w.maxTasks, "max-background-tasks", shell.DefaultMaxBackgroundTasks, "how many background tasks (Bash run_in_background, or moved there at their timeout) one session may have running at once")
 	fs.IntVar(&w.maxSrvTasks, "max-server-background-tasks", shell.DefaultMaxServerBackgroundTasks, "how many background tasks the server may have running at once across all its sessions")
+	fs.StringVar(&w.sandbox, "sandbox", "", "confine Bash commands with the kernel: auto (the layers this machine offers), required (refuse to start without Landlock) or off (default: auto, or off when the settings' sandbox.enabled is false)")
 	w.perm.add(fs)
 	w.web.add(fs)
 }
@@ -121,6 +123,7 @@ func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeli
 	if err != nil {
 		return nil, err
 	}
+	toolOpts.Sandbox = perm.sandbox
 	pool, err := orchestrator.AssemblePool(builtin.Tools(toolOpts), nil, perm.filter())
 	if err != nil {
 		return nil, err
@@ -171,6 +174,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pipeline, err := buildPipeline(&w, logger)
 	if err != nil {
 		return err
+	}
+	if perm, err := w.permissionSetup(sessOpts.Cwd); err == nil {
+		fmt.Fprintf(stderr, "agent-mcp %s\n", perm.sandbox.Describe())
 	}
 	srv, err := server.New(server.Config{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger,

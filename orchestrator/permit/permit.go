@@ -34,6 +34,22 @@ type Config struct {
 	TrustHost bool
 	// AskTimeout bounds the wait for an answer; 0 is DefaultAskTimeout.
 	AskTimeout time.Duration
+	// Sandbox, when set, is Bash's kernel sandbox with
+	// autoAllowBashIfSandboxed on: a command it confines runs without a
+	// question when no rule asks or denies, as the kernel holds it to the
+	// writable roots; an excluded command is always asked about.
+	Sandbox Sandbox
+}
+
+// Sandbox says which commands the kernel sandbox confines.
+type Sandbox interface {
+	// Confines reports whether command runs confined.
+	Confines(command string) bool
+	// Excluded reports whether command is configured to run outside.
+	Excluded(command string) bool
+	// HoldsPaths reports whether the kernel also keeps protected and
+	// Edit-denied paths read-only and Read-denied ones unreadable.
+	HoldsPaths() bool
 }
 
 // Permitter implements orchestrator.Permitter.
@@ -41,13 +57,14 @@ type Permitter struct {
 	rules     *permissions.RuleSet
 	trustHost bool
 	timeout   time.Duration
+	sandbox   Sandbox
 }
 
 var _ orchestrator.Permitter = (*Permitter)(nil)
 
 // New makes a Permitter.
 func New(cfg Config) *Permitter {
-	p := &Permitter{rules: cfg.Rules, trustHost: cfg.TrustHost, timeout: cfg.AskTimeout}
+	p := &Permitter{rules: cfg.Rules, trustHost: cfg.TrustHost, timeout: cfg.AskTimeout, sandbox: cfg.Sandbox}
 	if p.rules == nil {
 		p.rules = &permissions.RuleSet{}
 	}
@@ -79,6 +96,9 @@ type need struct {
 	// refuseInBypass turns the question into a refusal in bypass mode,
 	// where nobody is asked.
 	refuseInBypass bool
+	// bySandbox is set for what a kernel sandbox that confines the command
+	// holds anyway (autoAllowBashIfSandboxed).
+	bySandbox bool
 }
 
 // Decide makes the decision for one call; see the package documentation
@@ -164,30 +184,41 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 		}
 		needs = append(needs, need{reason: reason, suggestion: &permissions.Rule{Tool: name}, byBypass: true, byHook: true})
 	}
+	sandboxed := false
+	if cl := tg.Bash; cl != nil && p.sandbox != nil {
+		if p.sandbox.Excluded(cl.Raw) {
+			needs = append(needs, need{reason: "the command runs outside the sandbox (sandbox.excludedCommands)",
+				byBypass: true, byHook: true})
+		} else {
+			sandboxed = p.sandbox.Confines(cl.Raw)
+		}
+	}
 	if cl := tg.Bash; cl != nil {
 		unknownOK := !rules.HasCommandRules(permissions.Deny) && !rules.HasCommandRules(permissions.Ask)
 		if cl.Err != nil {
 			needs = append(needs, need{reason: "the command could not be analysed (" + cl.Err.Error() + ")",
-				byBypass: unknownOK, byHook: unknownOK})
+				byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed})
 		}
 		for _, c := range cl.Commands {
 			switch {
 			case rules.AllowsCommand(tg, c) != nil:
 			case !c.Known:
 				needs = append(needs, need{reason: fmt.Sprintf("the program run by %q is only known when it runs", c.Cmd.Source),
-					byBypass: unknownOK, byHook: unknownOK})
+					byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed})
 			case c.Cmd.IsReadOnly():
 			default:
 				s := c.Suggestion()
 				needs = append(needs, need{reason: fmt.Sprintf("no rule allows the command %q", c.Text),
-					suggestion: &s, byTrust: true, byBypass: true, byHook: true})
+					suggestion: &s, byTrust: true, byBypass: true, byHook: true, bySandbox: sandboxed})
 			}
 		}
 		for _, u := range bashUnknown {
 			// An unknown read could be a denied one; an unknown write
 			// could change a protected path, which exist everywhere: in
 			// bypass mode it is refused rather than allowed.
-			n := need{reason: u.Why, byHook: true}
+			// A sandbox that masks denied reads and keeps protected and
+			// Edit-denied paths read-only holds both with the kernel.
+			n := need{reason: u.Why, byHook: true, bySandbox: sandboxed && p.sandbox.HoldsPaths()}
 			if u.Write {
 				n.refuseInBypass = true
 			} else {
@@ -240,13 +271,13 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 				where += ", as it resolves to " + a.Real
 			}
 			needs = append(needs, need{reason: fmt.Sprintf("%s %s: it is %s", verb, a.Path, where),
-				suggestion: &s, byBypass: true, byHook: true})
+				suggestion: &s, byBypass: true, byHook: true, bySandbox: sandboxed && !a.Write})
 			continue
 		}
 		if a.Write && !a.Guessed {
 			s := permissions.Rule{Tool: "Edit", Specifier: absSpec(a.Path)}
 			needs = append(needs, need{reason: fmt.Sprintf("writing %s needs confirmation", a.Path),
-				suggestion: &s, byTrust: true, byAcceptEdits: true, byBypass: true, byHook: true})
+				suggestion: &s, byTrust: true, byAcceptEdits: true, byBypass: true, byHook: true, bySandbox: sandboxed})
 		}
 	}
 	if unknownPaths {
@@ -272,6 +303,7 @@ func (p *Permitter) resolve(ctx context.Context, req orchestrator.PermissionRequ
 	for _, n := range needs {
 		switch {
 		case hookAllow && n.byHook:
+		case n.bySandbox && mode != permissions.ModePlan:
 		case mode == permissions.ModeBypassPermissions && n.byBypass:
 		case mode == permissions.ModeAcceptEdits && n.byAcceptEdits:
 		case p.trustHost && n.byTrust:

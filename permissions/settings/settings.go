@@ -29,6 +29,8 @@ type File struct {
 	// Hooks maps an event name to its matchers; only PreToolUse and
 	// PostToolUse are read, so other events may have any shape.
 	Hooks map[string]json.RawMessage `json:"hooks"`
+	// Sandbox is Claude Code's sandbox object, where its keys map.
+	Sandbox *SandboxFile `json:"sandbox"`
 }
 
 // HookMatcher is one entry of a hook event's list (docs/tools.md §10).
@@ -105,6 +107,8 @@ type Settings struct {
 	// Ignored says, one sentence each, which entries of the workspace's
 	// own settings were left out because the workspace is not trusted.
 	Ignored []string
+	// Sandbox is the merged sandbox settings.
+	Sandbox SandboxSettings
 }
 
 // Load reads and merges the settings at loc, lowest precedence first: the
@@ -218,6 +222,9 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 		}
 		s.DefaultMode = m
 	}
+	if err := s.Sandbox.merge(f.Sandbox, root, loc.Home); err != nil {
+		return fmt.Errorf("settings %s: %w", name, err)
+	}
 	for _, d := range f.Permissions.AdditionalDirectories {
 		s.AdditionalDirectories = append(s.AdditionalDirectories, expandDir(d, root, loc.Home))
 	}
@@ -264,6 +271,9 @@ func (s *Settings) dropWidening(name, project string, f *File) {
 		slices.Sort(events)
 		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored hooks (%s): %s", name, strings.Join(events, ", "), why))
 		f.Hooks = nil
+	}
+	for _, key := range f.Sandbox.dropWidening() {
+		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored sandbox.%s: %s", name, key, why))
 	}
 }
 

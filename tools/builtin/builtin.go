@@ -8,6 +8,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools/fs"
 	"github.com/agent-mcp/agent-mcp/tools/search"
 	"github.com/agent-mcp/agent-mcp/tools/shell"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 	"github.com/agent-mcp/agent-mcp/tools/web"
 	"github.com/agent-mcp/agent-mcp/tools/workflow"
 )
@@ -29,6 +30,8 @@ type Options struct {
 	// across all the sessions of one server; 0 means
 	// shell.DefaultMaxServerBackgroundTasks.
 	MaxServerBackgroundTasks int
+	// Sandbox confines Bash's commands (nil: unconfined).
+	Sandbox *sandbox.Sandbox
 }
 
 // Tools returns every built-in tool, enabled or not; the orchestrator's
@@ -43,7 +46,7 @@ func Tools(opts Options) []tools.Tool {
 		fs.NotebookEdit(),
 		search.Glob(),
 		search.Grep(),
-		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks}),
+		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks, Sandbox: opts.Sandbox}),
 		shell.TaskOutput(),
 		shell.TaskStop(),
 		workflow.TodoWrite(),

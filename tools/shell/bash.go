@@ -17,6 +17,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
 	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 //go:embed bash.md
@@ -66,6 +67,8 @@ type Options struct {
 	// slots counts the running background tasks of every session this
 	// tool serves; Bash makes it.
 	slots *backgroundSlots
+	// Sandbox confines every command (nil: commands run unconfined).
+	Sandbox *sandbox.Sandbox
 }
 
 // DefaultMaxBackgroundTasks is how many background tasks a session may
@@ -210,6 +213,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 		command: in.Command, description: in.Description, script: in.Command, dir: dir,
 		grace: cmpOr(opts.KillGrace, defaultGrace), fileLimit: cmpOr(opts.OutputFileLimit, defaultFileLimit),
 		maxBackground: opts.maxBackground(), slots: opts.slots,
+		sandbox: opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(),
 	}
 
 	if in.RunInBackground {

@@ -16,6 +16,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 // Task statuses (TaskOutput reports them).
@@ -182,6 +183,11 @@ type startSpec struct {
 	maxBackground int
 	// slots is the server-wide count a visible start must find room in.
 	slots *backgroundSlots
+	// sandbox confines the command (nil: unconfined), with the session's
+	// working and state directories writable.
+	sandbox  *sandbox.Sandbox
+	workDirs []string
+	stateDir string
 }
 
 // runningBackground counts the session's background tasks still running.
@@ -260,9 +266,16 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		return nil, err
 	}
 	t.out = out
-	cmd := exec.Command(bashPath(), "-c", spec.script)
+	cmd, sandboxEnv, err := spec.sandbox.Command(sandbox.Spec{
+		Shell: bashPath(), Script: spec.script, Command: spec.command, Dir: spec.dir,
+		WorkDirs: spec.workDirs, StateDir: spec.stateDir,
+	}, t.grace)
+	if err != nil {
+		out.finish()
+		return nil, err
+	}
 	cmd.Dir = spec.dir
-	cmd.Env = commandEnv(t.marker, spec.pty)
+	cmd.Env = append(commandEnv(t.marker, spec.pty), sandboxEnv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Stdin stays nil: the command reads /dev/null.
 

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+)
+
+// newSandbox builds Bash's sandbox from --sandbox and the settings: their
+// sandbox object, Edit allow rules' directories (writable), Edit deny
+// rules (read-only) and Read deny rules (masked).
+func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox.Sandbox, error) {
+	mode := sandbox.ModeAuto
+	if w.sandbox != "" {
+		m, err := sandbox.ParseMode(w.sandbox)
+		if err != nil {
+			return nil, fmt.Errorf("--sandbox: %w", err)
+		}
+		mode = m
+	} else if e := s.Sandbox.Enabled; e != nil && !*e {
+		mode = sandbox.ModeOff
+	}
+	cfg := sandbox.Config{
+		Mode: mode, NetworkOff: s.Sandbox.NetworkOff, Home: home,
+		BuildCaches: s.Sandbox.BuildCaches, Excluded: s.Sandbox.Excluded,
+	}
+	for _, r := range s.Rules.Rules(permissions.Allow) {
+		base, glob, ok := r.PathPattern()
+		if !ok || r.Tool != "Edit" {
+			continue
+		}
+		dir := literalDir(base, glob)
+		if st, err := os.Stat(dir); err == nil && st.IsDir() && dir != "/" {
+			cfg.Writable = append(cfg.Writable, dir)
+		}
+	}
+	for _, r := range s.Rules.Rules(permissions.Deny) {
+		base, glob, ok := r.PathPattern()
+		if !ok {
+			continue
+		}
+		switch r.Tool {
+		case "Edit":
+			cfg.ReadOnly = append(cfg.ReadOnly, sandbox.Pattern{Base: base, Glob: glob})
+		case "Read":
+			cfg.ReadDeny = append(cfg.ReadDeny, sandbox.Pattern{Base: base, Glob: glob})
+		}
+	}
+	return sandbox.New(cfg)
+}
+
+// literalDir is base joined with the glob's leading components that hold
+// no wildcard.
+func literalDir(base, glob string) string {
+	dir := base
+	for _, seg := range strings.Split(glob, "/") {
+		if seg == "" || strings.ContainsAny(seg, `*?[\{`) {
+			break
+		}
+		dir = filepath.Join(dir, seg)
+	}
+	return dir
+}
+
+func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sandbox", "sandbox check [flags]",
+		"Prints which kernel features Bash's sandbox can use on this machine, then runs a\n"+
+			"self-test: sandboxed commands must write inside a working directory and fail\n"+
+			"to write outside it or to a protected path.", stdout, stderr)
+	var w workspaceFlags
+	w.add(fs.FlagSet)
+	if len(args) == 0 || args[0] != "check" {
+		fs.usage(stderr)
+		return errUsage
+	}
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if w.sandbox == "" {
+		w.sandbox = string(sandbox.ModeAuto)
+	}
+	sup := sandbox.Probe("/proc/self/exe")
+	fmt.Fprintf(stdout, "landlock:   %s\n", supportLine(sup.Landlock > 0, fmt.Sprintf("ABI %d", sup.Landlock), sup.LandlockErr))
+	fmt.Fprintf(stdout, "namespaces: %s\n", supportLine(sup.Namespaces, "user, mount, pid, ipc, net", sup.NamespacesErr))
+	home, _ := os.UserHomeDir()
+	sb, err := w.newSandbox(&settings.Settings{Rules: &permissions.RuleSet{}}, home)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, sb.Describe())
+	if !sb.Layers().Any() {
+		return errors.New("no sandbox layer is available: commands would run unconfined")
+	}
+	return selfTest(ctx, sb, stdout)
+}
+
+func supportLine(ok bool, what string, err error) string {
+	if ok {
+		return "yes (" + what + ")"
+	}
+	return fmt.Sprintf("no: %v", err)
+}
+
+// selfTest runs a few commands in the sandbox and checks what they could
+// do on disk.
+func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error {
+	tmp, err := os.MkdirTemp("", "agent-mcp-sandbox-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	work, outside, state := filepath.Join(tmp, "work"), filepath.Join(tmp, "outside"), filepath.Join(tmp, "state", "session")
+	for _, d := range []string{filepath.Join(work, ".git"), outside, state} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(work, ".git", "config"), []byte("[core]\n"), 0o644); err != nil {
+		return err
+	}
+	run := func(script string) (string, error) {
+		cmd, env, err := sb.Command(sandbox.Spec{Shell: "/bin/sh", Script: script, Command: script, Dir: work,
+			WorkDirs: []string{work}, StateDir: state}, 2*time.Second)
+		if err != nil {
+			return "", err
+		}
+		cmd.Dir, cmd.Env = work, append(os.Environ(), env...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		go func() {
+			<-cctx.Done()
+			if cmd.Process != nil {
+				_ = cmd.Process.Kill()
+			}
+		}()
+		err = cmd.Run()
+		return out.String(), err
+	}
+	failed := 0
+	check := func(name string, ok bool, detail string) {
+		mark := "ok  "
+		if !ok {
+			mark = "FAIL"
+			failed++
+		}
+		fmt.Fprintf(stdout, "  %s %s%s\n", mark, name, detail)
+	}
+	out, err := run("echo in > inside.txt")
+	_, statErr := os.Stat(filepath.Join(work, "inside.txt"))
+	check("write inside the working directory", err == nil && statErr == nil, trimDetail(out))
+	out, _ = run("echo out > " + filepath.Join(outside, "x.txt"))
+	_, statErr = os.Stat(filepath.Join(outside, "x.txt"))
+	check("write outside the writable roots refused", statErr != nil, trimDetail(out))
+	if sb.Layers().Namespaces {
+		out, _ = run("echo '[alias]' >> .git/config")
+		b, _ := os.ReadFile(filepath.Join(work, ".git", "config"))
+		check("protected path .git/config stays unchanged", string(b) == "[core]\n", trimDetail(out))
+	} else {
+		fmt.Fprintln(stdout, "  --   protected paths inside the working directories: not held by Landlock alone (the permission rules still judge commands)")
+	}
+	out, _ = run("grep NoNewPrivs /proc/self/status")
+	check("no_new_privs set", strings.Contains(out, "1"), trimDetail(out))
+	if sb.Layers().Namespaces {
+		out, _ = run("ls /proc | grep -c '^[0-9]'")
+		check("own PID namespace (few processes visible)", strings.TrimSpace(out) != "" && len(strings.TrimSpace(out)) <= 2, trimDetail(out))
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d self-test check(s) failed", failed)
+	}
+	fmt.Fprintln(stdout, "self-test passed")
+	return nil
+}
+
+func trimDetail(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return ": " + strings.ReplaceAll(s, "\n", " | ")
+}

@@ -1,0 +1,37 @@
+// Package sandbox confines the commands Bash runs with the kernel, so that
+// what a command may touch does not depend on what a parser can see in its
+// text: an interpreter, a copied binary or a script the model wrote itself
+// is held exactly like the shell.
+//
+// A sandboxed command is started through agent-mcp's own binary, re-executed
+// as a small hidden launcher ([HiddenCommand]), because nothing can run
+// between fork and exec in os/exec:
+//
+//	server ─ launch (the process the server waits for; exits with the shell's status)
+//	           └ init (pid 1 of a new PID namespace, or a child subreaper)
+//	               └ bash -c COMMAND, and everything it starts
+//
+// init sets the sandbox up and then only reaps and signals: it lives as long
+// as any process of the command does, stays in the command's process group,
+// and on SIGTERM ends every process the command started, whatever session or
+// group they moved to (setsid, double fork, set -m). launch exits as soon as
+// the shell does, so a command that leaves a server running in the
+// background returns at once, as it does without a sandbox.
+//
+// Two layers, each used where the kernel offers it:
+//
+//   - namespaces: user + mount + PID + IPC (+ network when the network is
+//     off). The whole filesystem is remounted read-only except the writable
+//     roots; protected paths and Edit-denied paths inside them are bound
+//     read-only again; Read-denied paths are covered by an empty read-only
+//     file or directory; /proc shows only the command's processes; killing
+//     init kills the namespace.
+//   - Landlock: writes only beneath the writable roots, TCP bind and
+//     connect refused when the network is off and no network namespace
+//     holds it, signals and abstract unix sockets scoped to the sandbox.
+//     Where namespaces are unavailable init is a child subreaper that ends
+//     its whole subtree.
+//
+// no_new_privs is set in every case. [Probe] says what this machine offers;
+// [New] picks the layers for a [Mode].
+package sandbox

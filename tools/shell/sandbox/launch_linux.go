@@ -1,0 +1,433 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// setupFailed is init's exit status when the sandbox could not be set up
+// (the command did not run).
+const setupFailed = 125
+
+// Main runs the hidden launcher: args are what follows [HiddenCommand].
+// It returns the process exit status.
+func Main(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "agent-mcp sandbox launcher: missing stage")
+		return 2
+	}
+	if args[0] == "probe" {
+		if err := probeChild(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "agent-mcp sandbox launcher: bad arguments")
+		return 2
+	}
+	var p plan
+	if err := json.Unmarshal([]byte(args[1]), &p); err != nil {
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox launcher: plan: %v\n", err)
+		return 2
+	}
+	switch args[0] {
+	case "launch":
+		return launch(p, args[1])
+	case "init":
+		return initMain(p)
+	}
+	fmt.Fprintf(os.Stderr, "agent-mcp sandbox launcher: unknown stage %q\n", args[0])
+	return 2
+}
+
+// launch starts init (in new namespaces when the plan says so) and exits
+// with the shell's status as soon as init reports it.
+func launch(p plan, arg string) int {
+	r, w, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: %v\n", err)
+		return setupFailed
+	}
+	cmd := exec.Command("/proc/self/exe", HiddenCommand, "init", arg)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{w}
+	if p.Namespaces {
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  nsFlags(p.NetworkOff),
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: p.UID, Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: p.GID, Size: 1}},
+		}
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: starting the sandbox: %v\n", err)
+		return setupFailed
+	}
+	w.Close()
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if code, perr := strconv.Atoi(strings.TrimSpace(line)); err == nil && perr == nil {
+		return code
+	}
+	// init ended without reporting: it failed to set up, or was killed.
+	werr := cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if werr != nil && cmd.ProcessState == nil {
+		return setupFailed
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+func nsFlags(netOff bool) uintptr {
+	f := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC)
+	if netOff {
+		f |= syscall.CLONE_NEWNET
+	}
+	return f
+}
+
+// initMain sets the sandbox up, runs the shell, reports its status on fd
+// 3, and reaps every process of the command until none is left. SIGTERM,
+// SIGINT and SIGHUP end them all.
+func initMain(p plan) int {
+	status := os.NewFile(3, "status")
+	syscall.CloseOnExec(3)
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: "+format+"\n", a...)
+		return setupFailed
+	}
+	if p.Namespaces {
+		if err := setupMounts(p); err != nil {
+			return fail("%v", err)
+		}
+		if p.NetworkOff {
+			if err := loopbackUp(); err != nil {
+				return fail("bringing up the private loopback: %v", err)
+			}
+		}
+	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fail("becoming a subreaper: %v", err)
+	}
+	if err := llsys.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fail("setting no_new_privs: %v", err)
+	}
+	if p.Landlock {
+		if err := restrictLandlock(p); err != nil {
+			return fail("landlock: %v", err)
+		}
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	cmd := exec.Command(p.Shell, "-c", p.Script)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Dir = p.Dir
+	if p.Namespaces {
+		// The command runs as the user it was started by, in a user
+		// namespace nested in the one that set the sandbox up: it holds
+		// no capability over the mounts.
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: p.UID, HostID: 0, Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: p.GID, HostID: 0, Size: 1}},
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: starting %s: %v\n", p.Shell, err)
+		fmt.Fprintln(status, 127)
+		status.Close()
+		return 127
+	}
+	shell := cmd.Process.Pid
+	var once sync.Once
+	report := func(code int) {
+		once.Do(func() {
+			fmt.Fprintln(status, code)
+			status.Close()
+		})
+	}
+	reaped := make(chan struct{})
+	go func() {
+		defer close(reaped)
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, 0, nil)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				return // no child left
+			}
+			if pid == shell {
+				code := ws.ExitStatus()
+				if ws.Signaled() {
+					code = 128 + int(ws.Signal())
+				}
+				report(code)
+			}
+		}
+	}()
+	grace := time.Duration(p.GraceMS) * time.Millisecond
+	var killTimer <-chan time.Time
+	for {
+		select {
+		case <-reaped:
+			report(128 + int(syscall.SIGKILL))
+			return 0
+		case s := <-sigs:
+			signalAll(p.Namespaces, s.(syscall.Signal))
+			if killTimer == nil {
+				killTimer = time.After(grace)
+			}
+		case <-killTimer:
+			// What did not end on SIGTERM is killed, again and again
+			// until nothing is left (a process may fork meanwhile).
+			signalAll(p.Namespaces, syscall.SIGKILL)
+			killTimer = time.After(50 * time.Millisecond)
+		}
+	}
+}
+
+// signalAll sends sig to every process of the command: in a PID namespace
+// everything but init itself, else init's whole subtree (orphans come to
+// init, the subreaper).
+func signalAll(ns bool, sig syscall.Signal) {
+	if ns {
+		_ = unix.Kill(-1, sig)
+		if sig == syscall.SIGTERM {
+			_ = unix.Kill(-1, syscall.SIGCONT)
+		}
+		return
+	}
+	for _, pid := range descendants(os.Getpid()) {
+		_ = unix.Kill(pid, sig)
+		if sig == syscall.SIGTERM {
+			_ = unix.Kill(pid, syscall.SIGCONT)
+		}
+	}
+}
+
+// descendants lists the processes beneath root, from /proc.
+func descendants(root int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		children[ppid] = append(children[ppid], pid)
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// setupMounts makes the filesystem view: everything read-only, the
+// writable roots writable, protected paths inside them read-only again,
+// Read-denied paths masked, a private /dev/shm and a /proc of the new PID
+// namespace.
+func setupMounts(p plan) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	if err := setReadOnly("/", true); err != nil {
+		return fmt.Errorf("making the filesystem read-only: %w", err)
+	}
+	for _, w := range p.Writable {
+		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("binding writable %s: %w", w, err)
+		}
+		err := unix.MountSetattr(-1, w, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})
+		if err != nil && !errors.Is(err, unix.EPERM) {
+			// EPERM: the mount was read-only before (locked); it stays so.
+			return fmt.Errorf("making %s writable: %w", w, err)
+		}
+	}
+	for _, r := range p.ReadOnly {
+		if err := unix.Mount(r, r, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return fmt.Errorf("binding read-only %s: %w", r, err)
+		}
+		if err := setReadOnly(r, true); err != nil {
+			return fmt.Errorf("making %s read-only: %w", r, err)
+		}
+	}
+	for _, m := range p.Masked {
+		st, err := os.Stat(m)
+		if err != nil {
+			continue
+		}
+		if st.IsDir() {
+			err = unix.Mount("tmpfs", m, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555")
+		} else {
+			err = unix.Mount(p.EmptyFile, m, "", unix.MS_BIND, "")
+			if err == nil {
+				err = setReadOnly(m, false)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("masking %s: %w", m, err)
+		}
+	}
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return fmt.Errorf("private /dev/shm: %w", err)
+		}
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting /proc: %w", err)
+	}
+	return nil
+}
+
+func setReadOnly(path string, recursive bool) error {
+	flags := uint(0)
+	if recursive {
+		flags = unix.AT_RECURSIVE
+	}
+	return unix.MountSetattr(-1, path, flags, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+}
+
+// loopbackUp brings up lo in a new network namespace.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// devFiles are the devices a command may open for writing.
+var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+// restrictLandlock confines writes to the writable roots (and a few
+// devices), refuses TCP when the network is off and no network namespace
+// holds it, and scopes signals and abstract unix sockets, with the best
+// the kernel's Landlock ABI offers.
+func restrictLandlock(p plan) error {
+	cfg := landlock.V6.BestEffort()
+	if !p.NetworkOff || p.Namespaces {
+		cfg.HandledAccessNet = 0
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWDirs(p.Writable...).WithRefer().IgnoreIfMissing(),
+		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
+	}
+	if p.Namespaces {
+		// /dev/shm is a private tmpfs; /proc is the PID namespace's own,
+		// and init writes the shell's user namespace maps there.
+		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing(), landlock.RWFiles("/proc"))
+	}
+	return cfg.Restrict(rules...)
+}
+
+// probeChild checks, inside fresh namespaces, that the mounts the sandbox
+// makes are possible.
+func probeChild() error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	if err := setReadOnly("/", true); err != nil {
+		return fmt.Errorf("remounting read-only: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting /proc: %w", err)
+	}
+	return loopbackUp()
+}
+
+// Probe reports what this machine offers; launcher is the agent-mcp
+// binary that tries the namespaces.
+func Probe(launcher string) Support {
+	var s Support
+	abi, err := llsys.LandlockGetABIVersion()
+	switch {
+	case err != nil:
+		s.LandlockErr = fmt.Errorf("the kernel has no Landlock (needs Linux 5.13+ with landlock in the lsm= list): %w", err)
+	case abi < 1:
+		s.LandlockErr = errors.New("the kernel reports no Landlock ABI")
+	default:
+		s.Landlock = abi
+	}
+	cmd := exec.Command(launcher, HiddenCommand, "probe")
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  nsFlags(true),
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if msg == "" {
+			msg = err.Error()
+		}
+		s.NamespacesErr = fmt.Errorf("user namespaces are unavailable (needs unprivileged user namespaces, e.g. kernel.unprivileged_userns_clone=1 and no container seccomp rule against unshare): %s", msg)
+	} else {
+		s.Namespaces = true
+	}
+	allowedLayers(&s)
+	return s
+}

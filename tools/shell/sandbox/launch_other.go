@@ -1,0 +1,21 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Main runs the hidden launcher; there is none outside Linux.
+func Main(args []string) int {
+	fmt.Fprintln(os.Stderr, "agent-mcp sandbox launcher: only on Linux")
+	return 2
+}
+
+// Probe reports what this machine offers: nothing outside Linux.
+func Probe(launcher string) Support {
+	err := errors.New("the sandbox needs Linux")
+	return Support{LandlockErr: err, NamespacesErr: err}
+}

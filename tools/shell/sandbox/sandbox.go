@@ -1,0 +1,425 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
+)
+
+// HiddenCommand is the first argument that makes agent-mcp act as the
+// sandbox launcher ([Main]) instead of running a subcommand.
+const HiddenCommand = "__sandbox"
+
+// LayersEnv, when set, limits the layers the sandbox may use to the comma
+// separated list it holds ("namespaces", "landlock", or both; "none" for
+// neither): a test and diagnostic hook that simulates a machine offering
+// less than this one.
+const LayersEnv = "AGENT_MCP_SANDBOX_LAYERS"
+
+// Mode says how strongly the sandbox is wanted.
+type Mode string
+
+// Modes.
+const (
+	// ModeAuto uses the strongest layers the machine offers, and runs
+	// commands unsandboxed where it offers none.
+	ModeAuto Mode = "auto"
+	// ModeRequired refuses to start without at least Landlock.
+	ModeRequired Mode = "required"
+	// ModeOff runs commands without a sandbox.
+	ModeOff Mode = "off"
+)
+
+// ParseMode reads a --sandbox value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case ModeAuto, ModeRequired, ModeOff:
+		return m, nil
+	case "":
+		return ModeAuto, nil
+	}
+	return "", fmt.Errorf("sandbox mode %q is not one of auto, required, off", s)
+}
+
+// Layers are the confinement layers in use.
+type Layers struct {
+	// Namespaces: user, mount, PID and IPC namespaces (and a network
+	// namespace when the network is off).
+	Namespaces bool
+	// Landlock is the Landlock ABI version in use; 0 when Landlock is not.
+	Landlock int
+}
+
+// Any reports whether at least one layer is in use.
+func (l Layers) Any() bool { return l.Namespaces || l.Landlock > 0 }
+
+// String names the layers, e.g. "namespaces+landlock(ABI 7)".
+func (l Layers) String() string {
+	var parts []string
+	if l.Namespaces {
+		parts = append(parts, "namespaces")
+	}
+	if l.Landlock > 0 {
+		parts = append(parts, fmt.Sprintf("landlock(ABI %d)", l.Landlock))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "+")
+}
+
+// Support is what this machine offers.
+type Support struct {
+	// Landlock is the kernel's Landlock ABI version, 0 when unavailable.
+	Landlock int
+	// LandlockErr says why Landlock is unavailable.
+	LandlockErr error
+	// Namespaces reports whether unprivileged user namespaces work here,
+	// with mount, PID and network namespaces inside them.
+	Namespaces bool
+	// NamespacesErr says why namespaces are unavailable.
+	NamespacesErr error
+}
+
+// Pattern is a path pattern of a permission rule: a directory and a
+// gitignore-style glob beneath it ("**" for everything in it).
+type Pattern struct {
+	Base, Glob string
+}
+
+// Config configures the sandbox. Paths are absolute.
+type Config struct {
+	Mode Mode
+	// NetworkOff leaves the command only a private loopback.
+	NetworkOff bool
+	// Home is the user's home directory (protected rc files, caches).
+	Home string
+	// BuildCaches are writable per-user caches; nil means
+	// [DefaultBuildCaches].
+	BuildCaches []string
+	// Writable are further writable directories (Edit allow rules').
+	Writable []string
+	// ReadOnly are paths kept read-only inside the writable roots (Edit
+	// deny rules').
+	ReadOnly []Pattern
+	// ReadDeny are paths a command cannot read (Read deny rules').
+	ReadDeny []Pattern
+	// Excluded are commands that run outside the sandbox (each the start
+	// of a command line, e.g. "docker" or "git push").
+	Excluded []string
+	// Launcher is the agent-mcp binary; default /proc/self/exe (the
+	// running one).
+	Launcher string
+}
+
+// Sandbox starts commands confined. A nil *Sandbox runs them unconfined.
+type Sandbox struct {
+	cfg     Config
+	layers  Layers
+	support Support
+	caches  []string
+}
+
+// New checks what the machine offers and picks the layers for cfg.Mode:
+// required fails without Landlock; auto takes what there is; off takes
+// nothing (and returns a nil Sandbox).
+func New(cfg Config) (*Sandbox, error) {
+	if cfg.Mode == "" {
+		cfg.Mode = ModeAuto
+	}
+	if cfg.Mode == ModeOff {
+		return nil, nil
+	}
+	if cfg.Launcher == "" {
+		cfg.Launcher = "/proc/self/exe"
+	}
+	sup := Probe(cfg.Launcher)
+	s := &Sandbox{cfg: cfg, support: sup}
+	s.layers = Layers{Namespaces: sup.Namespaces, Landlock: sup.Landlock}
+	if cfg.Mode == ModeRequired && s.layers.Landlock == 0 {
+		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", sup.LandlockErr, s.layers)
+	}
+	s.caches = cfg.BuildCaches
+	if s.caches == nil {
+		s.caches = DefaultBuildCaches(cfg.Home)
+	}
+	// A cache that does not exist yet is made now, so that the first
+	// `go build` can fill it.
+	for _, c := range s.caches {
+		_ = os.MkdirAll(c, 0o755)
+	}
+	return s, nil
+}
+
+// allowedLayers applies [LayersEnv] to what the machine supports.
+func allowedLayers(sup *Support) {
+	v, ok := os.LookupEnv(LayersEnv)
+	if !ok {
+		return
+	}
+	want := strings.Split(strings.ToLower(v), ",")
+	if !slices.Contains(want, "namespaces") && sup.Namespaces {
+		sup.Namespaces, sup.NamespacesErr = false, fmt.Errorf("turned off by %s", LayersEnv)
+	}
+	if !slices.Contains(want, "landlock") && sup.Landlock > 0 {
+		sup.Landlock, sup.LandlockErr = 0, fmt.Errorf("turned off by %s", LayersEnv)
+	}
+}
+
+// Layers returns the layers commands run under; none for a nil Sandbox.
+func (s *Sandbox) Layers() Layers {
+	if s == nil {
+		return Layers{}
+	}
+	return s.layers
+}
+
+// Support returns what the machine offers.
+func (s *Sandbox) Support() Support {
+	if s == nil {
+		return Support{}
+	}
+	return s.support
+}
+
+// Confines reports whether command runs confined: a layer is in use and
+// the command is not one of the excluded ones.
+func (s *Sandbox) Confines(command string) bool {
+	return s != nil && s.layers.Any() && !s.Excluded(command)
+}
+
+// HoldsPaths reports whether the kernel keeps protected and Edit-denied
+// paths read-only and masks Read-denied ones: the namespaces layer does;
+// Landlock alone cannot take back part of a writable root.
+func (s *Sandbox) HoldsPaths() bool { return s != nil && s.layers.Namespaces }
+
+// Excluded reports whether command starts with one of the excluded
+// commands (whole words): it runs outside the sandbox.
+func (s *Sandbox) Excluded(command string) bool {
+	if s == nil {
+		return false
+	}
+	words := strings.Fields(command)
+	for _, e := range s.cfg.Excluded {
+		ew := strings.Fields(e)
+		if len(ew) > 0 && len(words) >= len(ew) && slices.Equal(words[:len(ew)], ew) {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe is the one line `serve` logs at start.
+func (s *Sandbox) Describe() string {
+	if s == nil {
+		return "sandbox: off (--sandbox off or sandbox.enabled false): commands run unconfined"
+	}
+	if !s.layers.Any() {
+		return fmt.Sprintf("sandbox: no layer available (namespaces: %v; landlock: %v): commands run unconfined", s.support.NamespacesErr, s.support.LandlockErr)
+	}
+	net := "on"
+	if s.cfg.NetworkOff {
+		net = "off"
+	}
+	return fmt.Sprintf("sandbox: %s, network %s", s.layers, net)
+}
+
+// DefaultBuildCaches are the per-user build caches a sandboxed command may
+// write: Go's build and module caches, npm's, pip's and cargo's
+// registries. $GOCACHE, $GOMODCACHE, $GOPATH, $XDG_CACHE_HOME,
+// $npm_config_cache and $CARGO_HOME are honoured.
+func DefaultBuildCaches(home string) []string {
+	if home == "" {
+		return nil
+	}
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		cache = filepath.Join(home, ".cache")
+	}
+	gocache := os.Getenv("GOCACHE")
+	if gocache == "" || gocache == "off" {
+		gocache = filepath.Join(cache, "go-build")
+	}
+	modcache := os.Getenv("GOMODCACHE")
+	if modcache == "" {
+		gopath := filepath.Join(home, "go")
+		if g := os.Getenv("GOPATH"); g != "" {
+			gopath = filepath.SplitList(g)[0]
+		}
+		modcache = filepath.Join(gopath, "pkg", "mod")
+	}
+	npm := os.Getenv("npm_config_cache")
+	if npm == "" {
+		npm = filepath.Join(home, ".npm")
+	}
+	cargo := os.Getenv("CARGO_HOME")
+	if cargo == "" {
+		cargo = filepath.Join(home, ".cargo")
+	}
+	return []string{gocache, modcache, npm, filepath.Join(cache, "pip"),
+		filepath.Join(cargo, "registry"), filepath.Join(cargo, "git")}
+}
+
+// Spec is one command to start.
+type Spec struct {
+	// Shell runs Script with -c.
+	Shell, Script string
+	// Command is the command line as given, for [Sandbox.Excluded].
+	Command string
+	// Dir is where it starts.
+	Dir string
+	// WorkDirs are the session's working directories (writable).
+	WorkDirs []string
+	// StateDir is the session's state directory (writable; the private
+	// temporary directory is made in it).
+	StateDir string
+}
+
+// plan is what the launcher is told, as JSON in its arguments.
+type plan struct {
+	Shell, Script, Dir string
+	UID, GID           int
+	Namespaces         bool
+	Landlock           bool
+	NetworkOff         bool
+	Writable           []string
+	ReadOnly           []string
+	Masked             []string
+	EmptyFile          string
+	// GraceMS is how long init waits after SIGTERM before SIGKILL.
+	GraceMS int64
+}
+
+// Command returns the command that runs spec confined, and the variables
+// to add to its environment (TMPDIR). The caller sets the environment,
+// process group and standard streams as for an unconfined shell. A nil
+// Sandbox, one without layers, or an excluded command gives the plain
+// shell.
+func (s *Sandbox) Command(spec Spec, grace time.Duration) (*exec.Cmd, []string, error) {
+	if !s.Confines(spec.Command) {
+		return exec.Command(spec.Shell, "-c", spec.Script), nil, nil
+	}
+	tmp := filepath.Join(spec.StateDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+	}
+	empty, err := emptyFile(spec.StateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	writable := append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
+	roots := slices.Clone(writable)
+	writable = append(writable, spec.StateDir)
+	writable = append(writable, s.caches...)
+	writable = existing(writable)
+	p := plan{
+		Shell: spec.Shell, Script: spec.Script, Dir: spec.Dir,
+		UID: os.Getuid(), GID: os.Getgid(),
+		Namespaces: s.layers.Namespaces, Landlock: s.layers.Landlock > 0, NetworkOff: s.cfg.NetworkOff,
+		Writable: writable, EmptyFile: empty, GraceMS: (grace / 2).Milliseconds(),
+	}
+	// Read-only inside the writable roots: the protected paths and the
+	// Edit-denied ones; outside them everything is read-only already.
+	ro := permissions.SandboxReadOnlyPaths(roots, s.cfg.Home)
+	ro = append(ro, expand(s.cfg.ReadOnly)...)
+	for _, r := range existing(ro) {
+		if within(r, writable) {
+			p.ReadOnly = append(p.ReadOnly, r)
+		}
+	}
+	p.Masked = existing(expand(s.cfg.ReadDeny))
+	arg, err := json.Marshal(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(s.cfg.Launcher, HiddenCommand, "launch", string(arg))
+	return cmd, []string{"TMPDIR=" + tmp}, nil
+}
+
+// emptyFile makes the empty, read-only file that stands in for a
+// Read-denied file, beside the session's state directory (outside every
+// writable root).
+func emptyFile(stateDir string) (string, error) {
+	p := filepath.Join(filepath.Dir(stateDir), "sandbox-empty")
+	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return p, nil
+	}
+	_ = os.Remove(p)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("sandbox: empty file: %w", err)
+	}
+	if f != nil {
+		f.Close()
+	}
+	return p, nil
+}
+
+// expandLimit bounds the directory entries one pattern's expansion visits.
+const expandLimit = 50_000
+
+// expand lists the existing paths matching patterns: the pattern's
+// directory itself for "**", else the matches of the glob beneath it.
+func expand(pats []Pattern) []string {
+	var out []string
+	for _, p := range pats {
+		base, glob := p.Base, p.Glob
+		// Literal leading components join the base.
+		parts := strings.Split(glob, "/")
+		i := 0
+		for ; i < len(parts) && !strings.ContainsAny(parts[i], `*?[\{`); i++ {
+		}
+		base = filepath.Join(base, filepath.Join(parts[:i]...))
+		rest := strings.Join(parts[i:], "/")
+		if rest == "" || rest == "**" {
+			out = append(out, base)
+			continue
+		}
+		visited := 0
+		_ = doublestar.GlobWalk(os.DirFS(base), rest, func(path string, d fs.DirEntry) error {
+			visited++
+			if visited > expandLimit {
+				return fs.SkipAll
+			}
+			out = append(out, filepath.Join(base, path))
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}, doublestar.WithNoFollow())
+	}
+	return out
+}
+
+// existing keeps the paths that exist, cleaned and without repeats.
+func existing(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if _, err := os.Lstat(p); err == nil && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// within reports whether p is one of roots or beneath one.
+func within(p string, roots []string) bool {
+	for _, r := range roots {
+		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
