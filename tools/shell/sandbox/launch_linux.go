@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,6 +115,10 @@ func nsFlags(netOff bool) uintptr {
 // 3, and reaps every process of the command until none is left. SIGTERM,
 // SIGINT and SIGHUP end them all.
 func initMain(p plan) int {
+	// Landlock gives every thread of a Go program its own domain (before
+	// ABI 8), and a scoped domain may signal only its own processes: the
+	// shell is started, and its processes signalled, from this one thread.
+	runtime.LockOSThread()
 	status := os.NewFile(3, "status")
 	syscall.CloseOnExec(3)
 	fail := func(format string, a ...any) int {

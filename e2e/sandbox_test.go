@@ -1,0 +1,517 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+)
+
+// The sandbox tests run the real binary with each layer on its own and both
+// together, as root and as an unprivileged user (uid 65534, through
+// setpriv, when the tests run as root), and check facts: files on disk,
+// /proc, a loopback listener's accept count.
+
+// sandboxUser is who a sandbox test's server runs as.
+type sandboxUser struct {
+	name     string
+	uid, gid int
+	wrap     []string // command prefix that switches to the user
+}
+
+func sandboxUsers(t *testing.T) []sandboxUser {
+	self := sandboxUser{name: "self", uid: os.Getuid(), gid: os.Getgid()}
+	if os.Getuid() != 0 {
+		return []sandboxUser{self}
+	}
+	self.name = "root"
+	users := []sandboxUser{self}
+	if p, err := exec.LookPath("setpriv"); err == nil {
+		users = append(users, sandboxUser{name: "unprivileged", uid: 65534, gid: 65534,
+			wrap: []string{p, "--reuid=65534", "--regid=65534", "--clear-groups", "--"}})
+	} else {
+		t.Log("setpriv not found: the unprivileged runs are skipped")
+	}
+	return users
+}
+
+// sandboxLayers are the layer sets tested: each alone, both together.
+var sandboxLayers = []string{"namespaces", "landlock", "namespaces,landlock"}
+
+// requireLayers skips the test when the machine lacks a layer of want.
+func requireLayers(t *testing.T, want string) {
+	t.Helper()
+	sup := sandboxSupport()
+	if strings.Contains(want, "namespaces") && !sup.Namespaces {
+		t.Skipf("no namespaces here: %v", sup.NamespacesErr)
+	}
+	if strings.Contains(want, "landlock") && sup.Landlock == 0 {
+		t.Skipf("no Landlock here: %v", sup.LandlockErr)
+	}
+}
+
+var sandboxSupport = sync.OnceValue(func() sandbox.Support {
+	out, err := exec.Command(binary, "sandbox", "check").CombinedOutput()
+	s := sandbox.Support{}
+	text := string(out)
+	if strings.Contains(text, "landlock:   yes") {
+		s.Landlock = 1
+	} else {
+		s.LandlockErr = fmt.Errorf("%s (%v)", text, err)
+	}
+	if strings.Contains(text, "namespaces: yes") {
+		s.Namespaces = true
+	} else {
+		s.NamespacesErr = fmt.Errorf("%s (%v)", text, err)
+	}
+	return s
+})
+
+// sandboxEnv is a world-reachable tree for one server: the working
+// directory, a directory outside it that the user could write without a
+// sandbox, a home, a state directory, and a copy of the binary.
+type sandboxEnv struct {
+	root, work, outside, home, state, bin string
+	user                                  sandboxUser
+}
+
+func newSandboxEnv(t *testing.T, u sandboxUser) *sandboxEnv {
+	t.Helper()
+	root, err := os.MkdirTemp("", "agent-mcp-sandbox-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	e := &sandboxEnv{root: root, work: filepath.Join(root, "work"), outside: filepath.Join(root, "outside"),
+		home: filepath.Join(root, "home"), state: filepath.Join(root, "state"), bin: filepath.Join(root, "bin", "agent-mcp"), user: u}
+	for _, d := range []string{e.work, e.outside, e.home, e.state, filepath.Dir(e.bin), filepath.Join(e.work, ".git"), filepath.Join(e.work, "secret")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		filepath.Join(e.work, ".git", "config"):  "[core]\n",
+		filepath.Join(e.work, ".mcp.json"):       "{}\n",
+		filepath.Join(e.work, "secret", "s.txt"): "TOPSECRET\n",
+		filepath.Join(e.outside, "keep.txt"):     "keep\n",
+	}
+	for p, c := range files {
+		if err := os.WriteFile(p, []byte(c), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Without a sandbox the user could write (and delete in) outside.
+	for _, p := range []string{root, e.outside, filepath.Join(e.outside, "keep.txt")} {
+		if err := os.Chmod(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(e.outside, "keep.txt"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if u.uid != os.Getuid() {
+		for _, d := range []string{e.work, e.home, e.state} {
+			if err := filepath.Walk(d, func(p string, _ os.FileInfo, err error) error {
+				if err != nil {
+					return err
+				}
+				return os.Lchown(p, u.uid, u.gid)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return e
+}
+
+// serve starts the server as the environment's user with the given layers
+// (AGENT_MCP_SANDBOX_LAYERS) and flags.
+func (e *sandboxEnv) serve(t *testing.T, layers string, extraEnv []string, args ...string) (*mcp.ClientSession, *exec.Cmd) {
+	t.Helper()
+	argv := append(append([]string{}, e.user.wrap...), e.bin, "serve", "--cwd", e.work, "--state-dir", e.state,
+		"--permission-mode", "bypassPermissions")
+	argv = append(argv, args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	env := testbin.HermeticEnv(t)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "HOME=") {
+			env[i] = "HOME=" + e.home
+		}
+	}
+	cmd.Env = append(env, append([]string{sandbox.LayersEnv + "=" + layers,
+		"XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"), "AGENT_MCP_CONFIG_DIR=" + filepath.Join(e.home, ".config", "agent-mcp"),
+		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache")}, extraEnv...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &lockedWriter{w: &stderr}
+	cs := testbin.Stdio(t, cmd, nil)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", cmd.Stderr.(*lockedWriter).String())
+		}
+	})
+	return cs, cmd
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
+}
+
+// bash runs command with Bash and returns its text and whether it failed.
+func bash(t *testing.T, cs *mcp.ClientSession, command string, background bool) (string, bool) {
+	t.Helper()
+	args := map[string]any{"command": command}
+	if background {
+		args["run_in_background"] = true
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: args})
+	if err != nil {
+		t.Fatalf("Bash %q: %v", command, err)
+	}
+	return text(t, res), res.IsError
+}
+
+// helperBinary is a compiled program (not an interpreter the shell knows)
+// that writes, deletes and reads the paths it is given.
+var helperBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "agent-mcp-sandbox-helper-")
+	if err != nil {
+		return "", err
+	}
+	src := `package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	switch os.Args[1] {
+	case "write":
+		fmt.Println(os.WriteFile(os.Args[2], []byte("pwned"), 0o644))
+	case "append":
+		f, err := os.OpenFile(os.Args[2], os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.WriteString("pwned")
+			f.Close()
+		}
+		fmt.Println(err)
+	case "remove":
+		fmt.Println(os.Remove(os.Args[2]))
+	case "read":
+		b, err := os.ReadFile(os.Args[2])
+		fmt.Println(string(b), err)
+	}
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module helper\n\ngo 1.21\n"), 0o644); err != nil {
+		return "", err
+	}
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out := filepath.Join(dir, "helper")
+	cmd := exec.Command(gobin, "build", "-o", out, ".")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the helper: %v\n%s", err, b)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
+	return out, nil
+})
+
+func forEachSandbox(t *testing.T, fn func(t *testing.T, e *sandboxEnv, layers string)) {
+	for _, u := range sandboxUsers(t) {
+		for _, layers := range sandboxLayers {
+			t.Run(u.name+"/"+strings.ReplaceAll(layers, ",", "+"), func(t *testing.T) {
+				t.Parallel()
+				requireLayers(t, layers)
+				fn(t, newSandboxEnv(t, u), layers)
+			})
+		}
+	}
+}
+
+func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *testing.T) {
+	t.Parallel()
+	helper, err := helperBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forEachSandbox(t, func(t *testing.T, e *sandboxEnv, layers string) {
+		settings := `{"permissions":{"deny":["Read(./secret/**)"]}}`
+		cs, _ := e.serve(t, layers, nil, "--settings", settings)
+		o := e.outside
+		attempts := map[string]string{
+			"python3": fmt.Sprintf(`python3 -c "open('%s/py.txt','w').write('x')"`, o),
+			"perl":    fmt.Sprintf(`perl -e 'open(F, ">", "%s/pl.txt") or die; print F "x"; unlink "%s/keep.txt"'`, o, o),
+			"awk":     fmt.Sprintf(`awk 'BEGIN{print "x" > "%s/awk.txt"; system("rm -f %s/keep.txt")}'`, o, o),
+			"helper":  fmt.Sprintf(`%s write %s/bin.txt; %s remove %s/keep.txt`, helper, o, helper, o),
+			"script":  fmt.Sprintf(`printf '#!/bin/sh\necho x > %s/sh.txt\n' > w.sh && chmod +x w.sh && ./w.sh`, o),
+		}
+		for name, cmd := range attempts {
+			if name != "helper" && name != "script" {
+				if _, err := exec.LookPath(name); err != nil {
+					t.Logf("%s not installed: skipped", name)
+					continue
+				}
+			}
+			out, _ := bash(t, cs, cmd, false)
+			t.Logf("%s: %s", name, out)
+		}
+		entries, _ := os.ReadDir(o)
+		var names []string
+		for _, en := range entries {
+			names = append(names, en.Name())
+		}
+		if strings.Join(names, ",") != "keep.txt" {
+			t.Errorf("outside the writable roots now holds %v, want only keep.txt", names)
+		}
+		// Writing inside the working directory and the private TMPDIR works.
+		if out, failed := bash(t, cs, `python3 -c "open('in.txt','w').write('x')" && `+helper+` write in2.txt && t=$(mktemp) && echo ok > "$t" && cat "$t"`, false); failed || !strings.Contains(out, "ok") {
+			t.Errorf("writing inside: %v %s", failed, out)
+		}
+		for _, f := range []string{"in.txt", "in2.txt"} {
+			if _, err := os.Stat(filepath.Join(e.work, f)); err != nil {
+				t.Errorf("%s was not written inside the working directory: %v", f, err)
+			}
+		}
+
+		if !strings.Contains(layers, "namespaces") {
+			return // protected and Read-denied paths are held by the mount layer
+		}
+		for _, c := range []string{
+			`python3 -c "open('.git/config','a').write('[alias]\n x = !sh')"`,
+			helper + ` append .mcp.json`,
+			`perl -e 'unlink ".mcp.json"; mkdir ".git/hooks"'`,
+			`awk 'BEGIN{print "x" > ".git/config"}'`,
+		} {
+			bash(t, cs, c, false)
+		}
+		if b, _ := os.ReadFile(filepath.Join(e.work, ".git", "config")); string(b) != "[core]\n" {
+			t.Errorf(".git/config changed: %q", b)
+		}
+		if b, _ := os.ReadFile(filepath.Join(e.work, ".mcp.json")); string(b) != "{}\n" {
+			t.Errorf(".mcp.json changed: %q", b)
+		}
+		for _, c := range []string{
+			`python3 -c "print(open('secret/s.txt').read())"`,
+			helper + ` read secret/s.txt`,
+			`perl -ne print secret/s.txt`,
+		} {
+			if out, _ := bash(t, cs, c, false); strings.Contains(out, "TOPSECRET") {
+				t.Errorf("%s read a Read-denied file: %s", c, out)
+			}
+		}
+		if b, _ := os.ReadFile(filepath.Join(e.work, "secret", "s.txt")); string(b) != "TOPSECRET\n" {
+			t.Errorf("the masked file changed on disk: %q", b)
+		}
+	})
+}
+
+func TestSandbox_escaped_processes_end_with_TaskStop_and_the_session(t *testing.T) {
+	t.Parallel()
+	forEachSandbox(t, func(t *testing.T, e *sandboxEnv, layers string) {
+		cs, srv := e.serve(t, layers, nil)
+		escapes := func(tag string) (string, []string) {
+			var args []string
+			for i := 0; i < 4; i++ {
+				args = append(args, fmt.Sprintf("300.%s%d%d", tag, i, time.Now().UnixNano()%1_000_000_000))
+			}
+			cmd := fmt.Sprintf(`setsid sleep %s & setsid -f sleep %s; ( ( sleep %s & ) & ); set -m; sleep %s & echo started`,
+				args[0], args[1], args[2], args[3])
+			return cmd, args
+		}
+		// TaskStop ends a background task's escaped processes.
+		cmd, args := escapes("1")
+		out, _ := bash(t, cs, cmd+"; sleep 300", true)
+		id := strings.TrimSuffix(strings.Fields(strings.TrimPrefix(out, "Command running in the background as task "))[0], ".")
+		for _, a := range args {
+			testbin.WaitProcs(t, a, 1, 20*time.Second)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "TaskStop", Arguments: map[string]any{"task_id": id}})
+		if err != nil || res.IsError {
+			t.Fatalf("TaskStop %s: %v %s", id, err, text(t, res))
+		}
+		for _, a := range args {
+			testbin.WaitProcs(t, a, 0, 20*time.Second)
+		}
+		// The session's end ends what a foreground command left running.
+		cmd, args = escapes("2")
+		if out, failed := bash(t, cs, cmd, false); failed || !strings.Contains(out, "started") {
+			t.Fatalf("foreground: %v %s", failed, out)
+		}
+		for _, a := range args {
+			testbin.WaitProcs(t, a, 1, 20*time.Second)
+		}
+		_ = cs.Close()
+		_ = srv.Wait()
+		for _, a := range args {
+			testbin.WaitProcs(t, a, 0, 20*time.Second)
+		}
+	})
+}
+
+// listener counts the connections accepted on a host loopback port.
+func listener(t *testing.T) (port int, accepted *atomic.Int64) {
+	t.Helper()
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	accepted = &atomic.Int64{}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port, accepted
+}
+
+func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	forEachSandbox(t, func(t *testing.T, e *sandboxEnv, layers string) {
+		connect := `python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', %d), timeout=5); print('connected')"`
+		port, accepted := listener(t)
+		on, _ := e.serve(t, layers, nil)
+		if out, failed := bash(t, on, fmt.Sprintf(connect, port), false); failed || !strings.Contains(out, "connected") || accepted.Load() != 1 {
+			t.Fatalf("network on: %v %s (accepted %d)", failed, out, accepted.Load())
+		}
+		off, _ := e.serve(t, layers, nil, "--settings", `{"sandbox":{"network":false}}`)
+		out, failed := bash(t, off, fmt.Sprintf(connect, port), false)
+		if !failed || strings.Contains(out, "connected") {
+			t.Errorf("network off: the connection was made: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond) // let a stray accept land
+		if n := accepted.Load(); n != 1 {
+			t.Errorf("network off: the host listener accepted %d connections, want 1 (the network-on one)", n)
+		}
+	})
+}
+
+func TestSandbox_defaults_let_builds_git_and_local_servers_work(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"git", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	requireLayers(t, "namespaces,landlock")
+	u := sandboxUsers(t)[0]
+	e := newSandboxEnv(t, u)
+	// The real build cache keeps `go build` fast; it is one of the
+	// default writable caches.
+	gocache, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := e.serve(t, "namespaces,landlock", []string{"GOCACHE=" + strings.TrimSpace(string(gocache)),
+		"PATH=" + filepath.Join(runtime.GOROOT(), "bin") + ":" + os.Getenv("PATH")})
+	steps := []struct{ name, cmd, want string }{
+		{"go build and go test", `mkdir -p mod && cd mod && printf 'module m\n\ngo 1.21\n' > go.mod && ` +
+			`printf 'package m\n\nfunc Add(a, b int) int { return a + b }\n' > m.go && ` +
+			`printf 'package m\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) { if Add(1, 2) != 3 { t.Fatal() } }\n' > m_test.go && ` +
+			`go build ./... && go test ./... 2>&1`, "ok"},
+		{"git init and commit", `mkdir -p repo && cd repo && git init -q && echo hi > f && git add f && ` +
+			`git -c user.name=t -c user.email=t@e commit -qm first && git log --oneline | wc -l`, "1"},
+	}
+	for _, s := range steps {
+		out, failed := bash(t, cs, s.cmd, false)
+		if failed || !strings.Contains(out, s.want) {
+			t.Errorf("%s: %v\n%s", s.name, failed, out)
+		}
+	}
+	// A background server on a local port, reached from another command.
+	port, acc := listener(t) // only to find a free port number
+	_ = acc
+	srvPort := port + 1
+	for i := 0; i < 20; i++ {
+		if l, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", srvPort)); err == nil {
+			l.Close()
+			break
+		}
+		srvPort++
+	}
+	out, _ := bash(t, cs, fmt.Sprintf("echo served > page.txt; python3 -m http.server %d --bind 127.0.0.1", srvPort), true)
+	if !strings.Contains(out, "background") {
+		t.Fatalf("background server: %s", out)
+	}
+	fetch := fmt.Sprintf(`for i in $(seq 50); do python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:%d/page.txt').read().decode())" 2>/dev/null && exit 0; sleep 0.2; done; exit 1`, srvPort)
+	if out, failed := bash(t, cs, fetch, false); failed || !strings.Contains(out, "served") {
+		t.Errorf("fetching from the background server: %v %s", failed, out)
+	}
+}
+
+func TestSandbox_required_without_Landlock_fails_at_start(t *testing.T) {
+	t.Parallel()
+	cmd := testbin.ServeCmd(t, binary, "", "--sandbox", "required")
+	cmd.Env = append(cmd.Env, sandbox.LayersEnv+"=namespaces")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err == nil || !errorsAs(err, &ee) || ee.ExitCode() == 0 {
+		t.Fatalf("serve --sandbox required without Landlock: err %v, output %s", err, out)
+	}
+	if !strings.Contains(string(out), "--sandbox required: Landlock is not available") {
+		t.Errorf("the message does not say why: %s", out)
+	}
+	// auto starts with what there is.
+	cmd = testbin.ServeCmd(t, binary, "", "--sandbox", "auto")
+	cmd.Env = append(cmd.Env, sandbox.LayersEnv+"=none")
+	cmd.Stdin = strings.NewReader("")
+	out, _ = cmd.CombinedOutput()
+	if !strings.Contains(string(out), "sandbox: no layer available") {
+		t.Errorf("auto without layers: %s", out)
+	}
+}
+
+func errorsAs(err error, target **exec.ExitError) bool {
+	ee, ok := err.(*exec.ExitError)
+	if ok {
+		*target = ee
+	}
+	return ok
+}
