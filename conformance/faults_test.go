@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // httpBinary is a running `agent-mcp serve --http`.
@@ -187,7 +189,6 @@ func TestServeHTTP_refuses_unsafe_flags(t *testing.T) {
 	}
 }
 
-func processGone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
 
 // readPID waits for the Bash command to write its child's pid.
 func readPID(t *testing.T, path string) int {
@@ -204,10 +205,17 @@ func readPID(t *testing.T, path string) int {
 	return pid
 }
 
-// sleeperCommand runs a long sleep as a child, writing its pid first.
-func sleeperCommand(pidFile string) string {
-	return fmt.Sprintf("sleep 300 & echo $! > %s; wait", pidFile)
+// sleeperCommand runs a long sleep as a child, writing its pid first, and
+// returns the sleep's unique argument: tests count the processes carrying
+// it (testbin.CountProcs), since in the sandbox's PID namespace $! is not
+// the pid the host sees.
+func sleeperCommand(pidFile string) (command, arg string) {
+	arg = fmt.Sprintf("300.%d", time.Now().UnixNano()%1_000_000_000)
+	return fmt.Sprintf("sleep %s & echo $! > %s; wait", arg, pidFile), arg
 }
+
+// sleeperGone reports whether no process carries the sleeper's argument.
+func sleeperGone(arg string) bool { return testbin.CountProcs(arg) == 0 }
 
 func TestServeHTTP_client_disconnect_kills_the_call_processes(t *testing.T) {
 	b := startHTTPBinary(t, "--token", "tok", "--resume-window", "200ms", "--permission-mode", "bypassPermissions")
@@ -215,9 +223,10 @@ func TestServeHTTP_client_disconnect_kills_the_call_processes(t *testing.T) {
 	// A raw client, so the connection can be dropped mid-call.
 	sid := rawSession(t, b.url, "tok")
 	pidFile := filepath.Join(b.ws, "child.pid")
+	sleeper, arg := sleeperCommand(pidFile)
 	ctx, cancel := context.WithCancel(context.Background())
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-		"params": map[string]any{"name": "Bash", "arguments": map[string]any{"command": sleeperCommand(pidFile)}}})
+		"params": map[string]any{"name": "Bash", "arguments": map[string]any{"command": sleeper}}})
 	req, _ := http.NewRequestWithContext(ctx, "POST", b.url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -235,7 +244,7 @@ func TestServeHTTP_client_disconnect_kills_the_call_processes(t *testing.T) {
 	pid := readPID(t, pidFile)
 	cancel() // the client goes away
 	<-done
-	waitFor(t, fmt.Sprintf("the call's child process %d to be gone", pid), func() bool { return processGone(pid) })
+	waitFor(t, fmt.Sprintf("the call's child process %d to be gone", pid), func() bool { return sleeperGone(arg) })
 	// The server is still serving.
 	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "echo still-here"}}); err != nil || !strings.Contains(textOf(res), "still-here") {
 		t.Fatalf("a call after the disconnect: %v %+v", err, res)
@@ -312,15 +321,16 @@ func TestServeHTTP_sigterm_cancels_calls_after_the_grace_period(t *testing.T) {
 	b := startHTTPBinary(t, "--token", "tok", "--shutdown-grace", "500ms", "--permission-mode", "bypassPermissions")
 	cs := b.connect("tok")
 	pidFile := filepath.Join(b.ws, "child.pid")
+	sleeper, arg := sleeperCommand(pidFile)
 	go func() {
-		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": sleeperCommand(pidFile)}})
+		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": sleeper}})
 	}()
 	pid := readPID(t, pidFile)
 	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	b.waitExit(30 * time.Second)
-	waitFor(t, fmt.Sprintf("the call's child process %d to be gone", pid), func() bool { return processGone(pid) })
+	waitFor(t, fmt.Sprintf("the call's child process %d to be gone", pid), func() bool { return sleeperGone(arg) })
 }
 
 // TestServeHTTP_sigkill_during_writes_never_tears_a_file kills the server
