@@ -144,12 +144,17 @@ func newSandboxEnv(t *testing.T, u sandboxUser) *sandboxEnv {
 	return e
 }
 
+// allowEverythingHook is a PreToolUse hook that allows every call, so that
+// nothing but the kernel stands between a command and what it attempts.
+const allowEverythingHook = `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command",` +
+	`"command":"echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\"}}'"}]}]}}`
+
 // serve starts the server as the environment's user with the given layers
 // (AGENT_MCP_SANDBOX_LAYERS) and flags.
 func (e *sandboxEnv) serve(t *testing.T, layers string, extraEnv []string, args ...string) (*mcp.ClientSession, *exec.Cmd) {
 	t.Helper()
 	argv := append(append([]string{}, e.user.wrap...), e.bin, "serve", "--cwd", e.work, "--state-dir", e.state,
-		"--permission-mode", "bypassPermissions")
+		"--permission-mode", "bypassPermissions", "--settings", allowEverythingHook)
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	env := testbin.HermeticEnv(t)
@@ -291,8 +296,11 @@ func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *
 					continue
 				}
 			}
-			out, _ := bash(t, cs, cmd, false)
-			t.Logf("%s: %s", name, out)
+			// The command must have run: the kernel, not a rule, stops it.
+			out, _ := bash(t, cs, cmd+"; echo RAN", false)
+			if !strings.Contains(out, "RAN") {
+				t.Errorf("%s did not run: %s", name, out)
+			}
 		}
 		entries, _ := os.ReadDir(o)
 		var names []string
@@ -321,7 +329,9 @@ func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *
 			`perl -e 'unlink ".mcp.json"; mkdir ".git/hooks"'`,
 			`awk 'BEGIN{print "x" > ".git/config"}'`,
 		} {
-			bash(t, cs, c, false)
+			if out, _ := bash(t, cs, c+"; echo RAN", false); !strings.Contains(out, "RAN") {
+				t.Errorf("%s did not run: %s", c, out)
+			}
 		}
 		if b, _ := os.ReadFile(filepath.Join(e.work, ".git", "config")); string(b) != "[core]\n" {
 			t.Errorf(".git/config changed: %q", b)
@@ -334,8 +344,8 @@ func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *
 			helper + ` read secret/s.txt`,
 			`perl -ne print secret/s.txt`,
 		} {
-			if out, _ := bash(t, cs, c, false); strings.Contains(out, "TOPSECRET") {
-				t.Errorf("%s read a Read-denied file: %s", c, out)
+			if out, _ := bash(t, cs, c+"; echo RAN", false); strings.Contains(out, "TOPSECRET") || !strings.Contains(out, "RAN") {
+				t.Errorf("%s read a Read-denied file, or did not run: %s", c, out)
 			}
 		}
 		if b, _ := os.ReadFile(filepath.Join(e.work, "secret", "s.txt")); string(b) != "TOPSECRET\n" {
