@@ -176,7 +176,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if perm, err := w.permissionSetup(sessOpts.Cwd); err == nil {
-		fmt.Fprintf(stderr, "agent-mcp %s\n", perm.sandbox.Describe())
+		// One line saying which sandbox layers hold Bash: a warning when
+		// commands run unconfined on a machine that offers none, else
+		// information (serve on a pipe says nothing at the default level).
+		sb := perm.sandbox
+		if sb != nil && !sb.Layers().Any() {
+			logger.Warn(sb.Describe())
+		} else {
+			logger.Info(sb.Describe())
+		}
 	}
 	srv, err := server.New(server.Config{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger,
