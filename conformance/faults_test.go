@@ -189,7 +189,6 @@ func TestServeHTTP_refuses_unsafe_flags(t *testing.T) {
 	}
 }
 
-
 // readPID waits for the Bash command to write its child's pid.
 func readPID(t *testing.T, path string) int {
 	t.Helper()
