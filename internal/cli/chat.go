@@ -450,6 +450,11 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		case <-base.Done():
 		}
 	}()
+	// Settings are read and the sandbox probed (a child process) before
+	// the terminal UI starts drawing, so the banner comes first.
+	if _, err := f.w.sessionOptions(); err != nil {
+		return err
+	}
 	ui := newChatUI(stdout)
 	defer ui.Close()
 	logger := chatLogger(stderr)
