@@ -300,3 +300,21 @@ func TestChatInteractive_custom_commands_and_attached_files(t *testing.T) {
 		t.Errorf("the attached file was not sent: %q", got)
 	}
 }
+
+func TestChatInteractive_compact_with_instructions(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t, testmodel.Say("The port is 8080."), testmodel.Say("We settled on port 8080."), testmodel.Say("Still 8080."))
+	env, args := modelFlags("anthropic", srv)
+	out, errOut, code := c.run(t, "which port?\n/compact keep the port number\nand now?\n/exit\n", env, args...)
+	if code != 0 || !strings.Contains(out, "Compacted 2 message(s) into a summary.") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	reqs := requireRequests(t, srv, 3, out, errOut)
+	if d := reqs[1].dump(); !strings.Contains(d, "keep the port number") || !strings.Contains(d, "The port is 8080.") {
+		t.Errorf("the summary request lacks the instructions or the conversation: %s", d)
+	}
+	d := reqs[2].dump()
+	if !strings.Contains(d, "We settled on port 8080.") || strings.Contains(d, "which port?") || !strings.Contains(d, "and now?") {
+		t.Errorf("the request after /compact is not the summary and the new prompt: %s", d)
+	}
+}

@@ -425,3 +425,24 @@ func TestChat_plain_lines_with_no_color_on_a_terminal(t *testing.T) {
 		})
 	}
 }
+
+func TestChatTUI_long_output_cut_then_expanded(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "b1", Name: "Bash", Input: `{"command":"seq 1 60 | sed 's/^/row-/'"}`}),
+		testmodel.Say("Counted."))
+	u := startTUI(t, c, "anthropic", srv, "--allowed-tools", "Bash")
+	u.keys("count\r")
+	u.wait("row-4")
+	u.wait("… 52 more line(s) …")
+	u.wait("row-60")
+	u.wait("(ctrl+o to expand)")
+	u.wait("Counted.")
+	if strings.Contains(u.scr.String(), "row-30") {
+		t.Fatalf("the middle of a successful command's output was shown before expanding:\n%s", u.scr.String())
+	}
+	u.keys("\x0f") // Ctrl-O
+	u.wait("expanded")
+	u.wait("row-30")
+	u.exit()
+}

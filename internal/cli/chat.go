@@ -79,7 +79,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			"openai/NAME (OPENAI_API_KEY, OPENAI_BASE_URL), ollama/, lmstudio/, vllm/, llamacpp/, openrouter/NAME,\n"+
 			"or PROVIDER/NAME with --base-url. Upstream MCP servers come from .mcp.json, the user config\n"+
 			"and --mcp-config. In a terminal: Enter sends, Ctrl-J/Alt-Enter or a trailing \\ adds a line, ↑/↓ history,\n"+
-			"Tab completes @path, Esc/Ctrl-C cancels the turn; /help lists the commands (/model, /compact, /cost, ...).\n"+
+			"Tab completes @path, Ctrl-O expands the last output, Esc/Ctrl-C cancels the turn; /help lists the commands (/model, /compact, /cost, ...).\n"+
 			"Plain lines when stdout is not a terminal, TERM=dumb or NO_COLOR is set.\n"+
 			"Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted, 143 terminated.", stdout, stderr)
 	var f chatFlags

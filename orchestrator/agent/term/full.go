@@ -39,7 +39,42 @@ type full struct {
 	histFile string
 
 	live liveState
+
+	// expandMu guards expandable: the whole of the last output shown cut
+	// short (a tool's output, long thinking), printed on Ctrl-O.
+	expandMu   sync.Mutex
+	expandable string
 }
+
+// maxExpand bounds what Ctrl-O prints.
+const maxExpand = 2000
+
+// setExpandable keeps text for Ctrl-O.
+func (f *full) setExpandable(text string) {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) > maxExpand {
+		lines = append(lines[:maxExpand], fmt.Sprintf("… %d more line(s)", len(lines)-maxExpand))
+	}
+	f.expandMu.Lock()
+	f.expandable = strings.Join(lines, "\n")
+	f.expandMu.Unlock()
+}
+
+// expand prints the last output that was cut short.
+func (f *full) expand() {
+	f.expandMu.Lock()
+	text := f.expandable
+	f.expandMu.Unlock()
+	if text == "" {
+		f.println(styleDim.Render("(nothing to expand)"))
+		return
+	}
+	f.println(styleDim.Render("── expanded ──") + "\n" + text + "\n" + styleDim.Render("──"))
+}
+
+// thinkingShown is how many lines of thinking the scrollback keeps before
+// Ctrl-O expands it.
+const thinkingShown = 6
 
 // liveState is what the program draws below the scrollback.
 type liveState struct {
@@ -130,7 +165,12 @@ func (f *full) flushLocked() {
 		return
 	}
 	if thinking {
-		f.printLocked(styleDim.Italic(true).Render("✻ Thinking…\n" + strings.TrimSpace(text)))
+		lines := strings.Split(strings.TrimSpace(text), "\n")
+		if len(lines) > thinkingShown {
+			f.setExpandable(strings.TrimSpace(text))
+			lines = append(lines[:thinkingShown], fmt.Sprintf("… %d more line(s) (ctrl+o to expand)", len(lines)-thinkingShown))
+		}
+		f.printLocked(styleDim.Italic(true).Render("✻ Thinking…\n" + strings.Join(lines, "\n")))
 		return
 	}
 	f.printLocked(f.md.render(text, width))
@@ -347,6 +387,9 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			// which must not happen on the event loop).
 			go m.u.keyInterrupt()
 		}
+		return m, nil
+	case "ctrl+o":
+		go m.f.expand()
 		return m, nil
 	case "esc":
 		if m.read == nil {

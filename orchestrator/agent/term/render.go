@@ -146,6 +146,30 @@ func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
 	return summarise(r.Text), nil
 }
 
+// changesFiles reports whether tool's result is shown as a diff.
+func changesFiles(tool string) bool {
+	return tool == "Edit" || tool == "MultiEdit" || tool == "Write" || tool == "NotebookEdit"
+}
+
+// outputText is the whole of a call's output, for Ctrl-O: a command's
+// output, else the result's text.
+func outputText(out orchestrator.Outcome) string {
+	r := out.Result
+	if r == nil {
+		return ""
+	}
+	if out.Call.Name == "Bash" && r.Output != nil {
+		b, _ := json.Marshal(r.Output)
+		var o struct {
+			Stdout string `json:"stdout"`
+		}
+		if json.Unmarshal(b, &o) == nil && o.Stdout != "" {
+			return strings.TrimRight(o.Stdout, "\n")
+		}
+	}
+	return strings.TrimRight(r.Text, "\n")
+}
+
 // bashDetail shows a command's output: head and tail when it succeeded,
 // all of it (bounded) when it failed.
 func bashDetail(failed bool, text string, obj map[string]json.RawMessage) (string, []string) {

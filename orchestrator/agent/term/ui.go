@@ -299,6 +299,10 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 	for _, l := range detail {
 		b.WriteString("\n    " + l)
 	}
+	if whole := outputText(out); whole != "" && !changesFiles(out.Call.Name) && strings.Count(whole, "\n")+1 > len(detail) {
+		f.setExpandable(whole)
+		b.WriteString("\n    " + styleDim.Render("(ctrl+o to expand)"))
+	}
 	f.println(b.String())
 }
 
