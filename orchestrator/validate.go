@@ -65,14 +65,19 @@ func (e *ValidationError) Error() string {
 
 func (v *inputValidator) validate(tool string, raw json.RawMessage) error {
 	var args map[string]any
+	var long longStrings
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		args = map[string]any{}
-	} else if err := json.Unmarshal(trimmed, &args); err != nil || args == nil {
-		return &ValidationError{Tool: tool, Problems: []string{"arguments must be a JSON object"}}
+	} else {
+		var short []byte
+		short, long = withoutLongStrings(trimmed)
+		if err := json.Unmarshal(short, &args); err != nil || args == nil {
+			return &ValidationError{Tool: tool, Problems: []string{"arguments must be a JSON object"}}
+		}
 	}
 	var problems []string
-	v.checkObject("", v.schema, args, &problems)
+	v.checkObject("", v.schema, args, long, &problems)
 	if len(problems) > 0 {
 		return &ValidationError{Tool: tool, Problems: problems}
 	}
@@ -81,7 +86,7 @@ func (v *inputValidator) validate(tool string, raw json.RawMessage) error {
 
 // checkObject reports missing required properties, unknown properties and
 // each property's own problems, in a stable order.
-func (v *inputValidator) checkObject(path string, s *jsonschema.Schema, obj map[string]any, problems *[]string) {
+func (v *inputValidator) checkObject(path string, s *jsonschema.Schema, obj map[string]any, long longStrings, problems *[]string) {
 	for _, name := range s.Required {
 		if _, ok := obj[name]; !ok {
 			*problems = append(*problems, fmt.Sprintf("missing required parameter %q (expected %s)", join(path, name), describeType(s.Properties[name])))
@@ -100,29 +105,44 @@ func (v *inputValidator) checkObject(path string, s *jsonschema.Schema, obj map[
 			}
 			continue
 		}
-		v.checkValue(join(path, name), ps, obj[name], problems)
+		v.checkValue(join(path, name), ps, obj[name], long, problems)
 	}
 }
 
 // checkValue checks one value: its type first, then the members of objects
 // and arrays the walk understands, then the schema's remaining constraints.
-func (v *inputValidator) checkValue(path string, s *jsonschema.Schema, val any, problems *[]string) {
+func (v *inputValidator) checkValue(path string, s *jsonschema.Schema, val any, long longStrings, problems *[]string) {
 	if !typeMatches(s, val) {
 		*problems = append(*problems, fmt.Sprintf("parameter %q must be %s, got %s", path, describeType(s), jsonKind(val)))
 		return
 	}
 	before := len(*problems)
 	composite := len(s.AnyOf) > 0 || len(s.OneOf) > 0 || len(s.AllOf) > 0 || s.Not != nil || s.Ref != ""
+	if str, ok := val.(string); ok && long != nil {
+		if ls, ok := long[str]; ok {
+			// A long string left out of the decoded copy: its type and
+			// length are all a plain string schema asks about; anything
+			// more gets its text.
+			if composite || len(s.Enum) > 0 || s.Const != nil || s.Pattern != "" || s.Format != "" {
+				val = ls.value()
+			} else {
+				if msg := lengthProblem(s, ls.runes); msg != "" {
+					*problems = append(*problems, fmt.Sprintf("parameter %q %s", path, msg))
+				}
+				return
+			}
+		}
+	}
 	if !composite {
 		switch x := val.(type) {
 		case map[string]any:
 			if len(s.Properties) > 0 {
-				v.checkObject(path, s, x, problems)
+				v.checkObject(path, s, x, long, problems)
 			}
 		case []any:
 			if s.Items != nil {
 				for i, item := range x {
-					v.checkValue(fmt.Sprintf("%s[%d]", path, i), s.Items, item, problems)
+					v.checkValue(fmt.Sprintf("%s[%d]", path, i), s.Items, item, long, problems)
 				}
 			}
 		}
@@ -162,16 +182,7 @@ func boundsProblem(s *jsonschema.Schema, val any) string {
 			return fmt.Sprintf("must be less than %s, got %s", num(*s.ExclusiveMaximum), num(x))
 		}
 	case string:
-		n := utf8.RuneCountInString(x)
-		switch {
-		case s.MinLength != nil && n < *s.MinLength:
-			if *s.MinLength == 1 {
-				return "must not be empty"
-			}
-			return fmt.Sprintf("must be at least %d characters long, got %d", *s.MinLength, n)
-		case s.MaxLength != nil && n > *s.MaxLength:
-			return fmt.Sprintf("must be at most %d characters long, got %d", *s.MaxLength, n)
-		}
+		return lengthProblem(s, utf8.RuneCountInString(x))
 	case []any:
 		switch {
 		case s.MinItems != nil && len(x) < *s.MinItems:
@@ -179,6 +190,21 @@ func boundsProblem(s *jsonschema.Schema, val any) string {
 		case s.MaxItems != nil && len(x) > *s.MaxItems:
 			return fmt.Sprintf("must have at most %s, got %d", plural(*s.MaxItems, "item"), len(x))
 		}
+	}
+	return ""
+}
+
+// lengthProblem words a violated length bound of a string of n
+// characters, or returns "".
+func lengthProblem(s *jsonschema.Schema, n int) string {
+	switch {
+	case s.MinLength != nil && n < *s.MinLength:
+		if *s.MinLength == 1 {
+			return "must not be empty"
+		}
+		return fmt.Sprintf("must be at least %d characters long, got %d", *s.MinLength, n)
+	case s.MaxLength != nil && n > *s.MaxLength:
+		return fmt.Sprintf("must be at most %d characters long, got %d", *s.MaxLength, n)
 	}
 	return ""
 }

@@ -96,3 +96,113 @@ func TestSchemaValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaValidation_long_strings checks inputs large enough that their
+// long strings are left out of the decoded copy (their type and length
+// judged on the JSON text): every verdict and message is the one a full
+// decode gives, at the length bounds too, whatever the escapes.
+func TestSchemaValidation_long_strings(t *testing.T) {
+	type longItem struct {
+		Name string `json:"name"`
+		Kind string `json:"kind,omitempty"`
+	}
+	type longInput struct {
+		Content string     `json:"content"`
+		Mode    string     `json:"mode,omitempty"`
+		Path    string     `json:"path,omitempty"`
+		Limit   *float64   `json:"limit,omitempty"`
+		Items   []longItem `json:"items,omitempty"`
+	}
+	// Each unit is 10 characters whatever its spelling.
+	units := map[string]string{
+		"plain":          `abcdefghij`,
+		"escapes":        `a\nb\tc\"d\\ef`,
+		"unicode_escape": `\u00e9\u4e2d\u0041bcdefgh`,
+		"surrogate_pair": `\ud83d\ude00bcdefghij`,
+		"lone_surrogate": `\ud800\u0041bcdefghi`,
+		"utf8":           "é中😀abcdefg",
+		"invalid_utf8":   "\xff\xfeabcdefgh",
+	}
+	const n = 10_000 // units: over 64KB of input, 100000 characters
+	tool := tools.New(tools.Spec[longInput]{
+		Name: "V",
+		Schema: func(s *jsonschema.Schema) {
+			tools.Prop(s, "content").MaxLength = tools.Ptr(10 * n)
+			tools.Prop(s, "content").MinLength = tools.Ptr(1)
+			tools.Prop(s, "mode").Enum = []any{"a", "b"}
+			tools.Prop(s, "path").Pattern = "^/"
+			tools.Prop(tools.Prop(s, "items").Items, "name").MaxLength = tools.Ptr(10 * n)
+		},
+		Run: func(context.Context, *longInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
+			return &tools.Result{Text: "ok"}, nil
+		},
+	})
+	v, err := newInputValidator(tool.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fullDecode is the validation of every input before long strings
+	// were left out: the whole input decoded.
+	fullDecode := func(raw string) []string {
+		var args map[string]any
+		if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil {
+			return []string{"arguments must be a JSON object"}
+		}
+		var problems []string
+		v.checkObject("", v.schema, args, nil, &problems)
+		return problems
+	}
+	for name, unit := range units {
+		exact := `"` + strings.Repeat(unit, n) + `"`
+		over := `"` + strings.Repeat(unit, n) + `x"`
+		for _, c := range []struct {
+			name, input string
+			valid       bool
+		}{
+			{"at_the_bound", `{"content":` + exact + `}`, true},
+			{"over_the_bound", `{"content":` + over + `}`, false},
+			{"nested_over", `{"content":"x","items":[{"name":` + exact + `},{"name":` + over + `}]}`, false},
+			{"enum", `{"content":"x","mode":` + exact + `}`, false},
+			{"pattern", `{"content":` + exact + `,"path":` + exact + `}`, false},
+			{"pattern_met", `{"content":"x","path":"/` + exact[1:] + `}`, true},
+			{"wrong_type", `{"content":"x","limit":` + exact + `}`, false},
+			{"long_unknown_value", `{"content":"x","other":` + exact + `}`, false},
+			{"long_name", `{"content":"x",` + exact + `:1}`, false},
+			{"placeholder_lookalike", `{"content":"\u0000long-0","items":[{"name":` + over + `}]}`, false},
+		} {
+			t.Run(name+"/"+c.name, func(t *testing.T) {
+				if len(c.input) <= longInputBytes {
+					t.Fatalf("the input is %d bytes, too short to leave strings out", len(c.input))
+				}
+				want := fullDecode(c.input)
+				if (len(want) == 0) != c.valid {
+					t.Fatalf("the full decode gives %q, the case expects valid=%v", want, c.valid)
+				}
+				err := v.validate("V", json.RawMessage(c.input))
+				var got []string
+				if ve, ok := err.(*ValidationError); ok {
+					got = ve.Problems
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("problems\n%q\nwant (full decode)\n%q", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestJSONStringRunes counts characters on JSON text as decoding does.
+func TestJSONStringRunes(t *testing.T) {
+	for _, s := range []string{``, `abc`, `a\nb`, `\"\\\/\b\f\r\t`, `\u00e9`, `\ud83d\ude00`, `\ud83dx`, `\ud83d\u0041`,
+		`\udc00\ud800`, `\ud800\ud800\udc00`, "é中😀", "\xff", "\xe4\xb8", "a\xe4\xb8\xadb", `\u12`, `\uzzzz`} {
+		var decoded string
+		if err := json.Unmarshal([]byte(`"`+s+`"`), &decoded); err != nil {
+			continue // not valid JSON: never counted (the full decode refuses it)
+		}
+		if got, want := jsonStringRunes([]byte(s)), len([]rune(decoded)); got != want {
+			t.Errorf("jsonStringRunes(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
