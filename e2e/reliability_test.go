@@ -223,6 +223,30 @@ func TestCapsOnTheBinary(t *testing.T) {
 			t.Fatalf("a second background task: %v %s", err, text(t, res))
 		}
 	})
+	t.Run("server_background_tasks", func(t *testing.T) {
+		url := startHTTP(t, t.TempDir(), "--token", "s3cret", "--max-server-background-tasks", "1")
+		bg := map[string]any{"command": "sleep 300", "run_in_background": true}
+		first, second := httpClient(t, url, "s3cret"), httpClient(t, url, "s3cret")
+		if res, err := first.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: bg}); err != nil || res.IsError {
+			t.Fatalf("the first session's background task: %v %s", err, text(t, res))
+		}
+		res, err := second.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: bg})
+		if err != nil || !res.IsError || !strings.Contains(text(t, res), "this server already has 1 background tasks running across its sessions, the most allowed (--max-server-background-tasks)") {
+			t.Fatalf("a second session's background task: %v %s", err, text(t, res))
+		}
+	})
+	t.Run("input_bytes", func(t *testing.T) {
+		dir := t.TempDir()
+		cs := stdioClient(t, dir, "--max-input-bytes", "1000")
+		path := filepath.Join(dir, "big.txt")
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Write", Arguments: map[string]any{"file_path": path, "content": strings.Repeat("x", 2000)}})
+		if err != nil || !res.IsError || !strings.Contains(text(t, res), "over the largest accepted, 1000 bytes (--max-input-bytes)") {
+			t.Fatalf("a Write over the cap: %v %s", err, text(t, res))
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Error("the Write over the cap created its file")
+		}
+	})
 	t.Run("http_sessions", func(t *testing.T) {
 		url := startHTTP(t, t.TempDir(), "--token", "s3cret", "--max-sessions", "1")
 		first := httpClient(t, url, "s3cret")

@@ -49,8 +49,27 @@ type Pipeline struct {
 	Hooks Hooks
 	// MaxParallel bounds concurrency-safe calls running at once per session.
 	MaxParallel int
+	// MaxInputBytes is the largest call input (the arguments' JSON text)
+	// accepted; 0 means DefaultMaxInputBytes. A larger one is refused
+	// before it is validated or decoded, so the memory a call costs is
+	// bounded: a Write's or Edit's content is nearly all of its input.
+	MaxInputBytes int
 	// Logger receives pipeline diagnostics; nil discards them.
 	Logger *slog.Logger
+}
+
+// DefaultMaxInputBytes is the largest call input accepted unless
+// configured: 10 MiB, room for a Write of any source file while a call's
+// transient memory (several copies of its input while the MCP SDK and the
+// pipeline decode it) stays in the low hundreds of megabytes.
+const DefaultMaxInputBytes = 10 << 20
+
+// InputLimit is the largest call input p accepts, in bytes.
+func (p *Pipeline) InputLimit() int {
+	if p.MaxInputBytes > 0 {
+		return p.MaxInputBytes
+	}
+	return DefaultMaxInputBytes
 }
 
 func (p *Pipeline) log() *slog.Logger {
@@ -78,6 +97,9 @@ func applyModifier(uc *tools.UseContext, out Outcome) {
 func (p *Pipeline) IsConcurrencySafe(call Call) bool {
 	t, ok := p.Pool.Find(call.Name)
 	if !ok {
+		return false
+	}
+	if len(call.Input) > p.InputLimit() {
 		return false
 	}
 	if err := p.Pool.validators[t.Name()].validate(call.Name, call.Input); err != nil {
@@ -226,6 +248,11 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 // prepare validates raw against the tool's schema, decodes it and runs the
 // tool's own validation.
 func (p *Pipeline) prepare(ctx context.Context, t tools.Tool, called string, raw json.RawMessage, uc *tools.UseContext) (tools.Input, error) {
+	if limit := p.InputLimit(); len(raw) > limit {
+		return nil, &ValidationError{Tool: called, Problems: []string{fmt.Sprintf(
+			"the input is %s, over the largest accepted, %s (--max-input-bytes); nothing was done: send less in one call (a large file can be written in parts: Write the first, then add the rest with Edit)",
+			tools.FormatSize(int64(len(raw))), tools.FormatSize(int64(limit)))}}
+	}
 	if err := p.Pool.validators[t.Name()].validate(called, raw); err != nil {
 		return nil, err
 	}

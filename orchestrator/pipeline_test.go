@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -228,4 +229,30 @@ func TestGateExclusiveCallWaitsForSafeOnes(t *testing.T) {
 		t.Error("a cancelled wait acquired the gate")
 	}
 	rel()
+}
+
+// TestPipelineInputCap refuses a call whose input is over MaxInputBytes
+// before anything runs, naming the sizes and the flag; an input at the
+// cap runs.
+func TestPipelineInputCap(t *testing.T) {
+	p := newTestPipeline(t, testTool("Echo", false, nil))
+	at := call("1", "Echo", testInput{ID: strings.Repeat("a", 2000)})
+	p.MaxInputBytes = len(at.Input)
+	s := newTestSession(t)
+	if out := p.Run(context.Background(), &tools.UseContext{Session: s}, at, nil); out.Err != nil || out.Result.IsError {
+		t.Fatalf("an input at the cap: %v %+v", out.Err, out.Result)
+	}
+	over := call("2", "Echo", testInput{ID: strings.Repeat("a", 2001)})
+	out := p.Run(context.Background(), &tools.UseContext{Session: s}, over, nil)
+	want := fmt.Sprintf("Invalid input for Echo: the input is %s, over the largest accepted, %s (--max-input-bytes)",
+		tools.FormatSize(int64(len(over.Input))), tools.FormatSize(int64(len(at.Input))))
+	if out.Err != nil || !out.Result.IsError || !strings.HasPrefix(out.Result.Text, want) {
+		t.Fatalf("an input over the cap: %v %+v, want an error starting %q", out.Err, out.Result, want)
+	}
+	if got := sessionLog(s).all(); len(got) != 3 { // start, end and modify of the first call
+		t.Errorf("the tool logged %d events; the call over the cap must not run", len(got))
+	}
+	if p.IsConcurrencySafe(over) {
+		t.Error("a call over the cap counted as concurrency-safe")
+	}
 }

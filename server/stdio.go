@@ -14,9 +14,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxStdioLine bounds one inbound stdio message, as the SDK's own reader
-// does.
-const maxStdioLine = mcp.DefaultMaxLineLength
+// stdioLineLimit bounds one inbound stdio message: the SDK's default, or
+// room for the largest call input the pipeline accepts and the message
+// around it, so a call over that limit is answered by the pipeline's
+// error naming it, and a line longer still is skipped unread.
+func (s *Server) stdioLineLimit() int {
+	return max(mcp.DefaultMaxLineLength, s.cfg.Pipeline.InputLimit()+1<<20)
+}
 
 // stdioDrain bounds how long requests still running when stdin ends may
 // take to answer before the session closes (an MCP client closes stdin to
@@ -30,8 +34,9 @@ const stdioDrain = 5 * time.Second
 func (s *Server) serveIO(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out, pending: map[string]bool{}}
 	pr, pw := io.Pipe()
-	go guardLines(in, pw, w, maxStdioLine, stdioDrain)
-	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: w})
+	limit := s.stdioLineLimit()
+	go guardLines(in, pw, w, limit, stdioDrain)
+	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: w, MaxLineLength: limit + 1})
 }
 
 // lockedWriter serialises whole-message writes (the SDK writes each

@@ -248,7 +248,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		env.close()
 		return nil, err
 	}
-	env.pipeline = &orchestrator.Pipeline{Pool: pool, MaxParallel: f.w.maxParallel, Logger: logger}
+	env.pipeline = &orchestrator.Pipeline{Pool: pool, MaxParallel: f.w.maxParallel, MaxInputBytes: f.w.maxInput, Logger: logger}
 	perm.wire(env.pipeline)
 	if env.session, err = tools.NewSession(sessOpts); err != nil {
 		env.close()

@@ -33,6 +33,7 @@ type workspaceFlags struct {
 	maxTasks    int
 	maxSrvTasks int
 	sandbox     string
+	maxInput    int
 	perm        permissionFlags
 	web         webFlags
 }
@@ -44,6 +45,7 @@ func (w *workspaceFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&w.maxParallel, "max-parallel", orchestrator.DefaultMaxParallel, "how many concurrency-safe calls may run at once per session")
 	fs.StringVar(&w.stateDir, "state-dir", "", "where sessions keep persisted results and task output (default: a per-user temp directory)")
 	fs.IntVar(&w.maxTasks, "max-background-tasks", shell.DefaultMaxBackgroundTasks, "how many background tasks (Bash run_in_background, or moved there at their timeout) one session may have running at once")
+	fs.IntVar(&w.maxInput, "max-input-bytes", orchestrator.DefaultMaxInputBytes, "largest tool call input accepted, in bytes (a Write's or Edit's content is nearly all of it); larger calls are refused, so a call's memory is bounded")
 	fs.IntVar(&w.maxSrvTasks, "max-server-background-tasks", shell.DefaultMaxServerBackgroundTasks, "how many background tasks the server may have running at once across all its sessions")
 	fs.StringVar(&w.sandbox, "sandbox", "", "confine Bash commands with the kernel: auto (the layers this machine offers), required (refuse to start without Landlock) or off (default: auto, or off when the settings' sandbox.enabled is false)")
 	w.perm.add(fs)
@@ -55,6 +57,9 @@ func (w *workspaceFlags) add(fs *flag.FlagSet) {
 func (w *workspaceFlags) toolOptions() (builtin.Options, error) {
 	if w.maxTasks < 1 {
 		return builtin.Options{}, fmt.Errorf("--max-background-tasks must be at least 1, got %d", w.maxTasks)
+	}
+	if w.maxInput < 1 {
+		return builtin.Options{}, fmt.Errorf("--max-input-bytes must be at least 1, got %d", w.maxInput)
 	}
 	if w.maxSrvTasks < 1 {
 		return builtin.Options{}, fmt.Errorf("--max-server-background-tasks must be at least 1, got %d", w.maxSrvTasks)
@@ -128,7 +133,7 @@ func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeli
 	if err != nil {
 		return nil, err
 	}
-	p := &orchestrator.Pipeline{Pool: pool, MaxParallel: w.maxParallel, Logger: logger}
+	p := &orchestrator.Pipeline{Pool: pool, MaxParallel: w.maxParallel, MaxInputBytes: w.maxInput, Logger: logger}
 	perm.wire(p)
 	return p, nil
 }

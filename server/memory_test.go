@@ -1,0 +1,155 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/tools/builtin"
+)
+
+// stdioWriter serves the built-in tools on a stdio session (the line
+// guard, the SDK's transport, the pipeline) in a fresh directory, with
+// the pipeline's input cap set to maxInput (0: the default).
+type stdioWriter struct {
+	dir  string
+	in   *io.PipeWriter
+	out  *bufio.Reader
+	next int
+}
+
+func newStdioWriter(t *testing.T, maxInput int) *stdioWriter {
+	t.Helper()
+	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	srv, err := New(Config{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool, MaxInputBytes: maxInput},
+		Session: tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir(), Mode: permissions.ModeBypassPermissions}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan struct{})
+	go func() { srv.serveIO(context.Background(), inR, outW); outW.Close(); close(done) }()
+	t.Cleanup(func() { inW.Close(); io.Copy(io.Discard, outR); <-done; srv.Close() })
+	w := &stdioWriter{dir: dir, in: inW, out: bufio.NewReader(outR)}
+	w.roundTrip(t, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"))
+	w.send(t, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"))
+	return w
+}
+
+func (w *stdioWriter) send(t *testing.T, line []byte) {
+	t.Helper()
+	if _, err := w.in.Write(line); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// roundTrip sends line and returns the next response.
+func (w *stdioWriter) roundTrip(t *testing.T, line []byte) map[string]any {
+	t.Helper()
+	w.send(t, line)
+	for {
+		l, err := w.out.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatalf("the server wrote %q", l)
+		}
+		if _, ok := m["id"]; ok {
+			return m
+		}
+	}
+}
+
+// writeLine is the tools/call line of a Write of content to name.
+func (w *stdioWriter) writeLine(name, content string) []byte {
+	w.next++
+	args, _ := json.Marshal(map[string]any{"file_path": filepath.Join(w.dir, name), "content": content})
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": w.next, "method": "tools/call",
+		"params": map[string]any{"name": "Write", "arguments": json.RawMessage(args)}})
+	return append(msg, '\n')
+}
+
+// callText is a tools/call response's text and whether it is an error.
+func callText(t *testing.T, m map[string]any) (string, bool) {
+	t.Helper()
+	res, ok := m["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("not a tools/call result: %v", m)
+	}
+	content, _ := res["content"].([]any)
+	var b strings.Builder
+	for _, c := range content {
+		if c, ok := c.(map[string]any); ok {
+			s, _ := c["text"].(string)
+			b.WriteString(s)
+		}
+	}
+	isError, _ := res["isError"].(bool)
+	return b.String(), isError
+}
+
+// TestStdio_large_write sends a 10MB Write through a stdio session and
+// counts what the server allocates while it answers: the content passes
+// through the MCP SDK's JSON decoding (most of it), the line guard (two
+// copies: the line's pieces and the line), schema validation (none: long
+// strings stay out of its decoded copy) and the tool's input (two:
+// unescaped, then a string; the tool itself copies nothing). It also
+// checks an input over the cap is refused with the flag named and nothing
+// written.
+func TestStdio_large_write(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends a 10MB message")
+	}
+	t.Run("10MB", func(t *testing.T) {
+		w := newStdioWriter(t, 0)
+		const size = 10_000_000
+		content := strings.Repeat("an ordinary line of generated content for the big write\n", size/56+1)[:size]
+		line := w.writeLine("big.txt", content)
+		runtime.GC()
+		old := debug.SetGCPercent(-1)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res := w.roundTrip(t, line)
+		runtime.ReadMemStats(&after)
+		debug.SetGCPercent(old)
+		if text, isErr := callText(t, res); isErr {
+			t.Fatalf("the Write failed: %s", text)
+		}
+		if got, err := os.ReadFile(filepath.Join(w.dir, "big.txt")); err != nil || string(got) != content {
+			t.Fatalf("the file holds %d bytes (%v), want the %d written", len(got), err, size)
+		}
+		copies := float64(after.TotalAlloc-before.TotalAlloc) / size
+		t.Logf("the server allocated %.1f copies of the content answering the Write", copies)
+		// About 24 at go-sdk v1.8.0, 20 of them the SDK's.
+		if copies > 28 {
+			t.Errorf("the server allocated %.1f copies of a Write's content, want at most 28", copies)
+		}
+	})
+	t.Run("over_the_cap", func(t *testing.T) {
+		w := newStdioWriter(t, 1<<20)
+		text, isErr := callText(t, w.roundTrip(t, w.writeLine("over.txt", strings.Repeat("x", 2<<20))))
+		if !isErr || !strings.Contains(text, "Invalid input for Write: the input is 2MB, over the largest accepted, 1MB (--max-input-bytes)") {
+			t.Fatalf("a Write over the cap: %q", text)
+		}
+		if _, err := os.Stat(filepath.Join(w.dir, "over.txt")); err == nil {
+			t.Error("the Write over the cap created its file")
+		}
+	})
+}
