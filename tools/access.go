@@ -45,3 +45,12 @@ type CommandInput interface {
 type URLInput interface {
 	FetchURL() string
 }
+
+// ConversationInput is implemented by the inputs of tools that act on the
+// conversation itself rather than on files or the world: asking its user
+// (AskUserQuestion), switching its plan mode (EnterPlanMode,
+// ExitPlanMode), starting sub-agents (Agent). A sub-agent is never offered
+// them.
+type ConversationInput interface {
+	ActsOnConversation()
+}

@@ -23,11 +23,6 @@ const (
 	DefaultSubAgentMaxTokens = 8192
 )
 
-// SubAgentExclude are the tools a sub-agent never gets: it cannot start
-// sub-agents of its own, talk to the user, or switch the plan mode of a
-// session that is not the user's.
-var SubAgentExclude = []string{"Agent", "AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
-
 // SubAgents runs the Agent tool's sub-agents: it implements
 // tools.SubAgentRunner with an [Agent], the same loop chat runs, on its own
 // conversation, a subset of the pool and a turn limit. Chat gives it its
@@ -49,7 +44,9 @@ type SubAgents struct {
 	// ContextWindow is the model's context size; 0 means
 	// DefaultContextWindow.
 	ContextWindow int
-	// Exclude lists tools never offered; nil means SubAgentExclude.
+	// Exclude lists further tools never offered, by name. Tools acting on
+	// the conversation itself (tools.ConversationInput: Agent,
+	// AskUserQuestion, the plan mode switches) never are.
 	Exclude []string
 }
 
@@ -166,19 +163,29 @@ func lastText(msgs []llm.Message) string {
 // offers returns which of the pool's tools the sub-agent of req is given.
 func (r *SubAgents) offers(req tools.SubAgentRequest) func(tools.Tool) bool {
 	exclude := r.Exclude
-	if exclude == nil {
-		exclude = SubAgentExclude
-	}
 	return func(t tools.Tool) bool {
 		name := t.Name()
 		switch {
-		case r.NoTools, slices.Contains(exclude, name), req.Tools != nil && !slices.Contains(req.Tools, name):
+		case r.NoTools, actsOnConversation(t), slices.Contains(exclude, name), req.Tools != nil && !slices.Contains(req.Tools, name):
 			return false
 		case req.ReadOnly:
 			return mayReadOnly(t)
 		}
 		return true
 	}
+}
+
+// actsOnConversation reports whether t acts on the conversation itself
+// (tools.ConversationInput): a sub-agent cannot start sub-agents of its
+// own, talk to the user, or switch the plan mode of a session that is not
+// the user's.
+func actsOnConversation(t tools.Tool) bool {
+	in, err := t.Decode(json.RawMessage("{}"))
+	if err != nil {
+		return false
+	}
+	_, ok := in.(tools.ConversationInput)
+	return ok
 }
 
 // mayReadOnly reports whether a read-only sub-agent should be offered t:

@@ -68,6 +68,10 @@ type AgentInput struct {
 	SubagentType string `json:"subagent_type,omitempty"`
 }
 
+// ActsOnConversation marks the tool as one a sub-agent is not offered
+// (tools.ConversationInput).
+func (*AgentInput) ActsOnConversation() {}
+
 func (in *AgentInput) kind() SubAgentType {
 	t, ok := subAgentType(in.SubagentType)
 	if !ok {

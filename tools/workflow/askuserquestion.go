@@ -29,6 +29,10 @@ type AskUserQuestionInput struct {
 	Questions []Question `json:"questions"`
 }
 
+// ActsOnConversation marks the tool as one a sub-agent is not offered
+// (tools.ConversationInput).
+func (*AskUserQuestionInput) ActsOnConversation() {}
+
 // Question is one multiple-choice question.
 type Question struct {
 	Question    string           `json:"question"`

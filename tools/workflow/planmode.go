@@ -40,6 +40,10 @@ func sessionPlan(s *tools.Session) *planState {
 // EnterPlanModeInput is EnterPlanMode's input: none.
 type EnterPlanModeInput struct{}
 
+// ActsOnConversation marks the tool as one a sub-agent is not offered
+// (tools.ConversationInput).
+func (*EnterPlanModeInput) ActsOnConversation() {}
+
 // PlanModeOutput is the structured output of EnterPlanMode and ExitPlanMode.
 type PlanModeOutput struct {
 	// Mode is the session's permission mode after the call.
@@ -89,6 +93,10 @@ func EnterPlanMode() tools.Tool {
 type ExitPlanModeInput struct {
 	Plan string `json:"plan"`
 }
+
+// ActsOnConversation marks the tool as one a sub-agent is not offered
+// (tools.ConversationInput).
+func (*ExitPlanModeInput) ActsOnConversation() {}
 
 // ExitPlanMode returns the ExitPlanMode tool: it puts the plan to the user
 // and, on approval, restores the mode the session had before plan mode.
