@@ -112,7 +112,7 @@ func callText(t *testing.T, m map[string]any) (string, bool) {
 // strings stay out of its decoded copy) and the tool's input (two:
 // unescaped, then a string; the tool itself copies nothing). It also
 // checks an input over the cap is refused with the flag named and nothing
-// written.
+// written, and a message over the stdio line limit is answered by its id.
 func TestStdio_large_write(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends a 10MB message")
@@ -150,6 +150,22 @@ func TestStdio_large_write(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(w.dir, "over.txt")); err == nil {
 			t.Error("the Write over the cap created its file")
+		}
+	})
+	t.Run("over_the_line_limit", func(t *testing.T) {
+		w := newStdioWriter(t, 1<<20) // the line limit is then the SDK's 16 MiB
+		line := w.writeLine("huge.txt", strings.Repeat("x", 17<<20))
+		res := w.roundTrip(t, line)
+		e, _ := res["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if res["id"] != float64(w.next) || e["code"] != -32600.0 || !strings.Contains(msg, "--max-input-bytes") {
+			t.Fatalf("a message over the line limit was answered %v, want error -32600 naming the flag, with id %d", res, w.next)
+		}
+		if _, err := os.Stat(filepath.Join(w.dir, "huge.txt")); err == nil {
+			t.Error("the Write over the line limit created its file")
+		}
+		if text, isErr := callText(t, w.roundTrip(t, w.writeLine("small.txt", "small"))); isErr {
+			t.Fatalf("the session did not go on: %s", text)
 		}
 	})
 }

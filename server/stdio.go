@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sync"
 	"time"
 
@@ -93,10 +94,12 @@ func (l *lockedWriter) Close() error { return nil }
 func guardLines(in io.Reader, pw *io.PipeWriter, out *lockedWriter, max int, drain time.Duration) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, tooLong, err := readLine(r, max)
+		line, skipped, err := readLine(r, max)
 		switch {
-		case tooLong:
-			writeRPCError(out, nil, -32600, fmt.Sprintf("Invalid Request: a message longer than %d bytes was ignored", max))
+		case skipped != nil:
+			// Answered with the request's id when it can be found, so
+			// the client's call ends with this error instead of waiting.
+			writeRPCError(out, skipped.id(), -32600, fmt.Sprintf("Invalid Request: the message is over %d bytes, the most one may carry (the largest tool call input, --max-input-bytes, and 1 MiB around it); it was ignored", max))
 		case len(bytes.TrimSpace(line)) > 0:
 			id, code, msg := checkMessage(line)
 			if code != 0 {
@@ -123,35 +126,97 @@ func guardLines(in io.Reader, pw *io.PipeWriter, out *lockedWriter, max int, dra
 }
 
 // readLine reads one line without its newline; a line over max bytes is
-// skipped whole and reported as tooLong. The line is gathered in pieces
-// and joined once, into a slice with room for the newline put back when
-// it is passed on: a long line (a Write's content) is copied twice, not
-// the five times growing one slice would take.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+// skipped whole, only its first and last bytes kept (skipped). The line is
+// gathered in pieces and joined once, into a slice with room for the
+// newline put back when it is passed on: a long line (a Write's content)
+// is copied twice, not the five times growing one slice would take.
+func readLine(r *bufio.Reader, max int) (line []byte, skipped *skippedLine, err error) {
 	var pieces [][]byte
 	n := 0
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if n+len(chunk) > max+1 {
-				tooLong, pieces = true, nil
-			} else {
-				pieces = append(pieces, bytes.Clone(chunk))
-				n += len(chunk)
+		switch {
+		case skipped != nil:
+			skipped.keepTail(chunk)
+		case n+len(chunk) > max+1:
+			skipped = &skippedLine{}
+			for _, p := range pieces {
+				skipped.keepHead(p)
 			}
+			skipped.keepHead(chunk)
+			skipped.keepTail(chunk)
+			pieces = nil
+		default:
+			pieces = append(pieces, bytes.Clone(chunk))
+			n += len(chunk)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if tooLong {
-			return nil, true, err
+		if skipped != nil {
+			return nil, skipped, err
 		}
 		line = make([]byte, 0, n+1)
 		for _, p := range pieces {
 			line = append(line, p...)
 		}
-		return bytes.TrimSuffix(line, []byte("\n")), false, err
+		return bytes.TrimSuffix(line, []byte("\n")), nil, err
 	}
+}
+
+// skippedLine is what is kept of a line over the limit: its first and
+// last bytes, where clients put a request's id.
+type skippedLine struct{ head, tail []byte }
+
+// skippedKeep is how many bytes of each end of a skipped line are kept.
+const skippedKeep = 4 << 10
+
+func (s *skippedLine) keepHead(p []byte) {
+	if room := skippedKeep - len(s.head); room > 0 {
+		s.head = append(s.head, p[:min(room, len(p))]...)
+	}
+}
+
+func (s *skippedLine) keepTail(p []byte) {
+	s.tail = append(s.tail, p...)
+	if len(s.tail) > skippedKeep {
+		s.tail = append(s.tail[:0], s.tail[len(s.tail)-skippedKeep:]...)
+	}
+}
+
+// tailID matches a message's last member when it is the id: nothing but
+// the object's closing brace follows it.
+var tailID = regexp.MustCompile(`[{,]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*)\s*}\s*$`)
+
+// id finds the id of the request a skipped line held, or nil: a top-level
+// "id" member read from the start of the message (members before it are
+// read through, nested ones included, as far as the kept bytes go), or the
+// last member when it is the id.
+func (s *skippedLine) id() json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(s.head))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err == nil && tok == json.Delim('{') {
+		for {
+			key, err := dec.Token()
+			if err != nil || key == json.Delim('}') {
+				break
+			}
+			var val json.RawMessage
+			if err := dec.Decode(&val); err != nil {
+				break // the kept bytes end inside this member
+			}
+			if key == "id" {
+				if validID(val) {
+					return val
+				}
+				return nil
+			}
+		}
+	}
+	if m := tailID.FindSubmatch(bytes.TrimSuffix(s.tail, []byte("\n"))); m != nil && validID(m[1]) {
+		return json.RawMessage(m[1])
+	}
+	return nil
 }
 
 // checkMessage reports why line is not a JSON-RPC message (with the id to

@@ -82,12 +82,43 @@ func TestServeIO_bad_lines_are_answered_and_the_session_goes_on(t *testing.T) {
 
 func TestReadLine_skips_an_overlong_line(t *testing.T) {
 	r := bufio.NewReaderSize(strings.NewReader(strings.Repeat("x", 100)+"\nok\n"), 16)
-	line, tooLong, err := readLine(r, 50)
-	if !tooLong || line != nil || err != nil {
-		t.Fatalf("first line: %q tooLong=%v err=%v, want skipped as too long", line, tooLong, err)
+	line, skipped, err := readLine(r, 50)
+	if skipped == nil || line != nil || err != nil {
+		t.Fatalf("first line: %q skipped=%v err=%v, want skipped as too long", line, skipped, err)
 	}
-	line, tooLong, err = readLine(r, 50)
-	if string(line) != "ok" || tooLong || err != nil {
-		t.Fatalf("second line: %q tooLong=%v err=%v, want \"ok\"", line, tooLong, err)
+	line, skipped, err = readLine(r, 50)
+	if string(line) != "ok" || skipped != nil || err != nil {
+		t.Fatalf("second line: %q skipped=%v err=%v, want \"ok\"", line, skipped, err)
+	}
+}
+
+// TestReadLine_answers_an_overlong_request_by_its_id skips messages over
+// the limit and finds the request's id where clients put it, first or
+// last, so the error answers the call; an id found only inside the
+// message's members is not taken for the request's.
+func TestReadLine_answers_an_overlong_request_by_its_id(t *testing.T) {
+	big := `{"file_path":"/tmp/x","content":"` + strings.Repeat(`line\n`, 40_000) + `"}`
+	for _, c := range []struct {
+		name, line string
+		id         string // the JSON of the id found; "" for none
+	}{
+		{"id_first", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"Write","arguments":` + big + `}}`, `7`},
+		{"id_last", `{"method":"tools/call","params":{"name":"Write","arguments":` + big + `},"jsonrpc":"2.0","id":"call \"8\""}`, `"call \"8\""`},
+		{"id_after_a_small_object", `{"jsonrpc":"2.0","_meta":{"id":1,"k":[1,2]},"id":9,"params":{"arguments":` + big + `}}`, `9`},
+		{"nested_id_only", `{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":` + big + `,"id":5}}`, ``},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/x","params":` + big + `}`, ``},
+		{"id_not_a_string_or_number", `{"jsonrpc":"2.0","id":{"a":1},"params":` + big + `}`, ``},
+		{"not_json", `x` + big, ``},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := bufio.NewReaderSize(strings.NewReader(c.line+"\n"), 64<<10)
+			line, skipped, err := readLine(r, 100_000)
+			if skipped == nil || line != nil || err != nil {
+				t.Fatalf("readLine: %d bytes, skipped=%v, err=%v; want the line skipped", len(line), skipped != nil, err)
+			}
+			if got := string(skipped.id()); got != c.id {
+				t.Errorf("id %q, want %q", got, c.id)
+			}
+		})
 	}
 }
