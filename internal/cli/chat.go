@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -416,13 +417,19 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 // newChatUI is the full terminal UI when stdin and stdout are a terminal
 // that takes colours (TERM is not dumb, NO_COLOR is unset), else plain
 // lines.
-func newChatUI(stdout io.Writer) *term.UI {
+func newChatUI(stdout io.Writer, f *chatFlags) *term.UI {
 	out, ok := stdout.(*os.File)
 	if !ok || !xterm.IsTerminal(int(os.Stdin.Fd())) || !xterm.IsTerminal(int(out.Fd())) ||
 		os.Getenv("TERM") == "dumb" || os.Getenv("NO_COLOR") != "" {
 		return term.New(os.Stdin, stdout)
 	}
-	cwd, _ := os.Getwd()
+	cwd := f.w.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
+	}
 	opts := term.FullOptions{Cwd: func() string { return cwd }}
 	if dir, err := agent.DefaultStateDir(); err == nil {
 		opts.HistoryFile = term.HistoryPath(dir, cwd)
@@ -455,7 +462,7 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 	if _, err := f.w.sessionOptions(); err != nil {
 		return err
 	}
-	ui := newChatUI(stdout)
+	ui := newChatUI(stdout, f)
 	defer ui.Close()
 	logger := chatLogger(stderr)
 	env, err := setupChat(base, f, ui, logger, stderr)

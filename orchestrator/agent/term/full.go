@@ -147,11 +147,17 @@ func (f *full) println(s string) {
 }
 
 func (f *full) printLocked(s string) {
+	select {
+	case <-f.done:
+		f.ended = true
+	default:
+	}
 	if f.ended {
 		fmt.Fprintln(os.Stdout, s)
 		return
 	}
-	f.prog.Println(s)
+	// Send, unlike Program.Println, gives up if the program has ended.
+	f.prog.Send(tea.Println(s)())
 }
 
 // flushLocked prints the streamed reply, rendered, and clears it.
@@ -418,8 +424,7 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case "tab":
 		if m.read == nil || !m.read.form {
-			m.complete()
-			return m, nil
+			return m, m.complete()
 		}
 	}
 	var cmd tea.Cmd
@@ -598,17 +603,19 @@ func (m *fullModel) addHistory(line string) {
 }
 
 // complete completes the @path word before the cursor: to the only
-// match, or to the longest common prefix of the matches.
-func (m *fullModel) complete() {
+// match, or to the longest common prefix of the matches (listing them
+// when that adds nothing). It runs on the event loop, so it prints with a
+// command.
+func (m *fullModel) complete() tea.Cmd {
 	text := m.ta.Value()
 	i := strings.LastIndexAny(text, " \n\t")
 	word := text[i+1:]
 	if !strings.HasPrefix(word, "@") {
-		return
+		return nil
 	}
 	matches := completePath(m.f.cwd(), word[1:])
 	if len(matches) == 0 {
-		return
+		return nil
 	}
 	pick := matches[0]
 	for _, c := range matches[1:] {
@@ -617,10 +624,10 @@ func (m *fullModel) complete() {
 		}
 	}
 	if len(matches) > 1 && pick == word[1:] {
-		m.f.println(styleDim.Render(strings.Join(matches, "  ")))
-		return
+		return tea.Println(styleDim.Render(strings.Join(matches, "  ")))
 	}
 	m.ta.SetValue(text[:i+1] + "@" + pick)
+	return nil
 }
 
 // completePath lists the entries of cwd (or the directory prefix names)
