@@ -212,8 +212,9 @@ func (d *Document) fail(err error) error {
 	case errors.Is(err, pdfiumerrors.ErrFormat), errors.Is(err, pdfiumerrors.ErrFile):
 		return ErrDamaged
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "could not create bitmap") || strings.Contains(msg, "memory") || strings.Contains(msg, "abort") || strings.Contains(msg, "unreachable") {
+	// A failed allocation shows as a bitmap PDFium could not create, or
+	// as a trap in the allocator once memory.grow is refused.
+	if msg := err.Error(); strings.Contains(msg, "could not create bitmap") || strings.Contains(msg, "memory") {
 		return fmt.Errorf("%w (%v)", ErrMemory, err)
 	}
 	return fmt.Errorf("PDFium failed: %w", err)
