@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 // TestTranscripts replays every testdata/*.txtar against the real binary
 // over stdio and compares the server's messages with the server section.
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)

@@ -127,6 +127,7 @@ func postInitialize(url, token string) (int, error) {
 }
 
 func TestServeHTTP_generates_and_prints_a_token_once(t *testing.T) {
+	t.Parallel()
 	b := startHTTPBinary(t)
 	waitFor(t, "the client config", func() bool { return strings.Contains(b.stderr.String(), "claude mcp add") })
 	m := regexp.MustCompile(`Generated bearer token \(shown once\): (\S+)`).FindStringSubmatch(b.stderr.String())
@@ -168,6 +169,7 @@ func TestServeHTTP_generates_and_prints_a_token_once(t *testing.T) {
 }
 
 func TestServeHTTP_refuses_unsafe_flags(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -217,6 +219,7 @@ func sleeperCommand(pidFile string) (command, arg string) {
 func sleeperGone(arg string) bool { return testbin.CountProcs(arg) == 0 }
 
 func TestServeHTTP_client_disconnect_kills_the_call_processes(t *testing.T) {
+	t.Parallel()
 	b := startHTTPBinary(t, "--token", "tok", "--resume-window", "200ms", "--permission-mode", "bypassPermissions")
 	cs := b.connect("tok")
 	// A raw client, so the connection can be dropped mid-call.
@@ -293,6 +296,7 @@ func textOf(res *mcp.CallToolResult) string {
 }
 
 func TestServeHTTP_sigterm_lets_a_short_call_finish(t *testing.T) {
+	t.Parallel()
 	b := startHTTPBinary(t, "--token", "tok", "--shutdown-grace", "20s", "--permission-mode", "bypassPermissions")
 	cs := b.connect("tok")
 	marker := filepath.Join(b.ws, "started")
@@ -317,6 +321,7 @@ func TestServeHTTP_sigterm_lets_a_short_call_finish(t *testing.T) {
 }
 
 func TestServeHTTP_sigterm_cancels_calls_after_the_grace_period(t *testing.T) {
+	t.Parallel()
 	b := startHTTPBinary(t, "--token", "tok", "--shutdown-grace", "500ms", "--permission-mode", "bypassPermissions")
 	cs := b.connect("tok")
 	pidFile := filepath.Join(b.ws, "child.pid")
@@ -336,6 +341,7 @@ func TestServeHTTP_sigterm_cancels_calls_after_the_grace_period(t *testing.T) {
 // with SIGKILL while sessions overwrite files, several rounds; every file
 // must then hold exactly its old or its new content.
 func TestServeHTTP_sigkill_during_writes_never_tears_a_file(t *testing.T) {
+	t.Parallel()
 	const sessions, filesPer, rounds = 4, 5, 3
 	var oldCount, newCount int
 	for round := range rounds {

@@ -58,6 +58,7 @@ func (c *chatRun) run(t *testing.T, stdin string, extraEnv []string, args ...str
 func anthropicEnv() []string { return []string{"ANTHROPIC_API_KEY=test-key"} }
 
 func TestChatPrint_text(t *testing.T) {
+	t.Parallel()
 	c := newChatRun(t)
 	srv := testmodel.NewServer(t, testmodel.Say("Hello from the model."))
 	out, errOut, code := c.run(t, "", anthropicEnv(), "-p", "say hello", "--model", "anthropic/test-model", "--base-url", srv.URL)
@@ -77,6 +78,7 @@ func TestChatPrint_text(t *testing.T) {
 }
 
 func TestChatPrint_json_with_upstream_tool(t *testing.T) {
+	t.Parallel()
 	c := newChatRun(t)
 	up := testmodel.NewUpstreamHTTP(t)
 	mcpJSON := `{"mcpServers":{"up":{"type":"http","url":"${UP_URL}"},"dead":{"command":"/nonexistent/server"}}}`
@@ -113,6 +115,7 @@ func TestChatPrint_json_with_upstream_tool(t *testing.T) {
 }
 
 func TestChatPrint_stream_json_openai_stdin(t *testing.T) {
+	t.Parallel()
 	c := newChatRun(t)
 	if err := os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -156,6 +159,7 @@ func TestChatPrint_stream_json_openai_stdin(t *testing.T) {
 }
 
 func TestChatPrint_exit_codes(t *testing.T) {
+	t.Parallel()
 	t.Run("max_turns", func(t *testing.T) {
 		c := newChatRun(t)
 		srv := testmodel.NewServer(t, testmodel.Call(testmodel.ToolCall{ID: "t1", Name: "TodoWrite",
@@ -190,6 +194,7 @@ func TestChatPrint_exit_codes(t *testing.T) {
 }
 
 func TestChatPrint_continue(t *testing.T) {
+	t.Parallel()
 	c := newChatRun(t)
 	srv := testmodel.NewServer(t, testmodel.Say("First answer."), testmodel.Say("Second answer."))
 	args := []string{"--model", "anthropic/test-model", "--base-url", srv.URL}
@@ -218,6 +223,7 @@ func TestChatPrint_continue(t *testing.T) {
 }
 
 func TestChatInteractive_plain_stdin(t *testing.T) {
+	t.Parallel()
 	c := newChatRun(t)
 	srv := testmodel.NewServer(t, testmodel.Say("Hi there."))
 	out, errOut, code := c.run(t, "/help\n/mode plan\n/tools\nhello\n/exit\n", anthropicEnv(),
@@ -233,6 +239,7 @@ func TestChatInteractive_plain_stdin(t *testing.T) {
 }
 
 func TestChat_retries_overloaded(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"anthropic", "openai"} {
 		t.Run(format, func(t *testing.T) {
 			c := newChatRun(t)
@@ -263,6 +270,7 @@ func TestChat_retries_overloaded(t *testing.T) {
 }
 
 func TestChatInteractive_custom_commands_and_attached_files(t *testing.T) {
+	t.Parallel()
 	c := newChatRun(t)
 	write := func(path, text string) {
 		t.Helper()

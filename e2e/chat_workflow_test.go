@@ -113,6 +113,7 @@ func requireRequests(t *testing.T, srv *testmodel.Server, n int, out, errOut str
 }
 
 func TestChatInteractive_AskUserQuestion_answered_at_the_prompt(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"anthropic", "openai"} {
 		t.Run(format, func(t *testing.T) {
 			c := newChatRun(t)
@@ -142,6 +143,7 @@ func TestChatInteractive_AskUserQuestion_answered_at_the_prompt(t *testing.T) {
 }
 
 func TestChatInteractive_plan_mode_then_approved_write(t *testing.T) {
+	t.Parallel()
 	c := newChatRun(t)
 	srv := testmodel.NewServer(t,
 		testmodel.Call(testmodel.ToolCall{ID: "p1", Name: "EnterPlanMode", Input: `{}`}),
@@ -186,6 +188,7 @@ func TestChatInteractive_plan_mode_then_approved_write(t *testing.T) {
 }
 
 func TestChatPrint_Agent_runs_a_sub_agent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		format, kind string
 		system       string   // in the sub-agent's system prompt

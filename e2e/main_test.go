@@ -147,16 +147,19 @@ func exerciseSession(t *testing.T, cs *mcp.ClientSession, dir string, structured
 }
 
 func TestServeStdio(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	exerciseSession(t, stdioClient(t, dir), dir, false)
 }
 
 func TestServeStdioStructuredOutput(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	exerciseSession(t, stdioClient(t, dir, "--structured-output"), dir, true)
 }
 
 func TestServeHTTP(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	url := startHTTP(t, dir, "--token", "s3cret", "--structured-output")
 	exerciseSession(t, httpClient(t, url, "s3cret"), dir, true)
@@ -199,6 +202,7 @@ func TestServeHTTP(t *testing.T) {
 }
 
 func TestCLI(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		args     []string
@@ -295,6 +299,7 @@ func TestServeOnATerminal(t *testing.T) {
 }
 
 func TestServeStdioBudgetProgressAndCancellation(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	var mu sync.Mutex
 	var messages []string

@@ -91,6 +91,7 @@ func TestEditsAcrossProcesses(t *testing.T) {
 // result back through resources/read: it is the command's whole output,
 // byte for byte.
 func TestBashOutputPersistedWhole(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cs := stdioClient(t, dir)
 	ctx := context.Background()
@@ -211,6 +212,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // background tasks of a session and the sessions of an HTTP server; and
 // sends the bearer scheme in lowercase.
 func TestCapsOnTheBinary(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("background_tasks", func(t *testing.T) {
 		cs := stdioClient(t, t.TempDir(), "--max-background-tasks", "1")

@@ -10,6 +10,7 @@ import (
 )
 
 func TestResultBudget(t *testing.T) {
+	t.Parallel()
 	limited := func(s *tools.Spec[testInput]) { s.MaxResultSizeChars = 5000 }
 	p := newTestPipeline(t, testTool("Big", true, nil, limited), testTool("Unbounded", true, nil, func(s *tools.Spec[testInput]) {
 		s.MaxResultSizeChars = tools.Unlimited
@@ -61,6 +62,7 @@ func TestResultBudget(t *testing.T) {
 }
 
 func TestPersistedPreviewCutRules(t *testing.T) {
+	t.Parallel()
 	line := func(n int) string { return strings.Repeat("a", n-1) + "\n" }
 	cases := []struct {
 		name        string
@@ -90,6 +92,7 @@ func TestPersistedPreviewCutRules(t *testing.T) {
 }
 
 func TestResultPathRefusesEscapes(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	for _, uri := range []string{
 		"agent-mcp://results/../../etc/passwd", "agent-mcp://results/", "agent-mcp://results/a/b",

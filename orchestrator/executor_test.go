@@ -14,6 +14,7 @@ import (
 )
 
 func TestExecutorBatches(t *testing.T) {
+	t.Parallel()
 	p := newTestPipeline(t, testTool("Safe", true, nil), testTool("Serial", false, nil))
 	calls := []Call{
 		call("1", "Safe", testInput{}), call("2", "Safe", testInput{}),
@@ -57,6 +58,7 @@ func TestExecutorBatches(t *testing.T) {
 // TestExecutorBoundsParallelCalls: a batch of more safe calls than
 // MaxParallel never has more than MaxParallel running.
 func TestExecutorBoundsParallelCalls(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	running, peak := 0, 0
 	started := make(chan string, 10)
@@ -105,6 +107,7 @@ func TestExecutorBoundsParallelCalls(t *testing.T) {
 }
 
 func TestRunCallsOverlapsSafeCallsAndKeepsOrder(t *testing.T) {
+	t.Parallel()
 	started := make(chan string, 10)
 	barrier := make(chan struct{})
 	gated := func(s *tools.Spec[testInput]) {
@@ -147,6 +150,7 @@ func TestRunCallsOverlapsSafeCallsAndKeepsOrder(t *testing.T) {
 }
 
 func TestRunCallsSerialModifierAppliesBeforeNextCall(t *testing.T) {
+	t.Parallel()
 	p := newTestPipeline(t, testTool("Serial", false, nil))
 	s := newTestSession(t)
 	p.RunCalls(context.Background(), &tools.UseContext{Session: s},
@@ -158,6 +162,7 @@ func TestRunCallsSerialModifierAppliesBeforeNextCall(t *testing.T) {
 }
 
 func TestRunCallsSiblingAbort(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		aborts    bool

@@ -14,6 +14,7 @@ import (
 )
 
 func TestPipelineSteps(t *testing.T) {
+	t.Parallel()
 	empty := testTool("Quiet", true, nil)
 	panicky := testTool("Panicky", false, nil, func(s *tools.Spec[testInput]) {
 		s.Run = func(context.Context, *testInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
@@ -70,6 +71,7 @@ func TestPipelineSteps(t *testing.T) {
 }
 
 func TestPipelinePermitterDecides(t *testing.T) {
+	t.Parallel()
 	ran := make(chan string, 1)
 	tool := testTool("T", false, ran)
 	pool, err := AssemblePool([]tools.Tool{tool}, nil, nil)
@@ -129,6 +131,7 @@ func (h *scriptedHooks) PostToolUse(_ context.Context, ev HookEvent) (PostOutcom
 }
 
 func TestPipelineHooks(t *testing.T) {
+	t.Parallel()
 	tool := testTool("T", false, nil)
 	t.Run("pre hook blocks with its reason", func(t *testing.T) {
 		h := &scriptedHooks{pre: PreOutcome{Block: true, Reason: "not in prod"}}
@@ -185,6 +188,7 @@ func TestPipelineHooks(t *testing.T) {
 }
 
 func TestPipelineCancellation(t *testing.T) {
+	t.Parallel()
 	started := make(chan string, 1)
 	p := newTestPipeline(t, testTool("Slow", false, started))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -201,6 +205,7 @@ func TestPipelineCancellation(t *testing.T) {
 }
 
 func TestGateExclusiveCallWaitsForSafeOnes(t *testing.T) {
+	t.Parallel()
 	s := newTestSession(t)
 	g := sessionGate(s, 2)
 	ctx := context.Background()

@@ -16,6 +16,7 @@ func names(ts []tools.Tool) []string {
 }
 
 func TestAssemblePool(t *testing.T) {
+	t.Parallel()
 	disabled := func(s *tools.Spec[testInput]) { s.Enabled = func() bool { return false } }
 	aliased := func(s *tools.Spec[testInput]) { s.Aliases = []string{"OldName"} }
 	builtins := []tools.Tool{

@@ -42,6 +42,7 @@ func validateTool() tools.Tool {
 }
 
 func TestSchemaValidation(t *testing.T) {
+	t.Parallel()
 	v, err := newInputValidator(validateTool().Schema())
 	if err != nil {
 		t.Fatal(err)

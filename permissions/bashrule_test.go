@@ -46,6 +46,7 @@ func ruleSet(t testing.TB, deny, ask, allow []string) *RuleSet {
 }
 
 func TestBashRules_adversarial(t *testing.T) {
+	t.Parallel()
 	rs := ruleSet(t, []string{"Bash(rm *)", "Bash(curl:*)", "Bash(git push *)"}, nil,
 		[]string{"Bash(echo *)", "Bash(ls *)", "Bash(git status)", "Bash(cat *)", "Bash(timeout *)", "Bash(env *)", "Bash(sh *)", "Bash(bash *)", "Bash(xargs *)", "Bash(find *)", "Bash(sudo *)"})
 	denied := []string{
@@ -144,6 +145,7 @@ func TestBashRules_adversarial(t *testing.T) {
 }
 
 func TestBashRules_redirectionsAreWrites(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd     string
 		writes  []string // Dir + "|" + Path
@@ -184,6 +186,7 @@ func TestBashRules_redirectionsAreWrites(t *testing.T) {
 }
 
 func TestBashRules_askRule(t *testing.T) {
+	t.Parallel()
 	rs := ruleSet(t, nil, []string{"Bash(git push:*)"}, []string{"Bash(git *)"})
 	if got := bashDecision(t, rs, "git status && git push"); got != Ask {
 		t.Fatalf("got %s, want ask", got)
@@ -194,6 +197,7 @@ func TestBashRules_askRule(t *testing.T) {
 }
 
 func TestBashRules_paramRule(t *testing.T) {
+	t.Parallel()
 	rs := ruleSet(t, []string{"Bash(run_in_background:true)"}, nil, []string{"Bash(timeout:*)"})
 	fields := []string{"command", "timeout", "run_in_background"}
 	bg := &Target{Tool: "Bash", Fields: fields, Bash: AnalyzeCommand("sleep 100"),

@@ -47,6 +47,7 @@ func confineFixture(t *testing.T) (root, app string) {
 }
 
 func TestConfinement(t *testing.T) {
+	t.Parallel()
 	root, app := confineFixture(t)
 	c := NewConfinement([]string{app})
 	tests := []struct {
@@ -81,6 +82,7 @@ func TestConfinement(t *testing.T) {
 }
 
 func TestInside_componentWise(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		dir, path string
 		want      bool
@@ -101,6 +103,7 @@ func TestInside_componentWise(t *testing.T) {
 }
 
 func TestOpenFile_raceWithSwappedSymlink(t *testing.T) {
+	t.Parallel()
 	root, app := confineFixture(t)
 	dirs := []string{app}
 	target := filepath.Join(app, "swap")
@@ -145,6 +148,7 @@ func TestOpenFile_raceWithSwappedSymlink(t *testing.T) {
 }
 
 func TestProtected(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path string
 		want bool
@@ -175,6 +179,7 @@ func TestProtected(t *testing.T) {
 }
 
 func TestNamesProtected(t *testing.T) {
+	t.Parallel()
 	a := Anchors{Home: "/home/u", Root: "/proj", Cwd: "/proj"}
 	tests := []struct {
 		rule string
@@ -207,6 +212,7 @@ func TestNamesProtected(t *testing.T) {
 }
 
 func TestProtectedPaths(t *testing.T) {
+	t.Parallel()
 	got := ProtectedPaths([]string{"/w"}, "/home/u")
 	for _, want := range []string{"/w/.git", "/w/.mcp.json", "/w/.cursor", "/home/u/.bashrc", "/home/u/.config/git", "/home/u/.config/agent-mcp"} {
 		if !slices.Contains(got, want) {

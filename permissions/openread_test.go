@@ -143,6 +143,7 @@ func TestOpenRead(t *testing.T) {
 }
 
 func TestOpenBeneath(t *testing.T) {
+	t.Parallel()
 	work, out := readTree(t)
 	os.Symlink(filepath.Join(out, "d"), filepath.Join(work, "out"))
 	os.Symlink("d", filepath.Join(work, "in"))

@@ -6,6 +6,7 @@ import (
 )
 
 func TestPathRules(t *testing.T) {
+	t.Parallel()
 	a := Anchors{Home: "/home/u", Root: "/work/proj", Cwd: "/work/proj/sub"}
 	tests := []struct {
 		name, spec, path string
@@ -48,6 +49,7 @@ func TestPathRules(t *testing.T) {
 }
 
 func TestPathRules_readAndEditFamilies(t *testing.T) {
+	t.Parallel()
 	rs := ruleSet(t, []string{"Read(./secret/**)", "Edit(//etc/**)"}, nil, []string{"Edit(/src/**)"})
 	grep := &Target{Tool: "Grep", Accesses: []Access{{Path: "/work/app/secret/k", Real: "/work/app/secret/k"}}}
 	if rs.Find(Deny, grep) == nil {
@@ -81,6 +83,7 @@ func TestPathRules_readAndEditFamilies(t *testing.T) {
 }
 
 func TestDomainAndMCPRules(t *testing.T) {
+	t.Parallel()
 	rs := ruleSet(t, []string{"WebFetch(domain:evil.com)", "mcp__bad"}, nil, []string{"WebFetch(domain:*.example.com)", "mcp__good__read"})
 	tg := func(u string) *Target { return &Target{Tool: "WebFetch", URL: mustURL(t, u)} }
 	if rs.Find(Deny, tg("https://evil.com/x")) == nil {

@@ -5,6 +5,7 @@ import (
 )
 
 func TestParseRule(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		want     Rule
@@ -52,6 +53,7 @@ func TestParseRule(t *testing.T) {
 }
 
 func TestRuleNamesTool(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		rule, tool string
 		want       bool
@@ -80,6 +82,7 @@ func TestRuleNamesTool(t *testing.T) {
 }
 
 func TestSplitRuleList(t *testing.T) {
+	t.Parallel()
 	got := SplitRuleList("Read,Bash(git log *) Edit(src/**),  WebFetch(domain:a.com)")
 	want := []string{"Read", "Bash(git log *)", "Edit(src/**)", "WebFetch(domain:a.com)"}
 	if len(got) != len(want) {
@@ -93,6 +96,7 @@ func TestSplitRuleList(t *testing.T) {
 }
 
 func TestCommandPattern(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		spec, cmd string
 		want      bool

@@ -316,6 +316,7 @@ func receive[T any](t *testing.T, what string, ch <-chan T) T {
 }
 
 func TestListenHTTP_refuses_unsafe_configurations(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t)
 	for _, tc := range []struct {
 		name string
@@ -352,6 +353,7 @@ func newTestServer(t *testing.T) *Server {
 }
 
 func TestHTTP_request_checks(t *testing.T) {
+	t.Parallel()
 	h, _, _ := startHTTP(t, HTTPOptions{MaxBodyBytes: 1 << 10})
 	port := h.ln.Addr().(*net.TCPAddr).Port
 	for _, tc := range []struct {
@@ -401,6 +403,7 @@ func TestHTTP_request_checks(t *testing.T) {
 }
 
 func TestHTTP_oversized_chunked_body_is_refused(t *testing.T) {
+	t.Parallel()
 	h, _, _ := startHTTP(t, HTTPOptions{MaxBodyBytes: 1 << 10})
 	c := newRaw(t, h)
 	c.initialize()
@@ -432,6 +435,7 @@ func TestHTTP_oversized_chunked_body_is_refused(t *testing.T) {
 }
 
 func TestHTTP_bad_session_keeps_others_serving(t *testing.T) {
+	t.Parallel()
 	h, _, _ := startHTTP(t, HTTPOptions{})
 	good := sdkClient(t, h, testToken)
 	bad := newRaw(t, h)
@@ -451,6 +455,7 @@ func TestHTTP_bad_session_keeps_others_serving(t *testing.T) {
 }
 
 func TestHTTP_session_ids_are_unguessable(t *testing.T) {
+	t.Parallel()
 	h, _, _ := startHTTP(t, HTTPOptions{})
 	seen := map[string]bool{}
 	for range 5 {
@@ -464,6 +469,7 @@ func TestHTTP_session_ids_are_unguessable(t *testing.T) {
 }
 
 func TestHTTP_idle_session_expires_and_its_state_goes(t *testing.T) {
+	t.Parallel()
 	h, g, _ := startHTTP(t, HTTPOptions{SessionTimeout: 300 * time.Millisecond})
 	c := newRaw(t, h)
 	c.initialize()
@@ -487,6 +493,7 @@ func TestHTTP_idle_session_expires_and_its_state_goes(t *testing.T) {
 }
 
 func TestHTTP_session_call_cap(t *testing.T) {
+	t.Parallel()
 	h, g, _ := startHTTP(t, HTTPOptions{MaxSessionCalls: 2})
 	cs := sdkClient(t, h, testToken)
 	var wg sync.WaitGroup
@@ -531,6 +538,7 @@ func processGone(pid int) bool {
 }
 
 func TestHTTP_client_disconnect_cancels_the_call(t *testing.T) {
+	t.Parallel()
 	h, g, _ := startHTTP(t, HTTPOptions{ResumeWindow: 100 * time.Millisecond})
 	c := newRaw(t, h)
 	c.initialize()
@@ -547,6 +555,7 @@ func TestHTTP_client_disconnect_cancels_the_call(t *testing.T) {
 }
 
 func TestHTTP_resume_with_last_event_id(t *testing.T) {
+	t.Parallel()
 	h, g, _ := startHTTP(t, HTTPOptions{ResumeWindow: 10 * time.Second})
 	c := newRaw(t, h)
 	c.initialize()
@@ -599,6 +608,7 @@ func TestHTTP_resume_with_last_event_id(t *testing.T) {
 }
 
 func TestHTTP_drain_lets_calls_finish(t *testing.T) {
+	t.Parallel()
 	h, g, stop := startHTTP(t, HTTPOptions{})
 	cs := sdkClient(t, h, testToken)
 	result := make(chan *mcp.CallToolResult, 1)
@@ -630,6 +640,7 @@ func TestHTTP_drain_lets_calls_finish(t *testing.T) {
 }
 
 func TestHTTP_drain_cancels_calls_after_grace(t *testing.T) {
+	t.Parallel()
 	h, g, stop := startHTTP(t, HTTPOptions{}) // grace is 2s in startHTTP
 	cs := sdkClient(t, h, testToken)
 	go func() {
@@ -645,6 +656,7 @@ func TestHTTP_drain_cancels_calls_after_grace(t *testing.T) {
 }
 
 func TestHTTP_tls(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile, pool := selfSigned(t, dir)
 	h, _, _ := startHTTP(t, HTTPOptions{TLSCert: certFile, TLSKey: keyFile})
@@ -694,6 +706,7 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 }
 
 func TestHTTP_allowed_host_is_accepted_by_both_layers(t *testing.T) {
+	t.Parallel()
 	h, _, _ := startHTTP(t, HTTPOptions{AllowedHosts: []string{"agent.internal"}})
 	c := newRaw(t, h)
 	resp := c.request(context.Background(), "POST", initBody, map[string]string{"Host": "agent.internal"})
@@ -709,6 +722,7 @@ func TestHTTP_allowed_host_is_accepted_by_both_layers(t *testing.T) {
 }
 
 func TestHTTP_no_auth_on_loopback(t *testing.T) {
+	t.Parallel()
 	h, _, _ := startHTTP(t, HTTPOptions{NoAuth: true})
 	c := newRaw(t, h)
 	c.token = ""
@@ -726,6 +740,7 @@ func TestHTTP_no_auth_on_loopback(t *testing.T) {
 }
 
 func TestHTTP_session_cap(t *testing.T) {
+	t.Parallel()
 	h, g, _ := startHTTP(t, HTTPOptions{MaxSessions: 2})
 	ping := func(c *rawClient) int {
 		resp := c.request(context.Background(), "POST", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, nil)

@@ -17,6 +17,7 @@ import (
 // unless asked for; either way a persisted result's preview reaches the
 // model, in the text and (when on) in the structured form.
 func TestResults_text_by_default_structured_on_request(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		structured bool
@@ -101,6 +102,7 @@ func TestResults_text_by_default_structured_on_request(t *testing.T) {
 // listed by resources/list, each readable, the client is told the list
 // changed, no other session sees them, and they go when the session ends.
 func TestResources_list_persisted_results(t *testing.T) {
+	t.Parallel()
 	changed := make(chan struct{}, 10)
 	srv, cs := connect(t, testTools(nil), &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { changed <- struct{}{} },
@@ -173,6 +175,7 @@ func TestResources_list_persisted_results(t *testing.T) {
 // TestHostInjectedParameters: a parameter a known host adds to every call
 // is ignored; any other unknown one is still refused by name.
 func TestHostInjectedParameters(t *testing.T) {
+	t.Parallel()
 	_, cs := connect(t, testTools(nil), nil)
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -205,6 +208,7 @@ func TestHostInjectedParameters(t *testing.T) {
 }
 
 func TestWithoutHostParams_keeps_other_bytes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`{"command":"echo <a&b>","wait_for_previous":true}`, `{"command":"echo <a&b>"}`},
 		{`{"wait_for_previous":true}`, `{}`},

@@ -19,6 +19,7 @@ import (
 )
 
 func TestNarrowDirs(t *testing.T) {
+	t.Parallel()
 	base := []string{"/work/app", "/work/lib"}
 	tests := []struct {
 		name  string
@@ -46,6 +47,7 @@ func TestNarrowDirs(t *testing.T) {
 // subdirectory of the operator's directory: a file in the root is read
 // without asking, one beside it is outside the session's directories.
 func TestRoots_narrowWorkingDirectories(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) { testRootsNarrow(t, version) })
 	}

@@ -100,6 +100,7 @@ func connectClient(t *testing.T, srv *Server, opts *mcp.ClientOptions) *mcp.Clie
 }
 
 func TestOverBudgetResultIsPersistedAndReadableAsResource(t *testing.T) {
+	t.Parallel()
 	srv, cs := connect(t, testTools(nil), nil)
 	ctx := context.Background()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Big", Arguments: map[string]any{"size": 5000}})
@@ -136,6 +137,7 @@ func TestOverBudgetResultIsPersistedAndReadableAsResource(t *testing.T) {
 }
 
 func TestProgressAndCancellation(t *testing.T) {
+	t.Parallel()
 	cancelled := make(chan struct{}, 1)
 	var mu sync.Mutex
 	var progress []float64
@@ -182,6 +184,7 @@ func TestProgressAndCancellation(t *testing.T) {
 }
 
 func TestToolsListAnnotationsAndErrors(t *testing.T) {
+	t.Parallel()
 	_, cs := connect(t, nil, nil)
 	ctx := context.Background()
 	list, err := cs.ListTools(ctx, nil)
@@ -215,6 +218,7 @@ func TestToolsListAnnotationsAndErrors(t *testing.T) {
 }
 
 func TestConcurrentCallsOfOneSessionFollowTheGate(t *testing.T) {
+	t.Parallel()
 	running := make(chan string, 10)
 	release := make(chan struct{})
 	mk := func(name string, safe bool) tools.Tool {

@@ -14,6 +14,7 @@ import (
 // gets its JSON-RPC error, and the requests sent before the end are still
 // answered.
 func TestServeIO_bad_lines_are_answered_and_the_session_goes_on(t *testing.T) {
+	t.Parallel()
 	srv := newTestServer(t)
 	cases := []struct {
 		name, line string
@@ -81,6 +82,7 @@ func TestServeIO_bad_lines_are_answered_and_the_session_goes_on(t *testing.T) {
 }
 
 func TestReadLine_skips_an_overlong_line(t *testing.T) {
+	t.Parallel()
 	r := bufio.NewReaderSize(strings.NewReader(strings.Repeat("x", 100)+"\nok\n"), 16)
 	line, skipped, err := readLine(r, 50)
 	if skipped == nil || line != nil || err != nil {

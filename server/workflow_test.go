@@ -114,6 +114,7 @@ func (e *elicitations) handle(_ context.Context, req *mcp.ElicitRequest) (*mcp.E
 }
 
 func TestAskUserQuestion_through_elicitation(t *testing.T) {
+	t.Parallel()
 	for _, version := range protocolVersions {
 		t.Run(version, func(t *testing.T) {
 			el := &elicitations{answers: map[string]*mcp.ElicitResult{
@@ -139,6 +140,7 @@ func TestAskUserQuestion_through_elicitation(t *testing.T) {
 }
 
 func TestAskUserQuestion_client_without_elicitation(t *testing.T) {
+	t.Parallel()
 	cs, _ := workflowServer(t, nil)
 	res := callTool(t, cs, "AskUserQuestion", map[string]any{"questions": []any{
 		map[string]any{"question": "Which?", "header": "H", "options": []any{
@@ -151,6 +153,7 @@ func TestAskUserQuestion_client_without_elicitation(t *testing.T) {
 }
 
 func TestPlanMode_through_elicitation(t *testing.T) {
+	t.Parallel()
 	for _, version := range protocolVersions {
 		t.Run(version, func(t *testing.T) {
 			el := &elicitations{answers: map[string]*mcp.ElicitResult{
@@ -187,6 +190,7 @@ func TestPlanMode_through_elicitation(t *testing.T) {
 }
 
 func TestPlanMode_rejected_plan_keeps_plan_mode(t *testing.T) {
+	t.Parallel()
 	for _, version := range protocolVersions {
 		t.Run(version, func(t *testing.T) {
 			el := &elicitations{answers: map[string]*mcp.ElicitResult{
@@ -219,6 +223,7 @@ func listNames(t *testing.T, cs *mcp.ClientSession) []string {
 }
 
 func TestAgent_hidden_without_sampling(t *testing.T) {
+	t.Parallel()
 	cs, _ := workflowServer(t, nil)
 	names := listNames(t, cs)
 	if slices.Contains(names, "Agent") {
@@ -267,6 +272,7 @@ func (s *samplingScript) handle(_ context.Context, req *mcp.CreateMessageWithToo
 }
 
 func TestAgent_through_sampling_with_tools(t *testing.T) {
+	t.Parallel()
 	for _, version := range protocolVersions {
 		t.Run(version, func(t *testing.T) {
 			script := &samplingScript{}
@@ -307,6 +313,7 @@ func TestAgent_through_sampling_with_tools(t *testing.T) {
 }
 
 func TestWebFetch_prompt_applied_through_sampling(t *testing.T) {
+	t.Parallel()
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<h1>Release notes</h1><p>Version 2 adds plugins.</p>")
@@ -340,6 +347,7 @@ func TestWebFetch_prompt_applied_through_sampling(t *testing.T) {
 }
 
 func TestRoundTrip_unknown_request_state(t *testing.T) {
+	t.Parallel()
 	cs, _ := workflowServer(t, nil)
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "EnterPlanMode", Arguments: map[string]any{}, RequestState: "forged"})
 	if err == nil || !strings.Contains(err.Error(), "requestState is unknown or expired") {

@@ -286,6 +286,7 @@ func call(id, name, input string) testmodel.ToolCall {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			t.Run("text_only", func(t *testing.T) { testTextOnly(t, format) })

@@ -130,6 +130,7 @@ func runAgent(p *orchestrator.Pipeline, uc *tools.UseContext, args string) orche
 }
 
 func TestSubAgents_tool_calls_then_final_answer(t *testing.T) {
+	t.Parallel()
 	model := &script{answers: []llm.Message{
 		answer(text("Looking."), use("u1", "Probe", "a"), use("u2", "Probe", "b")),
 		// An exclusive call while the parent's Agent call holds a place in
@@ -167,6 +168,7 @@ func TestSubAgents_tool_calls_then_final_answer(t *testing.T) {
 }
 
 func TestSubAgents_read_only_sub_agent(t *testing.T) {
+	t.Parallel()
 	model := &script{answers: []llm.Message{
 		answer(use("u1", "Poke", "x"), use("u2", "Agent", "y"), use("u3", "Nope", "z"), use("u4", "Probe", "w")),
 		answer(text("could not poke")),
@@ -196,6 +198,7 @@ func TestSubAgents_read_only_sub_agent(t *testing.T) {
 }
 
 func TestSubAgents_read_only_refuses_writing_calls(t *testing.T) {
+	t.Parallel()
 	// A read-only sub-agent is offered Probe (read-only in general), but a
 	// call of it that would write is refused.
 	model := &script{answers: []llm.Message{answer(use("u1", "Probe", "write")), answer(text("refused"))}}
@@ -211,6 +214,7 @@ func TestSubAgents_read_only_refuses_writing_calls(t *testing.T) {
 }
 
 func TestSubAgents_sub_agent_inherits_plan_mode(t *testing.T) {
+	t.Parallel()
 	model := &script{answers: []llm.Message{answer(use("u1", "Probe", "q")), answer(text("ok"))}}
 	p, uc, _ := setup(t, permissions.ModePlan, model)
 	out := runAgent(p, uc, `{"description":"Look","prompt":"p","subagent_type":"Plan"}`)
@@ -223,6 +227,7 @@ func TestSubAgents_sub_agent_inherits_plan_mode(t *testing.T) {
 }
 
 func TestSubAgents_turn_limit(t *testing.T) {
+	t.Parallel()
 	loop := answer(text("still going"), use("u", "Probe", "again"))
 	model := &script{loop: &loop}
 	p, uc, _ := setup(t, permissions.ModeDefault, model)
@@ -236,6 +241,7 @@ func TestSubAgents_turn_limit(t *testing.T) {
 }
 
 func TestSubAgents_model_error(t *testing.T) {
+	t.Parallel()
 	p, uc, _ := setup(t, permissions.ModeDefault, &script{})
 	out := runAgent(p, uc, `{"description":"Fail","prompt":"p"}`)
 	if out.Err != nil || !out.Result.IsError || !strings.Contains(out.Result.Text, "the sub-agent (Fail) failed: turn 1: script exhausted") {
@@ -244,6 +250,7 @@ func TestSubAgents_model_error(t *testing.T) {
 }
 
 func TestSubAgents_no_tools(t *testing.T) {
+	t.Parallel()
 	model := &script{answers: []llm.Message{answer(text("from memory"))}}
 	p, uc, _ := setup(t, permissions.ModeDefault, model)
 	uc.SubAgents.(*agent.SubAgents).NoTools = true
@@ -254,6 +261,7 @@ func TestSubAgents_no_tools(t *testing.T) {
 }
 
 func TestSubAgents_parallel_agents(t *testing.T) {
+	t.Parallel()
 	// Two Agent calls in one turn run side by side, each with its own
 	// session and exclusive calls.
 	var mu sync.Mutex

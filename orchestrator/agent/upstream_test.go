@@ -39,6 +39,7 @@ func toolNames(r testmodel.Request) []string {
 }
 
 func TestUpstream(t *testing.T) {
+	t.Parallel()
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			m := startUpstream(t)

@@ -101,6 +101,7 @@ func text(out orchestrator.Outcome) string {
 }
 
 func TestHooks_endToEnd(t *testing.T) {
+	t.Parallel()
 	t.Run("exit 2 blocks with stderr as the reason", func(t *testing.T) {
 		e := newEnv(t)
 		h := script(t, e.dir, "block.sh", `cat >/dev/null; echo "rm is not allowed here" >&2; exit 2`)
@@ -242,6 +243,7 @@ func TestHooks_endToEnd(t *testing.T) {
 }
 
 func TestNew_badMatcher(t *testing.T) {
+	t.Parallel()
 	_, err := New(Config{PreToolUse: hook("Bash(", "true")})
 	if err == nil || !strings.Contains(err.Error(), "hooks.PreToolUse[0].matcher") {
 		t.Fatalf("got %v", err)

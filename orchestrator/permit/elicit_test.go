@@ -110,6 +110,7 @@ func answer(choice string, asked *atomic.Int32, msg *atomic.Value) func(context.
 }
 
 func TestElicitation_endToEnd(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		choice     string
 		wantError  bool
@@ -151,6 +152,7 @@ func TestElicitation_endToEnd(t *testing.T) {
 }
 
 func TestElicitation_clientWithoutElicitation(t *testing.T) {
+	t.Parallel()
 	e := newElicitEnv(t)
 	cs := e.connect(t, nil)
 	text, isErr := e.read(t, cs)

@@ -139,6 +139,7 @@ func run(t *testing.T, f *fixture, p *Permitter, calls []call) {
 }
 
 func TestDecide_trustingHostWithoutSettings(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
 	p := New(Config{TrustHost: true})
 	run(t, f, p, []call{
@@ -176,6 +177,7 @@ func TestDecide_trustingHostWithoutSettings(t *testing.T) {
 }
 
 func TestDecide_strictDefaultMode(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
 	p := New(Config{Rules: rules(t, f.dir, nil, nil, []string{"Bash(make *)", "WebFetch(domain:go.dev)", "Edit(/gen/**)"})})
 	run(t, f, p, []call{
@@ -192,6 +194,7 @@ func TestDecide_strictDefaultMode(t *testing.T) {
 }
 
 func TestDecide_modes(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		mode  permissions.Mode
 		calls []call
@@ -234,6 +237,7 @@ func TestDecide_modes(t *testing.T) {
 }
 
 func TestDecide_denyRulesHoldEverywhere(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, permissions.ModeBypassPermissions)
 	p := New(Config{TrustHost: true, Rules: rules(t, f.dir, []string{"Read(./secrets/**)", "Edit(//etc/**)", "Bash(curl *)", "WebFetch(domain:evil.com)", "Mystery"}, nil,
 		[]string{"Read", "Edit", "Bash", "WebFetch"})})
@@ -256,6 +260,7 @@ func TestDecide_denyRulesHoldEverywhere(t *testing.T) {
 }
 
 func TestDecide_hookDecisions(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
 	p := New(Config{Rules: rules(t, f.dir, nil, []string{"Bash(git push *)"}, nil)})
 	allow := permissions.Decision{Behavior: permissions.Allow}
@@ -272,6 +277,7 @@ func TestDecide_hookDecisions(t *testing.T) {
 }
 
 func TestDecide_refusalNamesTheAllowRule(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
 	p := New(Config{TrustHost: true})
 	d := f.decide(t, p, fs.Read(), `{"file_path": "`+f.outside+`/secret.txt"}`, nil, permissions.Decision{})
@@ -315,6 +321,7 @@ func (a *fakeAsker) Ask(ctx context.Context, msg string, schema map[string]any) 
 }
 
 func TestDecide_asking(t *testing.T) {
+	t.Parallel()
 	accept := func(choice string) tools.Answer {
 		return tools.Answer{Action: "accept", Content: map[string]any{"decision": choice}}
 	}

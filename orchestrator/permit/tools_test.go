@@ -34,6 +34,7 @@ func noSettingsPipeline(t *testing.T) *orchestrator.Pipeline {
 // that a refusal names the rule that would allow it, and that a refused
 // call changed nothing.
 func TestPipeline_fileToolsConfined(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		tool  string
@@ -132,6 +133,7 @@ func TestPipeline_fileToolsConfined(t *testing.T) {
 // TestPipeline_askedWriteOutsideRunsOnceAllowed shows the question is put
 // when an asker exists, and an allow lets the write outside through.
 func TestPipeline_askedWriteOutsideRunsOnceAllowed(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
 	asker := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": ChoiceAllowOnce}}}
 	target := filepath.Join(f.outside, "new.txt")

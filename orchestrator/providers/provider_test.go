@@ -12,6 +12,7 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestNew(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, model, base string
 		env               map[string]string
@@ -72,6 +73,7 @@ func TestNew(t *testing.T) {
 }
 
 func TestStream_unreachable_endpoint(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

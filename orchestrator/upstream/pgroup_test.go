@@ -17,6 +17,7 @@ import (
 // terminal signals the foreground process group; a stdio server started
 // in chat's group would get that SIGINT and die with the cancelled turn.
 func TestManager_stdio_server_has_its_own_process_group(t *testing.T) {
+	t.Parallel()
 	cmd, args, env := testmodel.UpstreamStdio()
 	m := Start(context.Background(), []ServerConfig{{Name: "s", Type: "stdio", Command: cmd, Args: args, Env: env}},
 		Options{ConnectTimeout: 20 * time.Second})

@@ -26,6 +26,7 @@ func lookup(env map[string]string) func(string) (string, bool) {
 }
 
 func TestExpand(t *testing.T) {
+	t.Parallel()
 	env := lookup(map[string]string{"HOME": "/home/u", "EMPTY": ""})
 	for _, tc := range []struct {
 		name, in, want string
@@ -49,6 +50,7 @@ func TestExpand(t *testing.T) {
 }
 
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	doc := `{"mcpServers": {
 		"files": {"command": "npx", "args": ["-y", "server-${KIND:-fs}"], "env": {"TOKEN": "${TOKEN}"}},
 		"remote": {"type": "http", "url": "https://${HOST}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
@@ -96,6 +98,7 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestLoad_later_sources_win(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	user := filepath.Join(dir, "user.json")
 	os.WriteFile(user, []byte(`{"mcpServers":{"a":{"command":"user-a"},"b":{"command":"user-b"}}}`), 0o600)
@@ -119,6 +122,7 @@ func TestLoad_later_sources_win(t *testing.T) {
 }
 
 func TestToolName(t *testing.T) {
+	t.Parallel()
 	taken := map[string]bool{}
 	if got := ToolName("github", "create_issue", taken); got != "mcp__github__create_issue" {
 		t.Errorf("plain name = %q", got)
@@ -152,6 +156,7 @@ func TestToolName(t *testing.T) {
 }
 
 func TestInputSchema_refs_and_bad_properties(t *testing.T) {
+	t.Parallel()
 	raw := map[string]any{
 		"type":  "object",
 		"$defs": map[string]any{"Point": map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "integer"}}}},
@@ -179,6 +184,7 @@ func TestInputSchema_refs_and_bad_properties(t *testing.T) {
 }
 
 func TestManager_transports(t *testing.T) {
+	t.Parallel()
 	cmd, args, env := testmodel.UpstreamStdio()
 	for _, tc := range []struct {
 		name string
@@ -230,6 +236,7 @@ func TestManager_transports(t *testing.T) {
 }
 
 func TestManager_call_timeout_and_unreachable(t *testing.T) {
+	t.Parallel()
 	url := testmodel.NewUpstreamHTTP(t)
 	m := Start(context.Background(), []ServerConfig{
 		{Name: "s", Type: "http", URL: url},

@@ -21,6 +21,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestLoad_mergesEverySource(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	home, cfg, proj := filepath.Join(dir, "home"), filepath.Join(dir, "cfg"), filepath.Join(dir, "proj")
 	writeFile(t, filepath.Join(home, ".claude/settings.json"), `{"permissions": {"deny": ["Bash(rm *)"], "defaultMode": "plan"}, "model": "claude-x"}`)
@@ -69,6 +70,7 @@ func TestLoad_mergesEverySource(t *testing.T) {
 }
 
 func TestLoad_nothingThere(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := Load(Locations{Home: filepath.Join(dir, "h"), ConfigDir: filepath.Join(dir, "c"), Project: dir})
 	if err != nil {
@@ -80,6 +82,7 @@ func TestLoad_nothingThere(t *testing.T) {
 }
 
 func TestLoad_errorsNameTheFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct{ name, content, want string }{
 		{"bad json", `{"permissions": `, "not valid settings JSON"},

@@ -17,6 +17,7 @@ func texts(s *Script) []string {
 }
 
 func TestParse_splits(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, cmd string
 		want      []string
@@ -60,6 +61,7 @@ func TestParse_splits(t *testing.T) {
 }
 
 func TestParse_wrappers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, cmd, want string
 		wrappers        int
@@ -111,6 +113,7 @@ func TestParse_wrappers(t *testing.T) {
 }
 
 func TestParse_words(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, cmd string
 		want      []Word
@@ -146,6 +149,7 @@ func TestParse_words(t *testing.T) {
 }
 
 func TestParse_computed_program_name(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(`$EDITOR file`)
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +163,7 @@ func TestParse_computed_program_name(t *testing.T) {
 }
 
 func TestParse_writes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, cmd string
 		want      []string // "op target"
@@ -193,6 +198,7 @@ func TestParse_writes(t *testing.T) {
 }
 
 func TestParse_redirect_fd(t *testing.T) {
+	t.Parallel()
 	s, err := Parse("make 2> err")
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +213,7 @@ func TestParse_redirect_fd(t *testing.T) {
 }
 
 func TestParse_via(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(`A=1 bash -c "eval 'rm x'"`)
 	if err != nil {
 		t.Fatal(err)
@@ -221,6 +228,7 @@ func TestParse_via(t *testing.T) {
 }
 
 func TestParse_errors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, cmd, want string
 	}{
@@ -244,6 +252,7 @@ func TestParse_errors(t *testing.T) {
 }
 
 func TestParse_nesting_limit(t *testing.T) {
+	t.Parallel()
 	cmd := strings.Repeat("eval ", maxDepth+2) + "ls"
 	if _, err := Parse(cmd); err == nil || !strings.Contains(err.Error(), "nested") {
 		t.Errorf("deep eval nesting: err = %v, want a nesting error", err)

@@ -3,6 +3,7 @@ package shellcmd
 import "testing"
 
 func TestIsReadOnly(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cmd  string

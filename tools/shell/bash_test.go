@@ -18,6 +18,7 @@ import (
 )
 
 func TestBash_output_and_exit_codes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		command     string
@@ -97,6 +98,7 @@ func TestBash_output_and_exit_codes(t *testing.T) {
 }
 
 func TestBash_bad_input(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args map[string]any
@@ -129,6 +131,7 @@ func TestBash_bad_input(t *testing.T) {
 }
 
 func TestBash_schema_through_pipeline(t *testing.T) {
+	t.Parallel()
 	p := pipelineFor(t, testOpts)
 	s := newSession(t)
 	for _, tt := range []struct{ name, input, want string }{
@@ -146,6 +149,7 @@ func TestBash_schema_through_pipeline(t *testing.T) {
 }
 
 func TestBash_working_directory(t *testing.T) {
+	t.Parallel()
 	bash := Bash(testOpts)
 
 	t.Run("cd_persists_inside_working_dirs", func(t *testing.T) {
@@ -257,6 +261,7 @@ func TestBash_working_directory(t *testing.T) {
 }
 
 func TestBash_environment_is_non_interactive(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	res := mustCall(t, Bash(testOpts), s, map[string]any{
 		"command": `echo "$GIT_EDITOR|$PAGER|$GIT_PAGER|$TERM|$GIT_TERMINAL_PROMPT|${AGENT_MCP_TASK:+marked}"`,
@@ -277,6 +282,7 @@ func TestBash_environment_is_non_interactive(t *testing.T) {
 }
 
 func TestBash_large_output(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	// 40000 characters in 4000 lines of 10.
 	res := mustCall(t, Bash(testOpts), s, map[string]any{"command": `for i in $(seq 1 4000); do printf '%09d\n' $i; done`})
@@ -365,6 +371,7 @@ func TestBash_large_output(t *testing.T) {
 }
 
 func TestBash_progress_reports_latest_line(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	gate := filepath.Join(s.Cwd(), "gate")
 	opts := testOpts
@@ -393,6 +400,7 @@ func TestBash_progress_reports_latest_line(t *testing.T) {
 }
 
 func TestBash_read_only_and_concurrency(t *testing.T) {
+	t.Parallel()
 	bash := Bash(testOpts)
 	for _, tt := range []struct {
 		command string
@@ -429,6 +437,7 @@ func quoteJSON(s string) string {
 }
 
 func TestFormatDuration(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[int64]string{
 		120_000: "2m", 90_000: "1m30s", 45_000: "45s", 1_500: "1.5s", 250: "250ms", 600_000: "10m",
 	} {

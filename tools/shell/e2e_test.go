@@ -76,6 +76,7 @@ func waitProcs(t *testing.T, arg string, want int) {
 }
 
 func TestE2E_stdin_closed(t *testing.T) {
+	t.Parallel()
 	cs, cmd := stdioSession(t)
 	m := marker()
 	spawn(t, cs, m)
@@ -90,6 +91,7 @@ func TestE2E_stdin_closed(t *testing.T) {
 }
 
 func TestE2E_sigterm_stdio(t *testing.T) {
+	t.Parallel()
 	cs, cmd := stdioSession(t)
 	m := marker()
 	spawn(t, cs, m)
@@ -100,6 +102,7 @@ func TestE2E_sigterm_stdio(t *testing.T) {
 }
 
 func TestE2E_client_cancellation(t *testing.T) {
+	t.Parallel()
 	cs, _ := stdioSession(t)
 	m := marker()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,6 +125,7 @@ func TestE2E_client_cancellation(t *testing.T) {
 }
 
 func TestE2E_http_session_close_and_sigterm(t *testing.T) {
+	t.Parallel()
 	srv := httpServer(t)
 	first, second := srv.connect(t), srv.connect(t)
 	m1, m2 := marker(), marker()
@@ -142,6 +146,7 @@ func TestE2E_http_session_close_and_sigterm(t *testing.T) {
 }
 
 func TestE2E_tools_listed_with_aliases(t *testing.T) {
+	t.Parallel()
 	cs, _ := stdioSession(t)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -167,6 +172,7 @@ func TestE2E_tools_listed_with_aliases(t *testing.T) {
 }
 
 func TestE2E_output_file_readable_with_Read(t *testing.T) {
+	t.Parallel()
 	cs, _ := stdioSession(t)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{
 		"command": "echo from the task", "run_in_background": true,

@@ -42,6 +42,7 @@ func TestOrphans_timeout_with_background_off(t *testing.T) {
 }
 
 func TestOrphans_cancellation(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	m := marker()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -58,6 +59,7 @@ func TestOrphans_cancellation(t *testing.T) {
 }
 
 func TestOrphans_session_close(t *testing.T) {
+	t.Parallel()
 	s, err := tools.NewSession(tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +86,7 @@ func TestOrphans_session_close(t *testing.T) {
 }
 
 func TestOrphans_finished_foreground_command_with_leftover_output_holder(t *testing.T) {
+	t.Parallel()
 	// A background child keeping the output pipe open must not hold the
 	// call: it returns once the shell exits.
 	s := newSession(t)

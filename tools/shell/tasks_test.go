@@ -28,6 +28,7 @@ func startBackground(t *testing.T, s *tools.Session, command string) string {
 }
 
 func TestBackground_run_in_background(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	id := startBackground(t, s, `echo first; [ -t 1 ] && echo "on a terminal"; exit 4`)
 	res := mustCall(t, TaskOutput(), s, map[string]any{"task_id": id})
@@ -56,6 +57,7 @@ func TestBackground_run_in_background(t *testing.T) {
 }
 
 func TestTaskOutput_increments_and_status(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	id := startBackground(t, s, `echo one; while [ ! -f go ]; do sleep 0.01; done; echo two`)
 	var o TaskOutputOutput
@@ -86,6 +88,7 @@ func TestTaskOutput_increments_and_status(t *testing.T) {
 }
 
 func TestTaskOutput_filter(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	id := startBackground(t, s, `printf 'apple 1\nbanana 2\napricot 3\n'`)
 	o := taskOut(t, mustCall(t, TaskOutput(), s, map[string]any{"task_id": id, "filter": "^ap"}))
@@ -100,6 +103,7 @@ func TestTaskOutput_filter(t *testing.T) {
 }
 
 func TestTaskOutput_bad_input(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	for _, tt := range []struct {
 		name string
@@ -134,6 +138,7 @@ func TestTaskOutput_bad_input(t *testing.T) {
 }
 
 func TestBash_timeout_moves_to_background(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	m := marker()
 	res := mustCall(t, Bash(testOpts), s, map[string]any{
@@ -165,6 +170,7 @@ func TestBash_timeout_moves_to_background(t *testing.T) {
 }
 
 func TestTaskStop(t *testing.T) {
+	t.Parallel()
 	t.Run("stops_the_whole_group", func(t *testing.T) {
 		s := newSession(t)
 		m := marker()
@@ -219,6 +225,7 @@ func TestTaskStop(t *testing.T) {
 }
 
 func TestAliases(t *testing.T) {
+	t.Parallel()
 	p := pipelineFor(t, testOpts)
 	s := newSession(t)
 	run := func(name, input string) *tools.Result {
@@ -248,6 +255,7 @@ func TestAliases(t *testing.T) {
 }
 
 func TestTaskIDs_count_background_tasks(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	mustCall(t, Bash(testOpts), s, map[string]any{"command": "echo foreground"})
 	if id := startBackground(t, s, "true"); id != "bash_1" {
@@ -276,6 +284,7 @@ func TestTaskIDs_count_background_tasks(t *testing.T) {
 // command timing out at the cap is stopped instead of moved, and a task
 // that ends makes room again.
 func TestBackground_task_cap(t *testing.T) {
+	t.Parallel()
 	s := newSession(t)
 	opts := testOpts
 	opts.MaxBackgroundTasks = 2

@@ -68,6 +68,7 @@ const page1 = `<!doctype html><html><head><title>T</title><style>p{}</style><scr
 <table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table></body></html>`
 
 func TestWebFetch(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "elsewhere")
@@ -230,6 +231,7 @@ func TestWebFetch(t *testing.T) {
 }
 
 func TestWebFetch_cache_expires_after_15_minutes(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -261,6 +263,7 @@ func TestWebFetch_cache_expires_after_15_minutes(t *testing.T) {
 }
 
 func TestWebFetch_private_addresses_refused_by_default(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -281,6 +284,7 @@ func TestWebFetch_private_addresses_refused_by_default(t *testing.T) {
 }
 
 func TestWebFetch_timeout(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -298,6 +302,7 @@ func TestWebFetch_timeout(t *testing.T) {
 }
 
 func TestWebFetch_body_over_max_bytes_truncated(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, strings.Repeat("z", 2000))
@@ -311,6 +316,7 @@ func TestWebFetch_body_over_max_bytes_truncated(t *testing.T) {
 }
 
 func TestWebFetch_prompt_applied_by_sampler(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, page1)
@@ -338,6 +344,7 @@ func TestWebFetch_prompt_applied_by_sampler(t *testing.T) {
 }
 
 func TestWebFetch_url_validation(t *testing.T) {
+	t.Parallel()
 	tool := WebFetch(FetchOptions{})
 	uc := &tools.UseContext{Session: newSession(t)}
 	cases := []struct {
@@ -360,6 +367,7 @@ func TestWebFetch_url_validation(t *testing.T) {
 }
 
 func TestFetchURL_https_upgrade(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"http://example.com/a#frag":  "https://example.com/a",
 		"HTTP://example.com":         "https://example.com",
@@ -379,6 +387,7 @@ func TestFetchURL_https_upgrade(t *testing.T) {
 }
 
 func TestAddressKind(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"8.8.8.8":               "",
 		"2606:4700::1111":       "",
@@ -408,6 +417,7 @@ func TestAddressKind(t *testing.T) {
 }
 
 func TestSameHost(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		from, to string
 		want     bool

@@ -41,6 +41,7 @@ func searchCall(t *testing.T, tool tools.Tool, args map[string]any) (*tools.Resu
 }
 
 func TestWebSearch_searxng(t *testing.T) {
+	t.Parallel()
 	var queries []string
 	srv := fakeSearXNG(t, &queries)
 	tool := WebSearch(SearchOptions{SearXNGURL: srv.URL + "/"})
@@ -101,6 +102,7 @@ func TestWebSearch_searxng(t *testing.T) {
 }
 
 func TestWebSearch_validation(t *testing.T) {
+	t.Parallel()
 	var queries []string
 	tool := WebSearch(SearchOptions{SearXNGURL: fakeSearXNG(t, &queries).URL})
 	cases := []struct {
@@ -126,12 +128,14 @@ func TestWebSearch_validation(t *testing.T) {
 }
 
 func TestWebSearch_disabled_without_backend(t *testing.T) {
+	t.Parallel()
 	if WebSearch(SearchOptions{}).IsEnabled() {
 		t.Error("WebSearch without a backend is enabled")
 	}
 }
 
 func TestWebSearch_backend_errors(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Query().Get("q") {
 		case "forbidden":
@@ -157,6 +161,7 @@ func TestWebSearch_backend_errors(t *testing.T) {
 }
 
 func TestWebSearch_brave(t *testing.T) {
+	t.Parallel()
 	var gotKey, gotQuery string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotKey, gotQuery = r.Header.Get("X-Subscription-Token"), r.URL.Query().Get("q")

@@ -22,6 +22,7 @@ func (r *fakeRunner) RunSubAgent(_ context.Context, req tools.SubAgentRequest) (
 }
 
 func TestAgent(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name         string
 		args         map[string]any

@@ -21,6 +21,7 @@ var twoQuestions = map[string]any{"questions": []any{
 }}
 
 func TestAskUserQuestion(t *testing.T) {
+	t.Parallel()
 	tool := AskUserQuestion()
 	cases := []struct {
 		name        string
@@ -75,6 +76,7 @@ func TestAskUserQuestion(t *testing.T) {
 }
 
 func TestAskUserQuestion_form(t *testing.T) {
+	t.Parallel()
 	asker := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{}}}
 	if _, err := call(t, AskUserQuestion(), &tools.UseContext{Session: newSession(t, ""), Asker: asker}, twoQuestions); err != nil {
 		t.Fatal(err)
@@ -97,6 +99,7 @@ func TestAskUserQuestion_form(t *testing.T) {
 }
 
 func TestAskUserQuestion_refusals(t *testing.T) {
+	t.Parallel()
 	tool := AskUserQuestion()
 	q := func(question, header string, labels ...string) map[string]any {
 		var opts []any

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPlanMode(t *testing.T) {
+	t.Parallel()
 	plan := map[string]any{"plan": "1. Edit main.go\n2. Run the tests"}
 	cases := []struct {
 		name      string
@@ -100,6 +101,7 @@ func TestPlanMode(t *testing.T) {
 }
 
 func TestEnterPlanMode_twice_keeps_the_first_previous_mode(t *testing.T) {
+	t.Parallel()
 	sess := newSession(t, permissions.ModeBypassPermissions)
 	uc := &tools.UseContext{Session: sess, Asker: &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"approve": true}}}}
 	for range 2 {
@@ -126,6 +128,7 @@ func TestEnterPlanMode_twice_keeps_the_first_previous_mode(t *testing.T) {
 }
 
 func TestPlanModeTools_are_read_only(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []tools.Tool{EnterPlanMode(), ExitPlanMode(), AskUserQuestion()} {
 		in, err := tool.Decode([]byte(`{}`))
 		if err != nil {

@@ -49,6 +49,7 @@ var (
 )
 
 func TestAsk_forms(t *testing.T) {
+	t.Parallel()
 	twoQuestions := map[string]any{"type": "object", "properties": map[string]any{}}
 	for k, v := range singleChoice["properties"].(map[string]any) {
 		twoQuestions["properties"].(map[string]any)[k] = v
@@ -185,6 +186,7 @@ func checkSchema(t *testing.T, schema, content map[string]any) {
 // tools with the terminal as their Asker, so the forms are exactly the
 // ones they send.
 func TestAsk_workflow_tools(t *testing.T) {
+	t.Parallel()
 	questions := map[string]any{"questions": []any{
 		map[string]any{"question": "Which database?", "header": "Database", "options": []any{
 			map[string]any{"label": "Postgres", "description": "relational"}, map[string]any{"label": "SQLite", "description": "embedded"}}},
@@ -264,6 +266,7 @@ func TestAsk_workflow_tools(t *testing.T) {
 // TestAsk_cancelled_question_loses_no_line: a question whose context ends
 // leaves its read pending, and the next read gets the line typed after.
 func TestAsk_cancelled_question_loses_no_line(t *testing.T) {
+	t.Parallel()
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	var buf syncBuffer
@@ -291,6 +294,7 @@ func TestAsk_cancelled_question_loses_no_line(t *testing.T) {
 // TestAsk_forms_one_at_a_time: two tools asking at once get whole forms,
 // never each other's answers.
 func TestAsk_forms_one_at_a_time(t *testing.T) {
+	t.Parallel()
 	form := map[string]any{"type": "object", "properties": map[string]any{
 		"a": map[string]any{"type": "string", "title": "A"},
 		"b": map[string]any{"type": "string", "title": "B"},
@@ -321,6 +325,7 @@ func TestAsk_forms_one_at_a_time(t *testing.T) {
 }
 
 func TestNaturalCompare(t *testing.T) {
+	t.Parallel()
 	names := []string{"q10", "q2_other", "q1_other", "q2", "q1", "feedback", "approve"}
 	slices.SortFunc(names, naturalCompare)
 	want := []string{"approve", "feedback", "q1", "q1_other", "q2", "q2_other", "q10"}

@@ -84,6 +84,7 @@ func lastResults(t *testing.T, r testmodel.Request) string {
 }
 
 func TestAsk_allow_for_session_asks_once(t *testing.T) {
+	t.Parallel()
 	dir, out, reqs := runWithPrompt(t, "2\n")
 	if b, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || string(b) != "A2" {
 		t.Errorf("a.txt = %q, %v; want it written twice", b, err)
@@ -102,6 +103,7 @@ func TestAsk_allow_for_session_asks_once(t *testing.T) {
 }
 
 func TestAsk_deny_and_decline(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, input string }{
 		{"deny_by_letter", "n\nn\n"},
 		{"deny_by_number", "3\n3\n"},
@@ -122,6 +124,7 @@ func TestAsk_deny_and_decline(t *testing.T) {
 }
 
 func TestAsk_generic_form(t *testing.T) {
+	t.Parallel()
 	var buf syncBuffer
 	ui := New(strings.NewReader("maybe\nyes\n42\nBlue\n"), &buf)
 	ans, err := ui.Ask(context.Background(), "Tell me", map[string]any{
@@ -144,6 +147,7 @@ func TestAsk_generic_form(t *testing.T) {
 }
 
 func TestCallLabel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, input, want string }{
 		{"Bash", `{"command":"go test ./...","timeout":1000}`, "Bash(go test ./...)"},
 		{"Read", `{"file_path":"/a/b.go","offset":3}`, "Read(/a/b.go)"},
