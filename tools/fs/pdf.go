@@ -243,8 +243,7 @@ func encodePNG(img image.Image) ([]byte, error) {
 		img = gray
 	}
 	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	if err := enc.Encode(&b, img); err != nil {
+	if err := png.Encode(&b, img); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
