@@ -129,24 +129,30 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 		return err
 	}
 	run := func(script string) (string, error) {
-		cmd, env, err := sb.Command(sandbox.Spec{Shell: "/bin/sh", Script: script, Command: script, Dir: work,
+		l, err := sb.Command(sandbox.Spec{Shell: "/bin/sh", Script: script, Command: script, Dir: work,
 			WorkDirs: []string{work}, StateDir: state}, 2*time.Second)
 		if err != nil {
 			return "", err
 		}
-		cmd.Dir, cmd.Env = work, append(os.Environ(), env...)
+		cmd := l.Cmd
+		cmd.Dir, cmd.Env = work, append(os.Environ(), l.Env...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
+		err = cmd.Start()
+		l.Started(err)
+		if err != nil {
+			return "", err
+		}
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		go func() {
 			<-cctx.Done()
-			if cmd.Process != nil {
-				_ = cmd.Process.Kill()
-			}
+			_ = cmd.Process.Kill()
 		}()
-		err = cmd.Run()
-		return out.String(), err
+		if code := l.Wait(); code != 0 {
+			return out.String(), fmt.Errorf("exit status %d", code)
+		}
+		return out.String(), nil
 	}
 	failed := 0
 	check := func(name string, ok bool, detail string) {

@@ -266,7 +266,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		return nil, err
 	}
 	t.out = out
-	cmd, sandboxEnv, err := spec.sandbox.Command(sandbox.Spec{
+	launch, err := spec.sandbox.Command(sandbox.Spec{
 		Shell: bashPath(), Script: spec.script, Command: spec.command, Dir: spec.dir,
 		WorkDirs: spec.workDirs, StateDir: spec.stateDir,
 	}, t.grace)
@@ -274,9 +274,13 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		out.finish()
 		return nil, err
 	}
+	cmd := launch.Cmd
 	cmd.Dir = spec.dir
-	cmd.Env = append(commandEnv(t.marker, spec.pty), sandboxEnv...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(commandEnv(t.marker, spec.pty), launch.Env...)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 	// Stdin stays nil: the command reads /dev/null.
 
 	var reader *os.File
@@ -308,6 +312,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		return nil, ErrManagerClosed
 	}
 	err = cmd.Start()
+	launch.Started(err)
 	writer.Close()
 	if err != nil {
 		m.mu.Unlock()
@@ -323,8 +328,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 
 	go out.copyFrom(reader)
 	go func() {
-		err := cmd.Wait()
-		code := exitCode(cmd.ProcessState, err)
+		code := launch.Wait()
 		// Output still in the pipe is read before the task is final;
 		// processes left running in the background may keep it open, so
 		// the wait is bounded (their output still reaches the file).
@@ -583,20 +587,6 @@ func procStat(pid int) (pgid int, state byte, ok bool) {
 
 func containsBytes(haystack, needle []byte) bool {
 	return strings.Contains(string(haystack), string(needle))
-}
-
-// exitCode is the shell's exit status, 128+N for a death by signal N.
-func exitCode(ps *os.ProcessState, err error) int {
-	if ps == nil {
-		if err != nil {
-			return -1
-		}
-		return 0
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 // bashPath finds bash once.

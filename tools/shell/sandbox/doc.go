@@ -7,16 +7,16 @@
 // as a small hidden launcher ([HiddenCommand]), because nothing can run
 // between fork and exec in os/exec:
 //
-//	server ─ launch (the process the server waits for; exits with the shell's status)
-//	           └ init (pid 1 of a new PID namespace, or a child subreaper)
-//	               └ bash -c COMMAND, and everything it starts
+//	server ─ agent-mcp __sandbox init (pid 1 of a new PID namespace, or a child subreaper)
+//	           └ bash -c COMMAND, and everything it starts
 //
 // init sets the sandbox up and then only reaps and signals: it lives as long
 // as any process of the command does, stays in the command's process group,
 // and on SIGTERM ends every process the command started, whatever session or
-// group they moved to (setsid, double fork, set -m). launch exits as soon as
-// the shell does, so a command that leaves a server running in the
-// background returns at once, as it does without a sandbox.
+// group they moved to (setsid, double fork, set -m). It reports the shell's
+// exit status on a pipe as soon as the shell ends ([Launch.Wait]), so a
+// command that leaves a server running in the background returns at once, as
+// it does without a sandbox.
 //
 // Two layers, each used where the kernel offers it:
 //

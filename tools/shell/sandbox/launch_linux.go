@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,27 +47,17 @@ func Main(args []string) int {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox launcher: plan: %v\n", err)
 		return 2
 	}
-	switch args[0] {
-	case "launch":
-		return launch(p, args[1])
-	case "init":
+	if args[0] == "init" {
 		return initMain(p)
 	}
 	fmt.Fprintf(os.Stderr, "agent-mcp sandbox launcher: unknown stage %q\n", args[0])
 	return 2
 }
 
-// launch starts init (in new namespaces when the plan says so) and exits
-// with the shell's status as soon as init reports it.
-func launch(p plan, arg string) int {
-	r, w, err := os.Pipe()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: %v\n", err)
-		return setupFailed
-	}
-	cmd := exec.Command("/proc/self/exe", HiddenCommand, "init", arg)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{w}
+// initCommand is the sandbox's init for plan p (its JSON is arg), in new
+// namespaces when the plan says so.
+func initCommand(launcher, arg string, p plan) *exec.Cmd {
+	cmd := exec.Command(launcher, HiddenCommand, "init", arg)
 	if p.Namespaces {
 		cmd.SysProcAttr = &syscall.SysProcAttr{
 			Cloneflags:  nsFlags(p.NetworkOff),
@@ -76,31 +65,7 @@ func launch(p plan, arg string) int {
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: p.GID, Size: 1}},
 		}
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: starting the sandbox: %v\n", err)
-		return setupFailed
-	}
-	w.Close()
-	go func() {
-		for s := range sigs {
-			_ = cmd.Process.Signal(s)
-		}
-	}()
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if code, perr := strconv.Atoi(strings.TrimSpace(line)); err == nil && perr == nil {
-		return code
-	}
-	// init ended without reporting: it failed to set up, or was killed.
-	werr := cmd.Wait()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	if werr != nil && cmd.ProcessState == nil {
-		return setupFailed
-	}
-	return cmd.ProcessState.ExitCode()
+	return cmd
 }
 
 func nsFlags(netOff bool) uintptr {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 )
 
 // Main runs the hidden launcher; there is none outside Linux.
@@ -18,4 +19,9 @@ func Main(args []string) int {
 func Probe(launcher string) Support {
 	err := errors.New("the sandbox needs Linux")
 	return Support{LandlockErr: err, NamespacesErr: err}
+}
+
+// initCommand is never used outside Linux: no layer is ever available.
+func initCommand(launcher, arg string, _ plan) *exec.Cmd {
+	return exec.Command(launcher, HiddenCommand, "init", arg)
 }

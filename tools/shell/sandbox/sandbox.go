@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -301,22 +304,32 @@ type plan struct {
 	GraceMS int64
 }
 
-// Command returns the command that runs spec confined, and the variables
-// to add to its environment (TMPDIR). The caller sets the environment,
-// process group and standard streams as for an unconfined shell. A nil
-// Sandbox, one without layers, or an excluded command gives the plain
-// shell.
-func (s *Sandbox) Command(spec Spec, grace time.Duration) (*exec.Cmd, []string, error) {
+// Launch is a command being started: the process to start (with the
+// environment variables to add), and how to wait for the shell's status.
+type Launch struct {
+	// Cmd is what the caller starts, after setting its directory,
+	// environment (plus Env), process group and standard streams. A
+	// caller that sets SysProcAttr must keep the fields it holds.
+	Cmd *exec.Cmd
+	// Env are variables to add to the command's environment (TMPDIR).
+	Env []string
+
+	status, statusW *os.File // the shell's exit status, from the sandbox's init
+}
+
+// Command returns how to run spec confined. A nil Sandbox, one without
+// layers, or an excluded command gives the plain shell.
+func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	if !s.Confines(spec.Command) {
-		return exec.Command(spec.Shell, "-c", spec.Script), nil, nil
+		return &Launch{Cmd: exec.Command(spec.Shell, "-c", spec.Script)}, nil
 	}
 	tmp := filepath.Join(spec.StateDir, "tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+		return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
 	}
 	empty, err := emptyFile(spec.StateDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	writable := append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
 	roots := slices.Clone(writable)
@@ -341,10 +354,59 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*exec.Cmd, []string, 
 	p.Masked = existing(expand(s.cfg.ReadDeny))
 	arg, err := json.Marshal(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cmd := exec.Command(s.cfg.Launcher, HiddenCommand, "launch", string(arg))
-	return cmd, []string{"TMPDIR=" + tmp}, nil
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
+	}
+	cmd := initCommand(s.cfg.Launcher, string(arg), p)
+	cmd.ExtraFiles = []*os.File{w}
+	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w}, nil
+}
+
+// Started is called once Cmd.Start has returned err.
+func (l *Launch) Started(err error) {
+	if l.statusW != nil {
+		l.statusW.Close()
+	}
+	if err != nil && l.status != nil {
+		l.status.Close()
+	}
+}
+
+// Wait waits for the shell and returns its exit status (128+N after
+// signal N). A confined shell's status comes from the sandbox's init as
+// soon as the shell ends; init itself may live on with processes the
+// command left running (they stay in its process group) and is reaped in
+// the background.
+func (l *Launch) Wait() int {
+	if l.status == nil {
+		return exitStatus(l.Cmd.ProcessState, l.Cmd.Wait())
+	}
+	initDone := make(chan int, 1)
+	go func() { initDone <- exitStatus(l.Cmd.ProcessState, l.Cmd.Wait()) }()
+	defer l.status.Close()
+	line, err := bufio.NewReader(l.status).ReadString('\n')
+	if code, perr := strconv.Atoi(strings.TrimSpace(line)); err == nil && perr == nil {
+		return code
+	}
+	// init ended without reporting: it failed to set up, or was killed.
+	return <-initDone
+}
+
+// exitStatus is a process's exit status, 128+N for a death by signal N.
+func exitStatus(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
 }
 
 // emptyFile makes the empty, read-only file that stands in for a

@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The kernel side (namespaces, Landlock, killing what a command left) is
+// tested through the real binary in e2e/sandbox_test.go; these are the
+// pure parts.
+
+func TestParseMode(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]Mode{"": ModeAuto, "auto": ModeAuto, "Required": ModeRequired, " off ": ModeOff} {
+		if got, err := ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseMode("strict"); err == nil {
+		t.Error(`ParseMode("strict") accepted`)
+	}
+}
+
+func TestExcluded(t *testing.T) {
+	t.Parallel()
+	s := &Sandbox{cfg: Config{Excluded: []string{"docker", "git push"}}, layers: Layers{Landlock: 7}}
+	for cmd, want := range map[string]bool{
+		"docker ps": true, "docker": true, "git push origin": true,
+		"dockerd": false, "git pull": false, "echo docker": false, "": false,
+	} {
+		if got := s.Excluded(cmd); got != want {
+			t.Errorf("Excluded(%q) = %v", cmd, got)
+		}
+		if got := s.Confines(cmd); got == want {
+			t.Errorf("Confines(%q) = %v", cmd, got)
+		}
+	}
+	var none *Sandbox
+	if none.Confines("ls") || none.Layers().Any() || none.HoldsPaths() {
+		t.Error("a nil Sandbox confines")
+	}
+	l, err := none.Command(Spec{Shell: "/bin/sh", Script: "true", Command: "true"}, time.Second)
+	if err != nil || l.Cmd.Path != "/bin/sh" || len(l.Env) != 0 {
+		t.Errorf("a nil Sandbox's command: %+v, %v", l, err)
+	}
+}
+
+func TestLayersString(t *testing.T) {
+	t.Parallel()
+	for l, want := range map[Layers]string{{}: "none", {Namespaces: true}: "namespaces",
+		{Landlock: 4}: "landlock(ABI 4)", {Namespaces: true, Landlock: 7}: "namespaces+landlock(ABI 7)"} {
+		if got := l.String(); got != want {
+			t.Errorf("%+v: %q, want %q", l, got, want)
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"secret/a.txt", "sub/.env", "sub/deep/.env", "keep.txt"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := existing(expand([]Pattern{{dir, "secret/**"}, {dir, "**/.env"}, {dir, "missing/**"}}))
+	want := []string{filepath.Join(dir, "secret"), filepath.Join(dir, "sub/.env"), filepath.Join(dir, "sub/deep/.env")}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("expand = %q, want %q", got, want)
+	}
+	if !within(filepath.Join(dir, "a"), []string{dir}) || within(dir+"x", []string{dir}) {
+		t.Error("within compares by prefix, not by component")
+	}
+}
+
+func TestDefaultBuildCaches(t *testing.T) {
+	t.Setenv("GOCACHE", "/c/go")
+	t.Setenv("GOMODCACHE", "")
+	t.Setenv("GOPATH", "/gp")
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("npm_config_cache", "")
+	t.Setenv("CARGO_HOME", "")
+	got := DefaultBuildCaches("/h")
+	want := []string{"/c/go", "/gp/pkg/mod", "/h/.npm", "/h/.cache/pip", "/h/.cargo/registry", "/h/.cargo/git"}
+	if !slices.Equal(got, want) {
+		t.Errorf("DefaultBuildCaches = %q, want %q", got, want)
+	}
+	if DefaultBuildCaches("") != nil {
+		t.Error("no home, yet caches")
+	}
+}
