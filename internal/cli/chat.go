@@ -464,6 +464,10 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 	}
 	ui := newChatUI(stdout, f)
 	defer ui.Close()
+	if ui.Full() {
+		// The terminal UI owns the screen: warnings are printed through it.
+		stderr = ui.Writer()
+	}
 	logger := chatLogger(stderr)
 	env, err := setupChat(base, f, ui, logger, stderr)
 	if err != nil {

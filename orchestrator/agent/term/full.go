@@ -137,6 +137,36 @@ func (u *UI) Close() {
 	<-f.done
 }
 
+// Full reports whether u is the full terminal UI.
+func (u *UI) Full() bool { return u.full != nil }
+
+// Writer is an io.Writer whose complete lines are printed for the user,
+// dimmed: in the full UI, where writing to the terminal directly would
+// tear its screen, the place for warnings and logs.
+func (u *UI) Writer() io.Writer { return &lineWriter{u: u} }
+
+type lineWriter struct {
+	u   *UI
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			break
+		}
+		line := string(w.buf[:i])
+		w.buf = w.buf[i+1:]
+		w.u.Printf("%s\n", w.u.style("2", line))
+	}
+	return len(p), nil
+}
+
 // println prints s above the live area (after any reply text streamed so
 // far).
 func (f *full) println(s string) {

@@ -184,3 +184,18 @@ func TestCompletePath(t *testing.T) {
 		t.Errorf("hidden files offered without a dot: %q", got)
 	}
 }
+
+func TestWriter_prints_whole_lines(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	u := New(strings.NewReader(""), &out)
+	w := u.Writer()
+	_, _ = w.Write([]byte("warning: a\nwarning: b"))
+	if got := out.String(); got != "warning: a\n" {
+		t.Errorf("after a line and a half: %q", got)
+	}
+	_, _ = w.Write([]byte(" continued\n"))
+	if got := out.String(); got != "warning: a\nwarning: b continued\n" {
+		t.Errorf("after the rest: %q", got)
+	}
+}
