@@ -534,3 +534,54 @@ func errorsAs(err error, target **exec.ExitError) bool {
 	}
 	return ok
 }
+
+// TestSandbox_questions: a confined command needs no question where only
+// the kernel's confinement was in doubt (autoAllowBashIfSandboxed), and an
+// excluded command runs outside the sandbox, never without a question.
+func TestSandbox_questions(t *testing.T) {
+	t.Parallel()
+	requireLayers(t, "namespaces,landlock")
+	u := sandboxUsers(t)[0]
+	// A program no rule allows, writing inside the working directory: the
+	// client cannot be asked, so only the sandbox lets it run.
+	write := `cp .mcp.json copy.json`
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantRan bool
+	}{
+		{"sandboxed runs without a question", nil, true},
+		{"unsandboxed is asked about", []string{"--sandbox", "off"}, false},
+		{"autoAllowBashIfSandboxed false is asked about", []string{"--settings", `{"sandbox":{"autoAllowBashIfSandboxed":false}}`}, false},
+		{"an excluded command is asked about", []string{"--settings", `{"sandbox":{"excludedCommands":["cp"]}}`}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newSandboxEnv(t, u)
+			argv := append([]string{"serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "default"}, tc.args...)
+			cmd := exec.Command(e.bin, argv...)
+			cmd.Env = append(testbin.HermeticEnv(t), "HOME="+e.home)
+			cs := testbin.Stdio(t, cmd, nil)
+			out, _ := bash(t, cs, write, false)
+			_, err := os.Stat(filepath.Join(e.work, "copy.json"))
+			if ran := err == nil; ran != tc.wantRan {
+				t.Errorf("ran = %v, want %v: %s", ran, tc.wantRan, out)
+			}
+			if tc.name == "an excluded command is asked about" && !strings.Contains(out, "excludedCommands") {
+				t.Errorf("the refusal does not say the command is excluded: %s", out)
+			}
+		})
+	}
+	// In bypass mode an excluded command runs, outside the sandbox: it
+	// can write where a confined one cannot.
+	e := newSandboxEnv(t, u)
+	cs, _ := e.serve(t, "namespaces,landlock", nil, "--settings", `{"sandbox":{"excludedCommands":["touch"]}}`)
+	bash(t, cs, "touch "+filepath.Join(e.outside, "excluded.txt"), false)
+	bash(t, cs, "cp /dev/null "+filepath.Join(e.outside, "confined.txt"), false)
+	if _, err := os.Stat(filepath.Join(e.outside, "excluded.txt")); err != nil {
+		t.Errorf("the excluded command did not run outside the sandbox: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.outside, "confined.txt")); err == nil {
+		t.Error("a confined command wrote outside the writable roots")
+	}
+}
