@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -247,7 +246,10 @@ func main() {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module helper\n\ngo 1.21\n"), 0o644); err != nil {
 		return "", err
 	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := goBinary()
+	if err != nil {
+		return "", err
+	}
 	out := filepath.Join(dir, "helper")
 	cmd := exec.Command(gobin, "build", "-o", out, ".")
 	cmd.Dir = dir
@@ -259,6 +261,17 @@ func main() {
 	}
 	return out, nil
 })
+
+// goBinary finds the go command: on PATH, else in /usr/local/go.
+func goBinary() (string, error) {
+	if p, err := exec.LookPath("go"); err == nil {
+		return filepath.EvalSymlinks(p)
+	}
+	if _, err := os.Stat("/usr/local/go/bin/go"); err == nil {
+		return "/usr/local/go/bin/go", nil
+	}
+	return "", fmt.Errorf("the go command is not installed")
+}
 
 func forEachSandbox(t *testing.T, fn func(t *testing.T, e *sandboxEnv, layers string)) {
 	for _, u := range sandboxUsers(t) {
@@ -464,12 +477,16 @@ func TestSandbox_defaults_let_builds_git_and_local_servers_work(t *testing.T) {
 	e := newSandboxEnv(t, u)
 	// The real build cache keeps `go build` fast; it is one of the
 	// default writable caches.
-	gocache, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", "GOCACHE").Output()
+	gobin, err := goBinary()
+	if err != nil {
+		t.Skip(err)
+	}
+	gocache, err := exec.Command(gobin, "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cs, _ := e.serve(t, "namespaces,landlock", []string{"GOCACHE=" + strings.TrimSpace(string(gocache)),
-		"PATH=" + filepath.Join(runtime.GOROOT(), "bin") + ":" + os.Getenv("PATH")})
+		"PATH=" + filepath.Dir(gobin) + ":" + os.Getenv("PATH")})
 	steps := []struct{ name, cmd, want string }{
 		{"go build and go test", `mkdir -p mod && cd mod && printf 'module m\n\ngo 1.21\n' > go.mod && ` +
 			`printf 'package m\n\nfunc Add(a, b int) int { return a + b }\n' > m.go && ` +
