@@ -131,6 +131,13 @@ func Call(ctx context.Context, t testing.TB, tool tools.Tool, uc *tools.UseConte
 // CallWith is [Call] with another permission decision.
 func CallWith(ctx context.Context, t testing.TB, p orchestrator.Permitter, tool tools.Tool, uc *tools.UseContext, input any, progress tools.Progress) *tools.Result {
 	t.Helper()
+	return RunWith(ctx, t, p, tool, uc, input, progress).Result
+}
+
+// RunWith is [CallWith] returning the whole outcome: the permission
+// decision, and where an over-budget result was saved.
+func RunWith(ctx context.Context, t testing.TB, p orchestrator.Permitter, tool tools.Tool, uc *tools.UseContext, input any, progress tools.Progress) orchestrator.Outcome {
+	t.Helper()
 	pool, err := orchestrator.AssemblePool([]tools.Tool{tool}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +148,7 @@ func CallWith(ctx context.Context, t testing.TB, p orchestrator.Permitter, tool 
 	if out.Err != nil {
 		t.Fatalf("%s: %v", tool.Name(), out.Err)
 	}
-	return out.Result
+	return out
 }
 
 func raw(t testing.TB, input any) json.RawMessage {

@@ -18,11 +18,21 @@ func newSession(t testing.TB, dir string) *tools.Session {
 }
 
 // call runs a tool through the pipeline, as a client's call would run, and
-// returns its text, or the error's message with ok false.
+// returns its text, or the error's message with ok false. A result over the
+// tool's budget is read back whole from where the pipeline saved it, as a
+// client reads the resource.
 func call(t testing.TB, tool tools.Tool, s *tools.Session, input string) (text string, out any, ok bool) {
 	t.Helper()
-	res := tooltest.Call(context.Background(), t, tool, &tools.UseContext{Session: s}, input, nil)
-	return res.Text, res.Output, !res.IsError
+	o := tooltest.RunWith(context.Background(), t, nil, tool, &tools.UseContext{Session: s}, input, nil)
+	text = o.Result.Text
+	if o.Persisted != nil {
+		b, err := os.ReadFile(o.Persisted.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text = string(b)
+	}
+	return text, o.Result.Output, !o.Result.IsError
 }
 
 // writeTree creates files (path → content) under dir, giving them
