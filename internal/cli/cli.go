@@ -24,7 +24,7 @@ func commands() []command {
 	return []command{
 		{"serve", "serve the tools over MCP (stdio, or streamable HTTP with --http)", cmdServe},
 		{"chat", "run the bundled coding agent in the terminal, or once with -p PROMPT", cmdChat},
-		{"tools", "list the tool pool with input schemas and annotations", cmdTools},
+		{"tools", "list the tool pool: name, read-only, what it does (--json: schemas and annotations)", cmdTools},
 		{"trust", "trust a directory's own settings to widen permissions (allow rules, modes, hooks)", cmdTrust},
 		{"sandbox", "print what Bash's kernel sandbox can use here and run its self-test (sandbox check)", cmdSandbox},
 		{"version", "print the version", cmdVersion},
@@ -98,7 +98,13 @@ func newFlagSet(name, synopsis, about string, stdout, stderr io.Writer) *cmdFlag
 	fs.SetOutput(stderr)
 	fs.Usage = func() {} // printed by parse, where it knows whether help was asked for
 	return &cmdFlags{FlagSet: fs, stdout: stdout, stderr: stderr, usage: func(w io.Writer) {
-		fmt.Fprintf(w, "Usage: agent-mcp %s\n\n%s\n\nFlags:\n", synopsis, about)
+		fmt.Fprintf(w, "Usage: agent-mcp %s\n\n%s\n", synopsis, about)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\nFlags:\n")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(stderr)

@@ -35,7 +35,7 @@ func (p *permissionFlags) add(fs *flag.FlagSet) {
 	fs.Var(&p.settings, "settings", "a settings file (or a JSON object) read after the standard ones (repeatable)")
 	fs.Var(&p.allowedTools, "allowed-tools", `permission rules to allow, comma or space separated, e.g. "Read,Bash(git log *)" (repeatable)`)
 	fs.Var(&p.disallowedTools, "disallowed-tools", `permission rules to deny, comma or space separated, e.g. "WebFetch,Bash(rm *)" (repeatable)`)
-	fs.BoolVar(&p.trustProject, "trust-project", false, "let the project's own .claude settings widen permissions (allow rules, defaultMode, additionalDirectories, hooks) without `agent-mcp trust`")
+	fs.BoolVar(&p.trustProject, "trust-project", false, "let the project's own .claude settings widen permissions (allow rules, defaultMode, additionalDirectories, hooks) for this run only, without recording them as trusted (see agent-mcp trust)")
 }
 
 // permissionSetup is what the settings and flags make of permissions.

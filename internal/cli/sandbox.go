@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -79,7 +80,16 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			"to write outside it or to a protected path.", stdout, stderr)
 	var w workspaceFlags
 	w.add(fs.FlagSet)
-	if len(args) == 0 || args[0] != "check" {
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help"):
+		fs.usage(stdout)
+		return flag.ErrHelp
+	case len(args) == 0:
+		fmt.Fprintln(stderr, "sandbox needs a subcommand: check")
+		fs.usage(stderr)
+		return errUsage
+	case args[0] != "check":
+		fmt.Fprintf(stderr, "unknown sandbox subcommand %q (the one there is: check)\n", args[0])
 		fs.usage(stderr)
 		return errUsage
 	}
