@@ -372,13 +372,7 @@ func (u *UI) askField(ctx context.Context, f *field, several bool, content map[s
 	}
 	prompt := f.prompt()
 	for {
-		var line string
-		var err error
-		if u.full != nil {
-			line, err = u.readFull(ctx, prompt, true, choices)
-		} else {
-			line, err = u.ReadLineContext(ctx, prompt)
-		}
+		line, err := u.readChoice(ctx, prompt, choices)
 		switch {
 		case errors.Is(err, ErrInterruptKey):
 			u.keyInterrupt()

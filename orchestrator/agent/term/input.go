@@ -116,6 +116,15 @@ func (u *UI) ReadLineContext(ctx context.Context, prompt string) (string, error)
 	}
 }
 
+// readChoice reads the answer to a question that offers choices: picked
+// with the arrow keys in the full UI, typed on a plain line otherwise.
+func (u *UI) readChoice(ctx context.Context, prompt string, choices []string) (string, error) {
+	if u.full != nil {
+		return u.readFull(ctx, prompt, true, choices)
+	}
+	return u.ReadLineContext(ctx, prompt)
+}
+
 // readFull reads a line in the full UI: at the prompt, or a form's answer
 // (offering choices to pick with the arrow keys). A read whose caller gave
 // up is withdrawn; what was typed stays in the editor.

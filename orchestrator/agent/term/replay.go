@@ -98,13 +98,7 @@ func (u *UI) Pick(ctx context.Context, title string, choices []string) (int, err
 		u.Printf("%s", b.String())
 	}
 	for {
-		var line string
-		var err error
-		if u.full != nil {
-			line, err = u.readFull(ctx, prompt, true, choices)
-		} else {
-			line, err = u.ReadLineContext(ctx, prompt)
-		}
+		line, err := u.readChoice(ctx, prompt, choices)
 		switch {
 		case errors.Is(err, ErrInterruptKey), errors.Is(err, io.EOF):
 			return -1, nil
