@@ -88,7 +88,6 @@ type liveState struct {
 	status   string // the last retry notice of this turn
 	calls    map[string]*running
 	order    []string
-	asking   string // the tool a permission form is about, while it is on screen
 }
 
 // FullOptions configure [NewFull].
@@ -257,12 +256,6 @@ func (f *full) setBusy(busy bool) {
 	f.live.busy = busy
 }
 
-func (f *full) setStatus(s string) {
-	f.live.mu.Lock()
-	defer f.live.mu.Unlock()
-	f.live.status = s
-}
-
 // The messages the UI sends the program.
 type (
 	// readMsg asks for a line: at the prompt, or a form's answer.
@@ -297,10 +290,9 @@ type fullModel struct {
 	draft  string   // the prompt's text put aside while a form is answered
 	queued []string // lines entered while no prompt was waiting
 
-	history   []string
-	histPos   int    // index into history while browsing; len(history) when not
-	histCur   string // what was typed before browsing
-	lastCtrlC time.Time
+	history []string
+	histPos int    // index into history while browsing; len(history) when not
+	histCur string // what was typed before browsing
 }
 
 func newFullModel(u *UI, f *full) *fullModel {

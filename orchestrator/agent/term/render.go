@@ -27,7 +27,6 @@ var (
 	styleBold    = lipgloss.NewStyle().Bold(true)
 	styleRed     = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
 	styleGreen   = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
-	styleYellow  = lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
 	styleAccent  = lipgloss.NewStyle().Foreground(lipgloss.Color("5")).Bold(true)
 	styleDelLine = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
 	styleAddLine = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
