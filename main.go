@@ -5,6 +5,8 @@
 //	agent-mcp serve --http          MCP over streamable HTTP
 //	agent-mcp chat [-p PROMPT]      the bundled agent loop (Anthropic or OpenAI-compatible models)
 //	agent-mcp tools [--json]        list the tool pool
+//	agent-mcp trust DIR             let DIR's own settings widen permissions
+//	agent-mcp sandbox check         what Bash's kernel sandbox can use here, and a self-test
 //	agent-mcp version
 //
 // The subcommands are wired in internal/cli; this file only connects them to
