@@ -240,12 +240,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // host, started it on a terminal.
 func stdioGreeting() string {
 	exe, err := os.Executable()
+	build := ""
 	if err != nil || strings.Contains(exe, "go-build") { // go run: a temporary binary
-		exe = "/path/to/agent-mcp"
+		exe, build = "/path/to/agent-mcp", "; go run's binary is temporary: build one with `go build -o agent-mcp .`"
 	}
 	return "agent-mcp speaks MCP (JSON-RPC) on stdin/stdout and is meant to be started by an MCP host: register it with " +
-		"`claude mcp add agent-mcp -- " + exe + " serve` (other hosts: see the README), or try `agent-mcp serve --http` " +
-		"or `agent-mcp chat`; Ctrl-D quits."
+		"`claude mcp add agent-mcp -- " + exe + " serve` (other hosts: see the README" + build + "), or try " +
+		"`agent-mcp serve --http` or `agent-mcp chat`; Ctrl-D quits."
 }
 
 func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error {
