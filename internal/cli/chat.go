@@ -74,14 +74,16 @@ type chatFlags struct {
 }
 
 func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("chat", "chat [-p [PROMPT]] [flags]",
-		"Runs the bundled coding agent: interactively in the terminal, or with -p once on PROMPT\n"+
-			"(or on stdin) for scripts. Models: --model anthropic/NAME (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL),\n"+
-			"openai/NAME (OPENAI_API_KEY, OPENAI_BASE_URL), ollama/, lmstudio/, vllm/, llamacpp/, openrouter/NAME,\n"+
-			"or PROVIDER/NAME with --base-url. Upstream MCP servers come from .mcp.json, the user config\n"+
-			"and --mcp-config. In a terminal: Enter sends, Ctrl-J/Alt-Enter or a trailing \\ adds a line, ↑/↓ history,\n"+
-			"Tab completes @path, Ctrl-O expands the last output, Esc/Ctrl-C cancels the turn; /help lists the commands (/model, /compact, /cost, ...).\n"+
-			"Plain lines when stdout is not a terminal, TERM=dumb or NO_COLOR is set.\n"+
+	fs := newFlagSet("chat", "chat [flags] [-p PROMPT]",
+		"Runs the bundled coding agent: interactively in the terminal, or once with -p on PROMPT (or on\n"+
+			"stdin) for scripts.\n\n"+
+			"Models: --model anthropic/NAME (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), openai/NAME (OPENAI_API_KEY,\n"+
+			"OPENAI_BASE_URL), ollama/NAME, lmstudio/NAME, vllm/NAME, llamacpp/NAME, openrouter/NAME, or\n"+
+			"PROVIDER/NAME with --base-url. Upstream MCP servers come from the project's .mcp.json,\n"+
+			"~/.config/agent-mcp/mcp.json and --mcp-config.\n\n"+
+			"In a terminal: Enter sends, Ctrl-J/Alt-Enter or a trailing \\ adds a line, ↑/↓ history, Tab completes\n"+
+			"@path, Ctrl-O expands the last output, Esc/Ctrl-C cancels the turn; /help lists the commands (/model,\n"+
+			"/compact, /cost, ...). Plain lines when stdout is not a terminal, TERM=dumb or NO_COLOR is set.\n\n"+
 			"Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted, 143 terminated.", stdout, stderr)
 	var f chatFlags
 	f.w.add(fs.FlagSet)
