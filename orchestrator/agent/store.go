@@ -133,15 +133,27 @@ func dropDangling(msgs []llm.Message) []llm.Message {
 // Latest returns the id of the most recently updated conversation started
 // in cwd.
 func (s *Store) Latest(cwd string) (string, error) {
-	ents, err := os.ReadDir(s.dir)
+	saved, err := s.byRecency()
 	if err != nil {
 		return "", err
 	}
-	type cand struct {
-		id  string
-		mod time.Time
+	for _, c := range saved {
+		// An empty conversation (/clear with nothing said since) is skipped.
+		if s.startedIn(c.ID, cwd) {
+			return c.ID, nil
+		}
 	}
-	var cands []cand
+	return "", fmt.Errorf("no saved conversation for %s", cwd)
+}
+
+// byRecency lists the saved conversations (ID and Modified only), the most
+// recently updated first; of two updated at once, the greater id first.
+func (s *Store) byRecency() ([]Summary, error) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Summary
 	for _, e := range ents {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok {
@@ -151,22 +163,22 @@ func (s *Store) Latest(cwd string) (string, error) {
 		if err != nil {
 			continue
 		}
-		cands = append(cands, cand{id, info.ModTime()})
+		out = append(out, Summary{ID: id, Modified: info.ModTime()})
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if !cands[i].mod.Equal(cands[j].mod) {
-			return cands[i].mod.After(cands[j].mod)
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Modified.Equal(out[j].Modified) {
+			return out[i].Modified.After(out[j].Modified)
 		}
-		return cands[i].id > cands[j].id
+		return out[i].ID > out[j].ID
 	})
-	for _, c := range cands {
-		path := filepath.Join(s.dir, c.id+".jsonl")
-		// An empty conversation (/clear with nothing said since) is skipped.
-		if readMeta(path).Cwd == cwd && hasMessages(path) {
-			return c.id, nil
-		}
-	}
-	return "", fmt.Errorf("no saved conversation for %s", cwd)
+	return out, nil
+}
+
+// startedIn reports whether conversation id was started in cwd and holds
+// messages.
+func (s *Store) startedIn(id, cwd string) bool {
+	path := filepath.Join(s.dir, id+".jsonl")
+	return readMeta(path).Cwd == cwd && hasMessages(path)
 }
 
 // hasMessages reports whether the conversation file holds more than its
@@ -199,32 +211,16 @@ type Summary struct {
 // List describes the non-empty conversations started in cwd, the most
 // recently updated first, at most max of them (0: all).
 func (s *Store) List(cwd string, max int) ([]Summary, error) {
-	ents, err := os.ReadDir(s.dir)
+	saved, err := s.byRecency()
 	if err != nil {
 		return nil, err
 	}
 	var out []Summary
-	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok {
-			continue
+	for _, c := range saved {
+		if s.startedIn(c.ID, cwd) {
+			out = append(out, c)
 		}
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		path := filepath.Join(s.dir, e.Name())
-		if readMeta(path).Cwd != cwd || !hasMessages(path) {
-			continue
-		}
-		out = append(out, Summary{ID: id, Modified: info.ModTime()})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Modified.Equal(out[j].Modified) {
-			return out[i].Modified.After(out[j].Modified)
-		}
-		return out[i].ID > out[j].ID
-	})
 	if max > 0 && len(out) > max {
 		out = out[:max]
 	}
