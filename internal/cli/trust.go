@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
 )
@@ -28,6 +29,11 @@ func cmdTrust(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	file, err := settings.Trust(settings.DefaultLocations("").ConfigDir, dir)
 	if err != nil {
 		return err
+	}
+	if abs, err := filepath.Abs(dir); err == nil { // name what was recorded, not "."
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			dir = real
+		}
 	}
 	fmt.Fprintf(stdout, "Trusted %s: its own settings may now widen permissions (recorded in %s).\n", dir, file)
 	return nil
