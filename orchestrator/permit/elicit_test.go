@@ -25,7 +25,10 @@ type elicitEnv struct {
 	outside string
 }
 
-func newElicitEnv(t *testing.T) *elicitEnv {
+// newElicitEnv's askTimeout bounds the wait for the client's answer: short
+// only where a test wants the question to time out, so a loaded machine
+// answering a prompt slowly never reads as a timeout.
+func newElicitEnv(t *testing.T, askTimeout time.Duration) *elicitEnv {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -44,7 +47,7 @@ func newElicitEnv(t *testing.T) *elicitEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{TrustHost: true, AskTimeout: 100 * time.Millisecond})}
+	pl := &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{TrustHost: true, AskTimeout: askTimeout})}
 	srv, err := server.New(server.Config{Name: "t", Version: "0", Pipeline: pl,
 		Session: tools.SessionOptions{Cwd: ws, StateRoot: filepath.Join(root, "state")}})
 	if err != nil {
@@ -125,7 +128,11 @@ func TestElicitation_endToEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.choice, func(t *testing.T) {
-			e := newElicitEnv(t)
+			timeout := time.Minute
+			if tt.choice == "timeout" {
+				timeout = 100 * time.Millisecond
+			}
+			e := newElicitEnv(t, timeout)
 			var asked atomic.Int32
 			var msg atomic.Value
 			cs := e.connect(t, answer(tt.choice, &asked, &msg))
@@ -153,7 +160,7 @@ func TestElicitation_endToEnd(t *testing.T) {
 
 func TestElicitation_clientWithoutElicitation(t *testing.T) {
 	t.Parallel()
-	e := newElicitEnv(t)
+	e := newElicitEnv(t, time.Minute)
 	cs := e.connect(t, nil)
 	text, isErr := e.read(t, cs)
 	rule := "Read(/" + filepath.Dir(e.outside) + "/**)"
