@@ -13,6 +13,7 @@
 //
 // The subpackages hold what sits around the pipeline: permit (the permission
 // decision and asking), hooks (user command hooks), upstream (MCP servers
-// whose tools join the pool), providers (model APIs) and agent (the agent
-// loop and chat's terminal front end).
+// whose tools join the pool), llm (the conversation vocabulary and the Model
+// interface), providers (model APIs) and agent (the agent loop and chat's
+// terminal front end).
 package orchestrator

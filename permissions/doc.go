@@ -26,5 +26,5 @@
 // Package orchestrator/permit combines them into the decision for a call.
 //
 // This package depends on nothing else in agent-mcp: permissions ← tools ←
-// orchestrator ← server/main.
+// orchestrator ← server ← internal/cli.
 package permissions

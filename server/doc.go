@@ -5,8 +5,9 @@
 // (tools.Session): one per stdio process, one per HTTP session, closed (and
 // their processes killed) when the MCP session ends. Every tools/call goes
 // through the orchestrator's pipeline; this package only translates: MCP
-// arguments in, the model-facing text plus structuredContent out, progress
-// tokens to progress notifications, client cancellation to context
+// arguments in, the model-facing text out (plus structuredContent only with
+// --structured-output: hosts show the model that JSON instead of the text
+// when it is there), progress tokens to progress notifications, client cancellation to context
 // cancellation, persisted results to resources.
 //
 // It is not where tools, permissions or the pipeline are defined.

@@ -2,7 +2,8 @@
 // Claude Code's and agent-mcp's user settings, the project's
 // .claude/settings.json and .claude/settings.local.json, and --settings
 // values, merged into one [Settings] (permission rules, default mode,
-// additional directories, hooks, and chat's model) by [Load], with the
+// additional directories, hooks, the Bash sandbox's settings and chat's
+// model) by [Load], with the
 // places injectable through [Locations].
 //
 // A project's own settings come with a cloned repository, so they may

@@ -30,6 +30,9 @@
 //   - patch.go: the structuredPatch hunk of an output object.
 //   - jsonorder.go: order-preserving JSON, so NotebookEdit rewrites a
 //     notebook in its own layout and diffs stay small.
+//   - image.go and pdf.go: Read's images (typed by content, scaled down
+//     past what hosts take) and PDFs (text per page through internal/pdf,
+//     pages without text rendered to PNG).
 //
 // Path confinement and permission rules are decided by the permission
 // check (see package permissions) on the paths the tools report. This

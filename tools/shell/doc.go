@@ -20,6 +20,11 @@
 // environment tells a task's processes apart once the shell itself has
 // been reaped and its group id could be reused.
 //
+// With a sandbox (package sandbox, built from --sandbox and the settings),
+// every command, foreground or background, is started through its launcher,
+// so the kernel holds what it may write, read and reach; a command the
+// settings exclude runs outside it.
+//
 // Whether a call is read-only (and may run beside others) comes from
 // permissions/shellcmd, the same analysis the permission rules use.
 package shell
