@@ -120,7 +120,8 @@ func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
 					}
 				}
 			}
-			return fmt.Sprintf("%s: %d addition(s), %d removal(s)", firstLine(r.Text), adds, dels), hunkLines(hunks)
+			// "Edited a.go: 1 replacement." loses its full stop before the counts.
+			return fmt.Sprintf("%s: %d addition(s), %d removal(s)", strings.TrimSuffix(firstLine(r.Text), "."), adds, dels), hunkLines(hunks)
 		}
 		if out.Call.Name == "Write" {
 			var in struct {
