@@ -293,8 +293,9 @@ func TestServeOnATerminal(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], "speaks MCP (JSON-RPC) on stdin/stdout") ||
-		!strings.Contains(lines[0], "claude mcp add agent-mcp -- "+binary+" serve") {
-		t.Errorf("stderr = %q, want one line saying what serve speaks and how to register it", stderr.String())
+		!strings.Contains(lines[0], "claude mcp add agent-mcp -- "+binary+" serve") ||
+		!strings.Contains(lines[0], "Bash sandbox: ") {
+		t.Errorf("stderr = %q, want one line saying what serve speaks, how to register it and how Bash is sandboxed", stderr.String())
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q, want nothing (it belongs to the MCP host)", stdout.String())

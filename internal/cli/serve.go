@@ -180,15 +180,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// One line saying which sandbox layers hold Bash: a person at a
+	// terminal and the HTTP mode's start-up lines always show it; for a host
+	// on a pipe it is a warning when commands run unconfined on a machine
+	// that offers no layer, else information (quiet at the default level).
+	sandboxLine := ""
 	if perm, err := w.permissionSetup(sessOpts.Cwd); err == nil {
-		// One line saying which sandbox layers hold Bash: a warning when
-		// commands run unconfined on a machine that offers none, else
-		// information (serve on a pipe says nothing at the default level).
 		sb := perm.sandbox
+		sandboxLine = sb.Describe()
 		if sb != nil && !sb.Layers().Any() {
-			logger.Warn(sb.Describe())
+			logger.Warn(sandboxLine)
 		} else {
-			logger.Info(sb.Describe())
+			logger.Info(sandboxLine)
 		}
 	}
 	srv, err := server.New(server.Config{
@@ -200,7 +203,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if !*useHTTP {
 		if xterm.IsTerminal(int(os.Stdin.Fd())) {
-			fmt.Fprintln(stderr, stdioGreeting())
+			fmt.Fprintln(stderr, stdioGreeting(sandboxLine))
 		}
 		return srv.ServeStdio(ctx)
 	}
@@ -226,6 +229,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stderr, "agent-mcp serving MCP at %s\n", h.URL)
+	if sandboxLine != "" {
+		fmt.Fprintf(stderr, "Bash %s\n", sandboxLine)
+	}
 	if generated {
 		cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"agent-mcp": map[string]any{
 			"type": "http", "url": h.URL, "headers": map[string]string{"Authorization": "Bearer " + tok},
@@ -237,8 +243,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // stdioGreeting is the one line serve prints when a person, not an MCP
-// host, started it on a terminal.
-func stdioGreeting() string {
+// host, started it on a terminal; sandbox says how Bash is confined.
+func stdioGreeting(sandbox string) string {
 	exe, err := os.Executable()
 	build := ""
 	if err != nil || strings.Contains(exe, "go-build") { // go run: a temporary binary
@@ -246,7 +252,15 @@ func stdioGreeting() string {
 	}
 	return "agent-mcp speaks MCP (JSON-RPC) on stdin/stdout and is meant to be started by an MCP host: register it with " +
 		"`claude mcp add agent-mcp -- " + exe + " serve` (other hosts: see the README" + build + "), or try " +
-		"`agent-mcp serve --http` or `agent-mcp chat`; Ctrl-D quits."
+		"`agent-mcp serve --http` or `agent-mcp chat`; Ctrl-D quits." + sandboxSuffix(sandbox)
+}
+
+// sandboxSuffix appends the sandbox's description to a start-up line.
+func sandboxSuffix(sandbox string) string {
+	if sandbox == "" {
+		return ""
+	}
+	return " Bash " + sandbox + "."
 }
 
 func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error {
