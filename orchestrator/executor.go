@@ -60,8 +60,10 @@ type Executor struct {
 }
 
 type pending struct {
-	call    Call
-	safe    bool
+	call Call
+	safe bool
+	// dec is the call's input, decoded once when it was added.
+	dec     *decoded
 	batch   *batch
 	started bool
 	done    bool
@@ -100,13 +102,14 @@ func (p *Pipeline) RunCalls(ctx context.Context, uc *tools.UseContext, calls []C
 // Add queues a call the model has finished writing and starts whatever may
 // start. It must not be called after Wait.
 func (e *Executor) Add(call Call) {
-	safe := e.p.IsConcurrencySafe(call)
+	dec := e.p.decodeCall(call)
+	safe := dec.safe
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		panic("orchestrator: Executor.Add after Wait")
 	}
-	pc := &pending{call: call, safe: safe}
+	pc := &pending{call: call, safe: safe, dec: dec}
 	var last *batch
 	if n := len(e.batches); n > 0 {
 		last = e.batches[n-1]
@@ -229,7 +232,7 @@ func (e *Executor) start(pc *pending) {
 	go func() {
 		defer e.wg.Done()
 		b := pc.batch
-		out := e.p.runPipeline(b.ctx, withCallID(e.uc, pc.call.ID), pc.call, progress)
+		out := e.p.runPipeline(b.ctx, withCallID(e.uc, pc.call.ID), pc.call, progress, pc.dec)
 		if b.parallel && out.Tool != nil && out.Tool.AbortsSiblingsOnError() && out.Result != nil && out.Result.IsError && b.ctx.Err() == nil {
 			b.cancel(fmt.Errorf("%w (%s)", errSiblingFailed, pc.call.Name))
 		}

@@ -2,11 +2,13 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,5 +235,32 @@ func TestRunCallsSiblingAbort(t *testing.T) {
 				t.Errorf("sibling result %q: mentions sibling failure = %v, want %v", b.Text, mentionsSibling, c.wantAbort)
 			}
 		})
+	}
+}
+
+// countingTool counts how often its input is decoded.
+type countingTool struct {
+	tools.Tool
+	decodes atomic.Int32
+}
+
+func (c *countingTool) Decode(raw json.RawMessage) (tools.Input, error) {
+	c.decodes.Add(1)
+	return c.Tool.Decode(raw)
+}
+
+func TestExecutorDecodesEachInputOnce(t *testing.T) {
+	t.Parallel()
+	ct := &countingTool{Tool: testTool("Counted", true, nil)}
+	p := newTestPipeline(t, ct)
+	outs := p.RunCalls(context.Background(), &tools.UseContext{Session: newTestSession(t)},
+		[]Call{call("1", "Counted", testInput{}), call("2", "Counted", testInput{})}, CallEvents{})
+	for _, o := range outs {
+		if o.Err != nil || o.Result.IsError {
+			t.Fatalf("call %s: %v %+v", o.Call.ID, o.Err, o.Result)
+		}
+	}
+	if n := ct.decodes.Load(); n != 2 {
+		t.Errorf("two calls decoded %d times, want 2 (once each)", n)
 	}
 }

@@ -81,7 +81,7 @@ func (p *Pipeline) log() *slog.Logger {
 
 // Run runs one call and applies its context modifier.
 func (p *Pipeline) Run(ctx context.Context, uc *tools.UseContext, call Call, progress tools.Progress) Outcome {
-	out := p.runPipeline(ctx, uc, call, progress)
+	out := p.runPipeline(ctx, uc, call, progress, nil)
 	applyModifier(uc, out)
 	return out
 }
@@ -95,28 +95,37 @@ func applyModifier(uc *tools.UseContext, out Outcome) {
 // IsConcurrencySafe reports whether call may run beside others: its tool
 // exists, its arguments are valid, and the tool says so for this input.
 func (p *Pipeline) IsConcurrencySafe(call Call) bool {
+	return p.decodeCall(call).safe
+}
+
+// decoded is a call's input checked against its tool's schema and decoded,
+// once: the executor decodes a call to schedule it and hands the result to
+// runPipeline, which would otherwise decode it again.
+type decoded struct {
+	tool tools.Tool
+	in   tools.Input
+	err  error
+	// safe is whether the call may run beside others.
+	safe bool
+}
+
+// decodeCall finds call's tool and decodes its input.
+func (p *Pipeline) decodeCall(call Call) *decoded {
 	t, ok := p.Pool.Find(call.Name)
 	if !ok {
-		return false
+		return &decoded{err: fmt.Errorf("%w: %q", ErrUnknownTool, call.Name)}
 	}
-	if len(call.Input) > p.InputLimit() {
-		return false
-	}
-	if err := p.Pool.validators[t.Name()].validate(call.Name, call.Input); err != nil {
-		return false
-	}
-	in, err := t.Decode(call.Input)
-	if err != nil {
-		return false
-	}
-	return t.IsConcurrencySafe(in)
+	in, err := p.decode(t, call.Name, call.Input)
+	return &decoded{tool: t, in: in, err: err, safe: err == nil && t.IsConcurrencySafe(in)}
 }
 
 // runPipeline is the one execution path: find → schema validation →
 // ValidateInput → PreToolUse hooks → permission decision → call with
 // progress and cancellation → PostToolUse hooks → rendering → result budget.
 // It does not apply the result's context modifier; callers decide when.
-func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call Call, progress tools.Progress) Outcome {
+//
+// pre, if not nil, is the call's input already decoded by decodeCall.
+func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call Call, progress tools.Progress, pre *decoded) Outcome {
 	out := Outcome{Call: call}
 	if uc == nil || uc.Session == nil {
 		out.Err = errors.New("tool call without a session")
@@ -128,10 +137,13 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 		uc = &c
 	}
 
-	// Find.
-	t, ok := p.Pool.Find(call.Name)
-	if !ok {
-		out.Err = fmt.Errorf("%w: %q", ErrUnknownTool, call.Name)
+	// Find and decode.
+	if pre == nil {
+		pre = p.decodeCall(call)
+	}
+	t := pre.tool
+	if t == nil {
+		out.Err = pre.err
 		return out
 	}
 	out.Tool = t
@@ -140,10 +152,13 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 		return out
 	}
 
-	// Schema validation, decoding, semantic validation.
+	// Semantic validation of the decoded input.
 	raw := call.Input
-	in, err := p.prepare(ctx, t, call.Name, raw, uc)
-	if err != nil {
+	if pre.err != nil {
+		return fail(pre.err.Error())
+	}
+	in := pre.in
+	if err := t.ValidateInput(ctx, in, uc); err != nil {
 		return fail(err.Error())
 	}
 
@@ -191,7 +206,6 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	}
 	d := permit.Decide(ctx, PermissionRequest{
 		Tool: t, Input: in, Raw: raw, UC: uc,
-		ToolDecision: t.CheckPermissions(ctx, in, uc),
 		HookDecision: hookDecision,
 	})
 	out.Decision = d
@@ -248,6 +262,18 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 // prepare validates raw against the tool's schema, decodes it and runs the
 // tool's own validation.
 func (p *Pipeline) prepare(ctx context.Context, t tools.Tool, called string, raw json.RawMessage, uc *tools.UseContext) (tools.Input, error) {
+	in, err := p.decode(t, called, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.ValidateInput(ctx, in, uc); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// decode checks raw's size and schema and decodes it into t's input.
+func (p *Pipeline) decode(t tools.Tool, called string, raw json.RawMessage) (tools.Input, error) {
 	if limit := p.InputLimit(); len(raw) > limit {
 		return nil, &ValidationError{Tool: called, Problems: []string{fmt.Sprintf(
 			"the input is %s, over the largest accepted, %s (--max-input-bytes); nothing was done: send less in one call (a large file can be written in parts: Write the first, then add the rest with Edit)",
@@ -256,14 +282,7 @@ func (p *Pipeline) prepare(ctx context.Context, t tools.Tool, called string, raw
 	if err := p.Pool.validators[t.Name()].validate(called, raw); err != nil {
 		return nil, err
 	}
-	in, err := t.Decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	if err := t.ValidateInput(ctx, in, uc); err != nil {
-		return nil, err
-	}
-	return in, nil
+	return t.Decode(raw)
 }
 
 // callTool runs the tool, turning a panic into an error result so one bad

@@ -29,12 +29,7 @@ func TestPipelineSteps(t *testing.T) {
 			return nil
 		}
 	})
-	selfDenying := testTool("SelfDeny", false, nil, func(s *tools.Spec[testInput]) {
-		s.Permissions = func(context.Context, *testInput, *tools.UseContext) permissions.Decision {
-			return permissions.Decision{Behavior: permissions.Deny, Reason: "never on Tuesdays"}
-		}
-	})
-	p := newTestPipeline(t, empty, panicky, picky, selfDenying)
+	p := newTestPipeline(t, empty, panicky, picky)
 	cases := []struct {
 		name    string
 		call    Call
@@ -48,8 +43,6 @@ func TestPipelineSteps(t *testing.T) {
 			`Invalid input for Quiet: parameter "size" must be an integer, got a string`},
 		{"semantic validation", call("2", "Picky", testInput{}), nil, true, "id must not be empty"},
 		{"a panic becomes an error result", call("3", "Panicky", testInput{}), nil, true, "Panicky failed unexpectedly: boom"},
-		{"tool's own deny is a refusal with its reason", call("4", "SelfDeny", testInput{}), nil, true,
-			"Permission to use SelfDeny was denied. never on Tuesdays"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -15,8 +15,6 @@ type PermissionRequest struct {
 	// Raw is the call's arguments as JSON, after any hook rewrote them.
 	Raw json.RawMessage
 	UC  *tools.UseContext
-	// ToolDecision is the tool's own CheckPermissions answer.
-	ToolDecision permissions.Decision
 	// HookDecision is what PreToolUse hooks said (Passthrough if nothing).
 	// A hook's allow skips asking but never overrides a deny or ask rule.
 	HookDecision permissions.Decision
@@ -38,12 +36,10 @@ func (f PermitterFunc) Decide(ctx context.Context, req PermissionRequest) permis
 }
 
 // AllowUnlessDenied is the permitter used when no rules are configured: the
-// tool's and the hooks' deny or ask stand, everything else is allowed.
+// hooks' deny or ask stands, everything else is allowed.
 var AllowUnlessDenied Permitter = PermitterFunc(func(_ context.Context, req PermissionRequest) permissions.Decision {
-	for _, d := range []permissions.Decision{req.HookDecision, req.ToolDecision} {
-		if d.Behavior == permissions.Deny || d.Behavior == permissions.Ask {
-			return d
-		}
+	if d := req.HookDecision; d.Behavior == permissions.Deny || d.Behavior == permissions.Ask {
+		return d
 	}
 	return permissions.Decision{Behavior: permissions.Allow}
 })

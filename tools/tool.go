@@ -7,8 +7,6 @@ import (
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/agent-mcp/agent-mcp/permissions"
 )
 
 // DefaultMaxResultSizeChars is the result budget of a tool whose Spec sets none.
@@ -17,17 +15,6 @@ const DefaultMaxResultSizeChars = 100_000
 // Unlimited as a MaxResultSizeChars means the tool bounds its own output
 // (Read does) and the orchestrator never persists its result.
 const Unlimited = -1
-
-// InterruptBehavior says what happens to a running call when the user sends
-// new input.
-type InterruptBehavior int
-
-const (
-	// InterruptCancel cancels the call.
-	InterruptCancel InterruptBehavior = iota
-	// InterruptBlock lets the call finish first.
-	InterruptBlock
-)
 
 // Input is a decoded tool input: a pointer to the tool's input struct.
 type Input = any
@@ -50,8 +37,6 @@ type Tool interface {
 	// MaxResultSizeChars is the largest text result kept inline; larger ones
 	// are persisted by the orchestrator. [Unlimited] disables that.
 	MaxResultSizeChars() int
-	// Interrupt says whether a user interruption cancels the call.
-	Interrupt() InterruptBehavior
 	// OpenWorld reports whether the tool reaches outside the local machine.
 	OpenWorld() bool
 	// AbortsSiblingsOnError reports whether a failing call of this tool
@@ -63,9 +48,6 @@ type Tool interface {
 	// ValidateInput checks what the schema cannot (paths, ranges that
 	// depend on each other, state of the session).
 	ValidateInput(ctx context.Context, in Input, uc *UseContext) error
-	// CheckPermissions gives the tool's own permission opinion; Passthrough
-	// lets the general rules decide.
-	CheckPermissions(ctx context.Context, in Input, uc *UseContext) permissions.Decision
 	// IsReadOnly reports whether the call changes nothing.
 	IsReadOnly(in Input) bool
 	// IsConcurrencySafe reports whether the call may run beside others.
@@ -90,14 +72,12 @@ type Spec[In any] struct {
 	Schema func(s *jsonschema.Schema)
 	// MaxResultSizeChars is 0 for [DefaultMaxResultSizeChars].
 	MaxResultSizeChars int
-	Interrupt          InterruptBehavior
 	OpenWorld          bool
 	// AbortsSiblingsOnError: see [Tool.AbortsSiblingsOnError].
 	AbortsSiblingsOnError bool
 
 	Enabled         func() bool
 	Validate        func(ctx context.Context, in *In, uc *UseContext) error
-	Permissions     func(ctx context.Context, in *In, uc *UseContext) permissions.Decision
 	ReadOnly        func(in *In) bool
 	ConcurrencySafe func(in *In) bool
 	Destructive     func(in *In) bool
@@ -130,15 +110,14 @@ type typed[In any] struct {
 	schema *jsonschema.Schema
 }
 
-func (t *typed[In]) Name() string                 { return t.spec.Name }
-func (t *typed[In]) Aliases() []string            { return t.spec.Aliases }
-func (t *typed[In]) Description() string          { return t.spec.Description }
-func (t *typed[In]) Schema() *jsonschema.Schema   { return t.schema }
-func (t *typed[In]) MaxResultSizeChars() int      { return t.spec.MaxResultSizeChars }
-func (t *typed[In]) Interrupt() InterruptBehavior { return t.spec.Interrupt }
-func (t *typed[In]) OpenWorld() bool              { return t.spec.OpenWorld }
-func (t *typed[In]) AbortsSiblingsOnError() bool  { return t.spec.AbortsSiblingsOnError }
-func (t *typed[In]) String() string               { return t.spec.Name }
+func (t *typed[In]) Name() string                { return t.spec.Name }
+func (t *typed[In]) Aliases() []string           { return t.spec.Aliases }
+func (t *typed[In]) Description() string         { return t.spec.Description }
+func (t *typed[In]) Schema() *jsonschema.Schema  { return t.schema }
+func (t *typed[In]) MaxResultSizeChars() int     { return t.spec.MaxResultSizeChars }
+func (t *typed[In]) OpenWorld() bool             { return t.spec.OpenWorld }
+func (t *typed[In]) AbortsSiblingsOnError() bool { return t.spec.AbortsSiblingsOnError }
+func (t *typed[In]) String() string              { return t.spec.Name }
 
 func (t *typed[In]) IsEnabled() bool {
 	return t.spec.Enabled == nil || t.spec.Enabled()
@@ -214,17 +193,6 @@ func (t *typed[In]) ValidateInput(ctx context.Context, in Input, uc *UseContext)
 		return nil
 	}
 	return t.spec.Validate(ctx, v, uc)
-}
-
-func (t *typed[In]) CheckPermissions(ctx context.Context, in Input, uc *UseContext) permissions.Decision {
-	v, ok := t.input(in)
-	if !ok {
-		return permissions.Decision{Behavior: permissions.Deny, Reason: "input is not this tool's"}
-	}
-	if t.spec.Permissions == nil {
-		return permissions.Decision{Behavior: permissions.Passthrough}
-	}
-	return t.spec.Permissions(ctx, v, uc)
 }
 
 // predicate evaluates an optional per-input predicate, answering dflt when

@@ -127,9 +127,6 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 	}()
 
 	// 1. Denials nothing overrides.
-	if d := req.ToolDecision; d.Behavior == permissions.Deny {
-		return d
-	}
 	if d := req.HookDecision; d.Behavior == permissions.Deny {
 		if d.Reason == "" {
 			d.Reason = "A PreToolUse hook denied the call."
@@ -177,13 +174,6 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permissions.Target, rules *permissions.RuleSet, unknownPaths bool, bashUnknown []shellcmd.Unknown) []need {
 	var needs []need
 	name := req.Tool.Name()
-	if d := req.ToolDecision; d.Behavior == permissions.Ask {
-		reason := d.Reason
-		if reason == "" {
-			reason = name + " asks for confirmation"
-		}
-		needs = append(needs, need{reason: reason, suggestion: &permissions.Rule{Tool: name}, byBypass: true, byHook: true})
-	}
 	sandboxed := false
 	if cl := tg.Bash; cl != nil && p.sandbox != nil {
 		if p.sandbox.Excluded(cl.Raw) {

@@ -46,14 +46,10 @@ func noop[In any](context.Context, *In, *tools.UseContext, tools.Progress) (*too
 var (
 	bashTool = tools.New(tools.Spec[bashIn]{Name: "Bash", Run: noop[bashIn],
 		ReadOnly: func(in *bashIn) bool { return shellcmd.IsReadOnly(in.Command) }})
-	writeTool  = tools.New(tools.Spec[writeIn]{Name: "Write", Run: noop[writeIn]})
-	fetchTool  = tools.New(tools.Spec[fetchIn]{Name: "WebFetch", Run: noop[fetchIn], OpenWorld: true, ReadOnly: func(*fetchIn) bool { return true }})
-	mysteryOp  = tools.New(tools.Spec[noIn]{Name: "Mystery", Run: noop[noIn]})
-	mcpWriter  = tools.New(tools.Spec[noIn]{Name: "mcp__srv__write", Run: noop[noIn], Destructive: func(*noIn) bool { return false }})
-	askingTool = tools.New(tools.Spec[noIn]{Name: "ExitPlanMode", Run: noop[noIn], Destructive: func(*noIn) bool { return false },
-		Permissions: func(context.Context, *noIn, *tools.UseContext) permissions.Decision {
-			return permissions.Decision{Behavior: permissions.Ask, Reason: "the plan needs approval"}
-		}})
+	writeTool = tools.New(tools.Spec[writeIn]{Name: "Write", Run: noop[writeIn]})
+	fetchTool = tools.New(tools.Spec[fetchIn]{Name: "WebFetch", Run: noop[fetchIn], OpenWorld: true, ReadOnly: func(*fetchIn) bool { return true }})
+	mysteryOp = tools.New(tools.Spec[noIn]{Name: "Mystery", Run: noop[noIn]})
+	mcpWriter = tools.New(tools.Spec[noIn]{Name: "mcp__srv__write", Run: noop[noIn], Destructive: func(*noIn) bool { return false }})
 )
 
 type fixture struct {
@@ -111,7 +107,7 @@ func (f *fixture) decide(t *testing.T, p *Permitter, tool tools.Tool, input stri
 	uc := &tools.UseContext{Session: f.sess, Asker: asker}
 	return p.Decide(context.Background(), orchestrator.PermissionRequest{
 		Tool: tool, Input: in, Raw: json.RawMessage(input), UC: uc,
-		ToolDecision: tool.CheckPermissions(context.Background(), in, uc), HookDecision: hook,
+		HookDecision: hook,
 	})
 }
 
@@ -172,7 +168,6 @@ func TestDecide_trustingHostWithoutSettings(t *testing.T) {
 		{"todo", workflow.TodoWrite(), `{"todos": []}`, permissions.Allow},
 		{"fetch", fetchTool, `{"url": "https://example.com/", "prompt": "p"}`, permissions.Allow},
 		{"tool without paths", mysteryOp, `{}`, permissions.Ask},
-		{"tool that asks", askingTool, `{}`, permissions.Ask},
 	})
 }
 
@@ -211,7 +206,6 @@ func TestDecide_modes(t *testing.T) {
 			{"write", writeTool, `{"file_path": "%D/a.go", "content": ""}`, permissions.Deny},
 			{"command", bashTool, `{"command": "make"}`, permissions.Deny},
 			{"todo list", workflow.TodoWrite(), `{"todos": []}`, permissions.Allow},
-			{"leaving plan mode asks", askingTool, `{}`, permissions.Ask},
 		}},
 		{permissions.ModeDontAsk, []call{
 			{"read inside", fs.Read(), `{"file_path": "%D/a.txt"}`, permissions.Allow},

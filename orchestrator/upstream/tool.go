@@ -10,7 +10,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -36,16 +35,15 @@ func (t *Tool) Server() string { return t.srv.cfg.Name }
 // RemoteName is the tool's name on its server.
 func (t *Tool) RemoteName() string { return t.remote }
 
-func (t *Tool) Name() string                       { return t.name }
-func (t *Tool) Aliases() []string                  { return nil }
-func (t *Tool) Description() string                { return t.desc }
-func (t *Tool) Schema() *jsonschema.Schema         { return t.schema }
-func (t *Tool) IsEnabled() bool                    { return true }
-func (t *Tool) MaxResultSizeChars() int            { return tools.DefaultMaxResultSizeChars }
-func (t *Tool) Interrupt() tools.InterruptBehavior { return tools.InterruptCancel }
-func (t *Tool) OpenWorld() bool                    { return t.openWorld }
-func (t *Tool) AbortsSiblingsOnError() bool        { return false }
-func (t *Tool) String() string                     { return t.name }
+func (t *Tool) Name() string                { return t.name }
+func (t *Tool) Aliases() []string           { return nil }
+func (t *Tool) Description() string         { return t.desc }
+func (t *Tool) Schema() *jsonschema.Schema  { return t.schema }
+func (t *Tool) IsEnabled() bool             { return true }
+func (t *Tool) MaxResultSizeChars() int     { return tools.DefaultMaxResultSizeChars }
+func (t *Tool) OpenWorld() bool             { return t.openWorld }
+func (t *Tool) AbortsSiblingsOnError() bool { return false }
+func (t *Tool) String() string              { return t.name }
 
 // Decode keeps the arguments as they are: the schema check already ran.
 func (t *Tool) Decode(raw json.RawMessage) (tools.Input, error) {
@@ -60,12 +58,6 @@ func (t *Tool) Decode(raw json.RawMessage) (tools.Input, error) {
 }
 
 func (t *Tool) ValidateInput(context.Context, tools.Input, *tools.UseContext) error { return nil }
-
-// CheckPermissions has no opinion: the permission rules (mcp__server,
-// mcp__server__tool) and the mode decide.
-func (t *Tool) CheckPermissions(context.Context, tools.Input, *tools.UseContext) permissions.Decision {
-	return permissions.Decision{Behavior: permissions.Passthrough}
-}
 
 func (t *Tool) IsReadOnly(tools.Input) bool        { return t.readOnly }
 func (t *Tool) IsConcurrencySafe(tools.Input) bool { return t.readOnly }

@@ -143,7 +143,6 @@ func Bash(opts Options) tools.Tool {
 		Description:           bashDescription,
 		MaxResultSizeChars:    BashMaxResultSizeChars,
 		AbortsSiblingsOnError: true,
-		Interrupt:             tools.InterruptCancel,
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"command":           "The bash command line to run",
