@@ -370,6 +370,7 @@ func (m *fullModel) startRead(r *readMsg) {
 	}
 	m.ta.Prompt = "> "
 	m.f.setBusy(false)
+	m.u.dropEarlyKey()
 	if len(m.queued) > 0 {
 		line := m.queued[0]
 		m.queued = m.queued[1:]
@@ -411,9 +412,8 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case m.read != nil:
 			m.reply(lineResult{err: ErrInterruptKey})
 		default:
-			// A turn is running: cancel it (the REPL's handler prints,
-			// which must not happen on the event loop).
-			go m.u.keyInterrupt()
+			// A turn is running, or about to: cancel it.
+			m.u.sentKeyInterrupt()
 		}
 		return m, nil
 	case "ctrl+o":
@@ -421,7 +421,7 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case "esc":
 		if m.read == nil {
-			go m.u.keyInterrupt()
+			m.u.sentKeyInterrupt()
 		}
 		return m, nil
 	case "ctrl+d":

@@ -208,10 +208,40 @@ func (u *UI) inTerminal() bool {
 // SetInterruptKey sets what a Ctrl-C typed while a form is being
 // answered at the terminal does besides dismissing the form (raw mode: the
 // key sends no SIGINT); the REPL cancels the turn with it. nil removes it.
+//
+// In the full UI a Ctrl-C typed between sending a line and the turn
+// setting its handler is not lost: fn runs at once when set.
 func (u *UI) SetInterruptKey(fn func()) {
 	u.mu.Lock()
-	defer u.mu.Unlock()
 	u.onKey = fn
+	early := fn != nil && u.keyEarly
+	u.keyEarly = false
+	u.mu.Unlock()
+	if early {
+		fn()
+	}
+}
+
+// sentKeyInterrupt is the full UI's Ctrl-C (or Esc) while no read waits:
+// the turn's handler runs, or, when the turn has not set it yet, the key
+// is kept for it (see SetInterruptKey). It returns at once; the handler
+// prints, which must not happen on the event loop.
+func (u *UI) sentKeyInterrupt() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.onKey == nil {
+		u.keyEarly = true
+		return
+	}
+	go u.keyInterrupt()
+}
+
+// dropEarlyKey forgets a kept Ctrl-C: a new prompt is up, so no turn it
+// was meant for is coming.
+func (u *UI) dropEarlyKey() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.keyEarly = false
 }
 
 // keyInterrupt runs the Ctrl-C handler, before the form returns, so the

@@ -43,7 +43,11 @@ type UI struct {
 	inThinking bool
 	asking     bool   // a form is on screen: the spinner keeps still
 	onKey      func() // Ctrl-C typed at a form; see SetInterruptKey
-	stopSpin   chan struct{}
+	// keyEarly is a Ctrl-C (or Esc) typed in the full UI after a line was
+	// sent but before the turn it starts set its handler: the handler
+	// takes it when set, a new prompt drops it.
+	keyEarly bool
+	stopSpin chan struct{}
 
 	// full, when set, is the full terminal UI that draws everything
 	// (see NewFull); the fields above about the screen are then unused.
