@@ -774,19 +774,19 @@ func TestHTTP_session_cap(t *testing.T) {
 	})
 
 	t.Run("busy_sessions_are_kept_and_the_new_one_refused", func(t *testing.T) {
-		cs1, cs2 := sdkClient(t, h, testToken), sdkClient(t, h, testToken) // closes the other two
+		// Each new client closes one of the two idle sessions left from
+		// above; each is made busy before the next connects, so the next
+		// can only close an idle one, never the session just opened.
 		var wg sync.WaitGroup
-		for _, c := range []struct {
-			cs  *mcp.ClientSession
-			key string
-		}{{cs1, "busy1"}, {cs2, "busy2"}} {
+		for _, key := range []string{"busy1", "busy2"} {
+			cs := sdkClient(t, h, testToken)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, _ = c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Hold", Arguments: map[string]any{"key": c.key}})
+				_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Hold", Arguments: map[string]any{"key": key}})
 			}()
-			started, _, _ := g.chans(c.key)
-			receive(t, "call "+c.key+" to start", started)
+			started, _, _ := g.chans(key)
+			receive(t, "call "+key+" to start", started)
 		}
 		c := newRaw(t, h)
 		resp := c.request(context.Background(), "POST", initBody, nil)
