@@ -58,17 +58,11 @@ func withoutLongStrings(raw []byte) ([]byte, longStrings) {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(raw) && raw[j] != '"' {
-			if raw[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(raw) { // unterminated: leave it for the decoder to refuse
+		end := tools.JSONStringEnd(raw, i)
+		if end < 0 { // unterminated: leave it for the decoder to refuse
 			return raw, nil
 		}
-		end := j + 1
+		j := end - 1 // the closing quote
 		rest := bytes.TrimLeft(raw[end:], " \t\r\n")
 		isName := len(rest) > 0 && rest[0] == ':'
 		if end-i > longStringBytes && !isName {

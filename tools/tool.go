@@ -160,15 +160,11 @@ func withoutLongStrings(raw []byte) []byte {
 			i++
 			continue
 		}
-		j := i + 1
-		for j < len(raw) && raw[j] != '"' {
-			if raw[j] == '\\' {
-				j++
-			}
-			j++
+		end := JSONStringEnd(raw, i)
+		if end < 0 { // unterminated: leave it for the decoder to refuse
+			return append(out, raw[i:]...)
 		}
-		end := min(j+1, len(raw))
-		if end-i > keep && j < len(raw) {
+		if end-i > keep {
 			out = append(out, '"', '"')
 		} else {
 			out = append(out, raw[i:end]...)
@@ -241,4 +237,22 @@ func (t *typed[In]) Call(ctx context.Context, in Input, uc *UseContext, progress
 		progress = func(ProgressUpdate) {}
 	}
 	return t.spec.Run(ctx, v, uc, progress)
+}
+
+// JSONStringEnd returns the index just past the closing quote of the JSON
+// string whose opening quote is raw[i], skipping escaped characters, or -1
+// when the string is not terminated. It only finds the string's extent:
+// whether its contents are valid is left to the decoder.
+func JSONStringEnd(raw []byte, i int) int {
+	j := i + 1
+	for j < len(raw) && raw[j] != '"' {
+		if raw[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	if j >= len(raw) {
+		return -1
+	}
+	return j + 1
 }
