@@ -61,6 +61,10 @@ type Server struct {
 	// token (see roundtrip.go).
 	pending sync.Map
 
+	// held holds the large arguments of tools/calls that stdio sessions
+	// read, by token, until the call is served (see holdArguments).
+	held sync.Map
+
 	// closing counts sessions being closed because their MCP session
 	// ended; Close waits for them.
 	closing sync.WaitGroup
@@ -105,6 +109,8 @@ func New(cfg Config) (*Server, error) {
 	s.mcp.AddReceivingMiddleware(s.aliasMiddleware)
 	s.mcp.AddReceivingMiddleware(s.hideUnavailableTools)
 	s.mcp.AddReceivingMiddleware(s.listResults)
+	// Outermost: the held arguments are back before anything reads them.
+	s.mcp.AddReceivingMiddleware(s.heldArguments)
 	return s, nil
 }
 

@@ -9,10 +9,14 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/tools"
 )
 
 // stdioLineLimit bounds one inbound stdio message: the SDK's default, or
@@ -28,101 +32,602 @@ func (s *Server) stdioLineLimit() int {
 // stop the server, and stops it harder if it lingers).
 const stdioDrain = 5 * time.Second
 
-// serveIO serves one session on in/out. Lines that are not JSON-RPC
-// messages are answered with a JSON-RPC error (-32700 parse error, -32600
-// invalid request) and dropped, so a client's bad line does not end the
-// session, as it would if it reached the SDK's reader.
+// serveIO serves one session on in/out through a stdioConn: lines that are
+// not JSON-RPC messages are answered with a JSON-RPC error (-32700 parse
+// error, -32600 invalid request) and dropped, and the session goes on.
 func (s *Server) serveIO(ctx context.Context, in io.Reader, out io.Writer) error {
-	w := &lockedWriter{w: out, pending: map[string]bool{}}
-	pr, pw := io.Pipe()
-	limit := s.stdioLineLimit()
-	go guardLines(in, pw, w, limit, stdioDrain)
-	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: w, MaxLineLength: limit + 1})
+	c := newStdioConn(in, out, s.stdioLineLimit(), stdioDrain, &s.held)
+	return s.mcp.Run(ctx, stdioTransport{c})
 }
 
-// lockedWriter serialises whole-message writes (the SDK writes each
-// message with one Write, and so do the guard's error replies) and keeps
-// the ids of the client's requests not yet answered.
-type lockedWriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	pending map[string]bool
+// stdioTransport hands the SDK one stdioConn.
+type stdioTransport struct{ c *stdioConn }
+
+func (t stdioTransport) Connect(context.Context) (mcp.Connection, error) { return t.c, nil }
+
+// stdioConn is the MCP connection of a stdio session: newline-delimited
+// JSON-RPC on in and out. It is ours rather than the SDK's so that a large
+// message is held once: each line is read into one buffer and the message
+// built on it (params, result and ids are slices of the line), where the
+// SDK's reader buffers a line and decodes it again and again (about twenty
+// copies of a 10MB Write's content). A tools/call's large arguments are
+// held aside (see holdArguments), so the SDK decodes only the small
+// envelope of the call.
+type stdioConn struct {
+	incoming  chan inbound // from the reading goroutine
+	closed    chan struct{}
+	closeOnce sync.Once
+	// queue holds the rest of a batch; Read is never called concurrently.
+	queue []jsonrpc.Message
+	// held is the server's arguments held aside, by token.
+	held *sync.Map
+
+	mu  sync.Mutex // serialises writes to out and guards what follows
+	out io.Writer
+	// pending holds the client's requests not yet answered, answered is
+	// signalled (without blocking) when one is.
+	pending  map[jsonrpc.ID]bool
+	answered chan struct{}
+	// heldBy holds the tokens of each request's held arguments, dropped
+	// when the request is answered or the connection closes.
+	heldBy map[jsonrpc.ID][]string
+	// batches correlates the requests of a batch, answered together.
+	batches map[jsonrpc.ID]*rpcBatch
+	// version is the protocol version the session negotiated, read from
+	// the answer to initialize (initID).
+	version string
+	initID  *jsonrpc.ID
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.pending) > 0 {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method *string         `json:"method"`
-		}
-		if json.Unmarshal(p, &m) == nil && m.Method == nil && len(m.ID) > 0 {
-			delete(l.pending, string(m.ID))
-		}
+// inbound is what the reading goroutine passes on: the messages of one
+// line, or the error that ended the input.
+type inbound struct {
+	msgs []jsonrpc.Message
+	err  error
+}
+
+// rpcBatch is a batch's responses, in the order of its requests.
+type rpcBatch struct {
+	index     map[jsonrpc.ID]int
+	responses []*jsonrpc.Response
+	left      int
+}
+
+func newStdioConn(in io.Reader, out io.Writer, limit int, drain time.Duration, held *sync.Map) *stdioConn {
+	c := &stdioConn{
+		incoming: make(chan inbound),
+		closed:   make(chan struct{}),
+		held:     held,
+		out:      out,
+		pending:  map[jsonrpc.ID]bool{},
+		answered: make(chan struct{}, 1),
+		heldBy:   map[jsonrpc.ID][]string{},
+		batches:  map[jsonrpc.ID]*rpcBatch{},
 	}
-	return l.w.Write(p)
+	go c.readLoop(in, limit, drain)
+	return c
 }
 
-// expect notes a request the client sent.
-func (l *lockedWriter) expect(id json.RawMessage) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.pending[string(id)] = true
-}
-
-// waitAnswered waits up to d for every noted request to be answered.
-func (l *lockedWriter) waitAnswered(d time.Duration) {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		l.mu.Lock()
-		n := len(l.pending)
-		l.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// Close does nothing: stdout outlives the session.
-func (l *lockedWriter) Close() error { return nil }
-
-// guardLines copies well-formed lines from in to pw and answers the rest
-// on out, until in ends or the SDK stops reading. When in ends, requests
-// still running get up to drain to answer before the SDK sees the end.
-func guardLines(in io.Reader, pw *io.PipeWriter, out *lockedWriter, max int, drain time.Duration) {
+// readLoop reads in line by line until it ends or the connection closes,
+// passing messages on and answering the lines that are not messages. When
+// in ends, requests still running get up to drain to answer before Read
+// reports the end.
+func (c *stdioConn) readLoop(in io.Reader, limit int, drain time.Duration) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, skipped, err := readLine(r, max)
+		line, skipped, err := readLine(r, limit)
+		var msgs []jsonrpc.Message
 		switch {
 		case skipped != nil:
 			// Answered with the request's id when it can be found, so
 			// the client's call ends with this error instead of waiting.
-			writeRPCError(out, skipped.id(), -32600, fmt.Sprintf("Invalid Request: the message is over %d bytes, the most one may carry (the largest tool call input, --max-input-bytes, and 1 MiB around it); it was ignored", max))
+			c.replyError(skipped.id(), -32600, fmt.Sprintf("Invalid Request: the message is over %d bytes, the most one may carry (the largest tool call input, --max-input-bytes, and 1 MiB around it); it was ignored", limit))
 		case len(bytes.TrimSpace(line)) > 0:
-			id, code, msg := checkMessage(line)
-			if code != 0 {
-				writeRPCError(out, id, code, msg)
-				break
-			}
-			if id != nil {
-				out.expect(id)
-			}
-			if _, werr := pw.Write(append(line, '\n')); werr != nil {
-				return // the session ended
-			}
+			msgs = c.decode(line)
+		}
+		if len(msgs) > 0 && !c.deliver(inbound{msgs: msgs}) {
+			return // the connection closed
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				out.waitAnswered(drain)
-				pw.Close()
-			} else {
-				pw.CloseWithError(err)
+				c.waitAnswered(drain)
 			}
+			c.deliver(inbound{err: err})
 			return
 		}
 	}
+}
+
+func (c *stdioConn) deliver(in inbound) bool {
+	select {
+	case c.incoming <- in:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// Read returns the next message from the client.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(c.queue) > 0 {
+		m := c.queue[0]
+		c.queue = c.queue[1:]
+		return m, nil
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case in := <-c.incoming:
+		if in.err != nil {
+			return nil, in.err
+		}
+		c.queue = in.msgs[1:]
+		return in.msgs[0], nil
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+// Write sends msg to the client on one line (the responses of a batch
+// together, once all are there).
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var data []byte
+	var err error
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.answer(resp)
+		if b, ok := c.batches[resp.ID]; ok {
+			delete(c.batches, resp.ID)
+			b.responses[b.index[resp.ID]] = resp
+			if b.left--; b.left > 0 {
+				return nil
+			}
+			data, err = encodeBatch(b.responses)
+		}
+	}
+	if data == nil && err == nil {
+		data, err = jsonrpc.EncodeMessage(msg)
+	}
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	return c.writeLine(data)
+}
+
+// encodeBatch is the JSON array of a batch's responses.
+func encodeBatch(responses []*jsonrpc.Response) ([]byte, error) {
+	data := []byte{'['}
+	for i, r := range responses {
+		m, err := jsonrpc.EncodeMessage(r)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = append(data, m...)
+	}
+	return append(data, ']'), nil
+}
+
+// writeLine writes data and a newline; c.mu is held.
+func (c *stdioConn) writeLine(data []byte) error {
+	if _, err := c.out.Write(data); err != nil {
+		return err
+	}
+	_, err := c.out.Write([]byte{'\n'})
+	return err
+}
+
+// answer notes that the request resp answers is answered: it is no longer
+// pending, its held arguments are dropped, and the answer to initialize
+// gives the session's protocol version. c.mu is held.
+func (c *stdioConn) answer(resp *jsonrpc.Response) {
+	if c.pending[resp.ID] {
+		delete(c.pending, resp.ID)
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}
+	for _, token := range c.heldBy[resp.ID] {
+		c.held.Delete(token)
+	}
+	delete(c.heldBy, resp.ID)
+	if c.initID != nil && *c.initID == resp.ID {
+		c.initID = nil
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if resp.Error == nil && json.Unmarshal(resp.Result, &r) == nil {
+			c.version = r.ProtocolVersion
+		}
+	}
+}
+
+// Close ends the connection; the arguments it still holds are dropped.
+// stdout outlives the session and is left open.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for id, tokens := range c.heldBy {
+			for _, token := range tokens {
+				c.held.Delete(token)
+			}
+			delete(c.heldBy, id)
+		}
+	})
+	return nil
+}
+
+// SessionID is empty: a stdio session is the process's only one.
+func (c *stdioConn) SessionID() string { return "" }
+
+// waitAnswered waits up to d for every request read to be answered, or
+// for the connection to close.
+func (c *stdioConn) waitAnswered(d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		n := len(c.pending)
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.answered:
+		case <-c.closed:
+			return
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// replyError answers on out with a JSON-RPC error.
+func (c *stdioConn) replyError(id json.RawMessage, code int, msg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	writeRPCError(c.out, id, code, msg)
+}
+
+// decode builds the messages of a line, or answers it with the error that
+// says why it is not a message (and returns none).
+func (c *stdioConn) decode(line []byte) []jsonrpc.Message {
+	line = bytes.TrimSpace(line)
+	if !json.Valid(line) {
+		var probe any
+		err := json.Unmarshal(line, &probe) // for the error's wording
+		c.replyError(nil, -32700, fmt.Sprintf("Parse error: the line is not valid JSON (%v); it was ignored", err))
+		return nil
+	}
+	switch line[0] {
+	case '[':
+		return c.decodeBatch(line)
+	case '{':
+	default:
+		c.replyError(nil, -32600, "Invalid Request: a JSON-RPC message must be a JSON object")
+		return nil
+	}
+	msg, id, code, text := decodeMessage(line)
+	if code != 0 {
+		c.replyError(id, code, text)
+		return nil
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		c.mu.Lock()
+		c.pending[req.ID] = true
+		if req.Method == "initialize" {
+			c.initID = &req.ID
+		}
+		c.mu.Unlock()
+		if req.Method == "tools/call" {
+			c.holdArguments(req)
+		}
+	}
+	return []jsonrpc.Message{msg}
+}
+
+// batchesUntil is the first protocol version without JSON-RPC batches.
+const batchesUntil = "2025-06-18"
+
+// decodeBatch builds the messages of a batch (protocol versions before
+// 2025-06-18) and notes its requests, to answer them together.
+func (c *stdioConn) decodeBatch(line []byte) []jsonrpc.Message {
+	c.mu.Lock()
+	version := c.version
+	c.mu.Unlock()
+	if version >= batchesUntil {
+		c.replyError(nil, -32600, fmt.Sprintf("Invalid Request: JSON-RPC batches are not part of MCP from protocol version %s on (this session's is %s); it was ignored", batchesUntil, version))
+		return nil
+	}
+	var raws []json.RawMessage
+	_ = json.Unmarshal(line, &raws) // valid JSON, an array
+	if len(raws) == 0 {
+		c.replyError(nil, -32600, "Invalid Request: the batch is empty")
+		return nil
+	}
+	msgs := make([]jsonrpc.Message, len(raws))
+	b := &rpcBatch{index: map[jsonrpc.ID]int{}}
+	for i, raw := range raws {
+		raw = bytes.TrimSpace(raw)
+		if raw[0] != '{' {
+			c.replyError(nil, -32600, fmt.Sprintf("Invalid Request: batch message %d is not a JSON object; the batch was ignored", i+1))
+			return nil
+		}
+		msg, id, code, text := decodeMessage(raw)
+		if code != 0 {
+			c.replyError(id, code, fmt.Sprintf("%s (batch message %d; the batch was ignored)", text, i+1))
+			return nil
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			if _, dup := b.index[req.ID]; dup {
+				c.replyError(id, -32600, fmt.Sprintf("Invalid Request: the id of batch message %d repeats an earlier one's; the batch was ignored", i+1))
+				return nil
+			}
+			b.index[req.ID] = len(b.responses)
+			b.responses = append(b.responses, nil)
+		}
+		msgs[i] = msg
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id := range b.index {
+		if c.pending[id] {
+			c.mu.Unlock()
+			c.replyError(nil, -32600, "Invalid Request: the batch repeats the id of a request still running; it was ignored")
+			c.mu.Lock()
+			return nil
+		}
+	}
+	b.left = len(b.responses)
+	for id := range b.index {
+		c.pending[id] = true
+		c.batches[id] = b
+	}
+	return msgs
+}
+
+// heldArgumentsOver is the size over which a tools/call's arguments are
+// held aside by the transport rather than decoded by the SDK.
+const heldArgumentsOver = 64 << 10
+
+// heldMetaKey is the _meta key that carries the token of a call's held
+// arguments from the transport to the server's heldArguments middleware.
+const heldMetaKey = "agent-mcp/heldArguments"
+
+// holdArguments keeps a large tools/call's arguments out of the SDK: they
+// are stored (a slice of the line, no copy) under a random token, and the
+// params the SDK decodes carry empty arguments and the token in _meta. The
+// server's heldArguments middleware puts them back before anything else
+// sees the call; the SDK would otherwise decode the params twice (for
+// _meta and for the call), each time buffering the line's bytes anew.
+func (c *stdioConn) holdArguments(req *jsonrpc.Request) {
+	p := req.Params
+	if len(p) <= heldArgumentsOver || p[0] != '{' {
+		return
+	}
+	m := memberSpans(p)
+	at, ok := m["arguments"]
+	if !ok || at[1]-at[0] <= heldArgumentsOver || p[at[0]] != '{' {
+		return
+	}
+	args := p[at[0]:at[1]:at[1]]
+	token := tools.RandomID()
+	mark := fmt.Sprintf("%q:%q", heldMetaKey, token)
+	edits := []edit{{at: at[0], end: at[1], text: "{}"}}
+	if metaAt, ok := m["_meta"]; ok {
+		meta := p[metaAt[0]:metaAt[1]]
+		if meta[0] != '{' {
+			return // not an object: left for the SDK to refuse
+		}
+		// At the end, so that it is the one read if the client sent the
+		// name too (the last of a repeated name wins).
+		at := metaAt[1] - 1
+		if len(bytes.TrimSpace(meta[1:len(meta)-1])) > 0 {
+			mark = "," + mark
+		}
+		edits = append(edits, edit{at: at, end: at, text: mark})
+	} else {
+		edits = append(edits, edit{at: 1, end: 1, text: `"_meta":{` + mark + `},`})
+	}
+	c.held.Store(token, json.RawMessage(args))
+	c.mu.Lock()
+	c.heldBy[req.ID] = append(c.heldBy[req.ID], token)
+	c.mu.Unlock()
+	req.Params = applyEdits(p, edits)
+}
+
+// edit replaces b[at:end] with text.
+type edit struct {
+	at, end int
+	text    string
+}
+
+// applyEdits is b with the edits (not overlapping) made, in a new slice.
+func applyEdits(b []byte, edits []edit) []byte {
+	slices.SortFunc(edits, func(x, y edit) int { return x.at - y.at })
+	n := len(b)
+	for _, e := range edits {
+		n += len(e.text) - (e.end - e.at)
+	}
+	out := make([]byte, 0, n)
+	last := 0
+	for _, e := range edits {
+		out = append(out, b[last:e.at]...)
+		out = append(out, e.text...)
+		last = e.end
+	}
+	return append(out, b[last:]...)
+}
+
+// heldArguments puts back the arguments a stdioConn held aside (see
+// holdArguments), before any other middleware or the tool sees the call.
+func (s *Server) heldArguments(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
+		if !ok || p.Meta == nil {
+			return next(ctx, method, req)
+		}
+		token, ok := p.Meta[heldMetaKey].(string)
+		if !ok {
+			return next(ctx, method, req)
+		}
+		delete(p.Meta, heldMetaKey)
+		if len(p.Meta) == 0 {
+			p.Meta = nil
+		}
+		args, ok := s.held.LoadAndDelete(token)
+		if !ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: _meta %q names no arguments held for this call", heldMetaKey)}
+		}
+		p.Arguments = args.(json.RawMessage)
+		return next(ctx, method, req)
+	}
+}
+
+// decodeMessage builds the JSON-RPC message msg, a JSON object, holds, or
+// says why it is not one (code and text, with the id to answer when one
+// can be read). Params, result and the error are slices of msg.
+func decodeMessage(obj []byte) (msg jsonrpc.Message, id json.RawMessage, code int, text string) {
+	m := members(obj)
+	rawID, hasID := m["id"]
+	if validID(rawID) {
+		id = rawID
+	}
+	var version any
+	_ = json.Unmarshal(m["jsonrpc"], &version)
+	if version != "2.0" {
+		return nil, id, -32600, `Invalid Request: "jsonrpc" must be "2.0"`
+	}
+	if method, ok := m["method"]; ok && string(method) != "null" {
+		var name string
+		if json.Unmarshal(method, &name) != nil {
+			return nil, id, -32600, `Invalid Request: "method" must be a string`
+		}
+		if hasID && id == nil {
+			return nil, nil, -32600, `Invalid Request: "id" must be a string or a number`
+		}
+		return &jsonrpc.Request{ID: makeID(id), Method: name, Params: json.RawMessage(m["params"])}, id, 0, ""
+	}
+	result, hasResult := m["result"]
+	rawErr, hasErr := m["error"]
+	switch {
+	case !hasResult && !hasErr:
+		return nil, id, -32600, `Invalid Request: a message needs a "method" (a request or notification) or a "result" or "error" (a response)`
+	case id == nil:
+		return nil, nil, -32600, `Invalid Request: a response needs the "id" (a string or a number) of the request it answers`
+	}
+	resp := &jsonrpc.Response{ID: makeID(id), Result: json.RawMessage(result)}
+	if hasErr && string(rawErr) != "null" {
+		var e jsonrpc.Error
+		if rawErr[0] != '{' || json.Unmarshal(rawErr, &e) != nil {
+			return nil, id, -32600, `Invalid Request: "error" must be an object with a "code" and a "message"`
+		}
+		resp.Error = &e
+	}
+	return resp, nil, 0, ""
+}
+
+// makeID is the JSON-RPC id of raw, a valid id or nil.
+func makeID(raw json.RawMessage) jsonrpc.ID {
+	var v any
+	if raw == nil || json.Unmarshal(raw, &v) != nil {
+		return jsonrpc.ID{}
+	}
+	id, _ := jsonrpc.MakeID(v)
+	return id
+}
+
+// members is the top-level members of obj, a valid JSON object, by name
+// (the last of a repeated name), each value a slice of obj with no room
+// after it. Names are matched exactly, as the SDK's decoder does.
+func members(obj []byte) map[string][]byte {
+	m := map[string][]byte{}
+	for name, at := range memberSpans(obj) {
+		m[name] = obj[at[0]:at[1]:at[1]]
+	}
+	return m
+}
+
+// memberSpans is where each top-level member's value of obj, a valid JSON
+// object, starts and ends in obj.
+func memberSpans(obj []byte) map[string][2]int {
+	m := map[string][2]int{}
+	i := skipSpace(obj, 0) + 1 // past '{'
+	for {
+		i = skipSpace(obj, i)
+		switch obj[i] {
+		case '}':
+			return m
+		case ',':
+			i = skipSpace(obj, i+1)
+		}
+		end := tools.JSONStringEnd(obj, i)
+		name := jsonName(obj[i:end])
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past ':'
+		vend := valueEnd(obj, i)
+		m[name] = [2]int{i, vend}
+		i = vend
+	}
+}
+
+// jsonName is the text of the JSON string s, quotes included.
+func jsonName(s []byte) string {
+	if bytes.IndexByte(s, '\\') < 0 {
+		return string(s[1 : len(s)-1])
+	}
+	var name string
+	_ = json.Unmarshal(s, &name)
+	return name
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// valueEnd is the index just past the JSON value starting at b[i] (valid).
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return tools.JSONStringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = tools.JSONStringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[j])) {
+		j++
+	}
+	return j
 }
 
 // readLine reads one line without its newline; a line over max bytes is
@@ -217,53 +722,6 @@ func (s *skippedLine) id() json.RawMessage {
 		return json.RawMessage(m[1])
 	}
 	return nil
-}
-
-// checkMessage reports why line is not a JSON-RPC message (with the id to
-// answer, if one can be read), or code 0 if it is one, with the id of a
-// request (nil for notifications and responses). Batches (arrays)
-// pass through to the SDK, which knows which protocol versions allow them.
-func checkMessage(line []byte) (id json.RawMessage, code int, msg string) {
-	// Checked without building the message (a Write's content would be
-	// copied twice more): valid JSON, then its first byte says its kind.
-	if !json.Valid(line) {
-		var probe any
-		err := json.Unmarshal(line, &probe) // for the error's wording
-		return nil, -32700, fmt.Sprintf("Parse error: the line is not valid JSON (%v); it was ignored", err)
-	}
-	switch bytes.TrimLeft(line, " \t\r\n")[0] {
-	case '[':
-		return nil, 0, ""
-	case '{':
-	default:
-		return nil, -32600, "Invalid Request: a JSON-RPC message must be a JSON object"
-	}
-	var m struct {
-		JSONRPC any             `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  any             `json:"method"`
-		Result  json.RawMessage `json:"result"`
-		Error   json.RawMessage `json:"error"`
-	}
-	_ = json.Unmarshal(line, &m)
-	if validID(m.ID) {
-		id = m.ID
-	}
-	switch {
-	case m.JSONRPC != "2.0":
-		return id, -32600, `Invalid Request: "jsonrpc" must be "2.0"`
-	case m.Method != nil:
-		if _, ok := m.Method.(string); !ok {
-			return id, -32600, `Invalid Request: "method" must be a string`
-		}
-		if len(m.ID) > 0 && !validID(m.ID) {
-			return nil, -32600, `Invalid Request: "id" must be a string or a number`
-		}
-		return id, 0, "" // a request (with its id) or a notification
-	case len(m.Result) == 0 && len(m.Error) == 0:
-		return id, -32600, `Invalid Request: a message needs a "method" (a request or notification) or a "result" or "error" (a response)`
-	}
-	return nil, 0, ""
 }
 
 func validID(raw json.RawMessage) bool {

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -122,5 +125,127 @@ func TestReadLine_answers_an_overlong_request_by_its_id(t *testing.T) {
 				t.Errorf("id %q, want %q", got, c.id)
 			}
 		})
+	}
+}
+
+// rawLine is the next line the server writes.
+func (w *stdioWriter) rawLine(t *testing.T) []byte {
+	t.Helper()
+	l, err := w.out.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestServeIO_batches: protocol versions before 2025-06-18 may send a
+// batch, answered by one array of the responses in the requests' order;
+// from 2025-06-18 on a batch is refused with -32600 and the session goes
+// on (the SDK's reader ended the session).
+func TestServeIO_batches(t *testing.T) {
+	t.Parallel()
+	const batch = `[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n"
+	t.Run("2025-03-26", func(t *testing.T) {
+		t.Parallel()
+		w := newStdioSession(t, 0, "2025-03-26")
+		w.send(t, []byte(batch))
+		var got []map[string]any
+		if line := w.rawLine(t); json.Unmarshal(line, &got) != nil || len(got) != 2 || got[0]["id"] != "a" || got[1]["id"] != 2.0 || got[0]["result"] == nil {
+			t.Fatalf("a batch of two pings and a notification was answered %s, want an array of the two results, in order", line)
+		}
+	})
+	for _, version := range []string{"2025-06-18", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			w := newStdioSession(t, 0, version)
+			res := w.roundTrip(t, []byte(batch))
+			e, _ := res["error"].(map[string]any)
+			msg, _ := e["message"].(string)
+			if e["code"] != -32600.0 || !strings.Contains(msg, "batches are not part of MCP from protocol version 2025-06-18") {
+				t.Fatalf("a batch was answered %v, want -32600 saying batches are not part of this protocol version", res)
+			}
+			if res := w.roundTrip(t, []byte(`{"jsonrpc":"2.0","id":"next","method":"ping"}`+"\n")); res["id"] != "next" || res["result"] == nil {
+				t.Fatalf("the session did not go on: %v", res)
+			}
+		})
+	}
+}
+
+// TestServeIO_bad_responses: a response the client sends without an id
+// or with an error that is not an error object is refused, and the
+// session goes on (the SDK's reader ended the session).
+func TestServeIO_bad_responses(t *testing.T) {
+	t.Parallel()
+	w := newStdioWriter(t, 0)
+	for _, c := range []struct{ line, text string }{
+		{`{"jsonrpc":"2.0","result":{}}`, `a response needs the "id"`},
+		{`{"jsonrpc":"2.0","id":null,"result":{}}`, `a response needs the "id"`},
+		{`{"jsonrpc":"2.0","id":3,"error":5}`, `"error" must be an object`},
+	} {
+		res := w.roundTrip(t, []byte(c.line+"\n"))
+		e, _ := res["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if e["code"] != -32600.0 || !strings.Contains(msg, c.text) {
+			t.Errorf("%s was answered %v, want -32600 saying %q", c.line, res, c.text)
+		}
+	}
+	if res := w.roundTrip(t, []byte(`{"jsonrpc":"2.0","id":"next","method":"ping"}`+"\n")); res["id"] != "next" || res["result"] == nil {
+		t.Fatalf("the session did not go on: %v", res)
+	}
+}
+
+// TestServeIO_large_arguments_are_held_aside: a tools/call whose arguments
+// are large has them held by the transport, the SDK decoding only the
+// envelope; the call gets them back whatever else its params carry, and a
+// client naming held arguments itself gets an error, not another call's.
+func TestServeIO_large_arguments_are_held_aside(t *testing.T) {
+	t.Parallel()
+	w := newStdioWriter(t, 0)
+	content := strings.Repeat("held \"aside\" line\n", 10_000) // 180KB, over heldArgumentsOver
+	call := func(name string, meta string) map[string]any {
+		w.next++
+		args, _ := json.Marshal(map[string]any{"file_path": filepath.Join(w.dir, name), "content": content})
+		params := `{"name":"Write","arguments":` + string(args) + `}`
+		if meta != "" {
+			params = `{` + meta + `, "name":"Write","arguments":` + string(args) + " }"
+		}
+		return w.roundTrip(t, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`+"\n", w.next, params)))
+	}
+	for _, c := range []struct{ name, meta string }{
+		{"no_meta", ""},
+		{"empty_meta", `"_meta" : { }`},
+		{"meta_with_members", `"_meta":{"progressToken":"p1","x":[1,{"y":"}"}]}`},
+	} {
+		text, isErr := callText(t, call(c.name+".txt", c.meta))
+		if isErr {
+			t.Fatalf("%s: the Write failed: %s", c.name, text)
+		}
+		if got, err := os.ReadFile(filepath.Join(w.dir, c.name+".txt")); err != nil || string(got) != content {
+			t.Fatalf("%s: the file holds %d bytes (%v), want the %d written", c.name, len(got), err, len(content))
+		}
+	}
+	res := call("forged.txt", fmt.Sprintf(`"_meta":{%q:"0123456789abcdef0123456789abcdef"}`, heldMetaKey))
+	if text, isErr := callText(t, res); isErr || !strings.Contains(text, "Created") {
+		// Held again by the transport: the client's key is overwritten by the
+		// transport's own (the last of a repeated name wins).
+		t.Fatalf("a call naming held arguments itself: %v", res)
+	}
+	w.srv.held.Range(func(k, _ any) bool { t.Errorf("arguments still held after their call: %v", k); return true })
+	small := w.roundTrip(t, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"forged","method":"tools/call","params":{"_meta":{%q:"0123456789abcdef0123456789abcdef"},"name":"Write","arguments":{}}}`+"\n", heldMetaKey)))
+	if e, _ := small["error"].(map[string]any); e == nil || e["code"] != -32602.0 || !strings.Contains(e["message"].(string), heldMetaKey) {
+		t.Fatalf("a small call naming held arguments was answered %v, want -32602 naming %s", small, heldMetaKey)
+	}
+}
+
+func TestMembers(t *testing.T) {
+	t.Parallel()
+	obj := []byte(` { "a" : 1 , "b\u0022":"x,}" ,"c":{"d":[1,"]",{}]},"e":null,"a":-2.5e3 }`)
+	got := map[string]string{}
+	for k, v := range members(obj) {
+		got[k] = string(v)
+	}
+	want := map[string]string{"a": "-2.5e3", `b"`: `"x,}"`, "c": `{"d":[1,"]",{}]}`, "e": "null"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("members: %v, want %v", got, want)
 	}
 }
