@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
+
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 )
 
 // maxGlobMatches bounds how many files a glob in a command may name before
@@ -58,7 +60,7 @@ func (cl *CommandLine) Accesses(cwd, home string) (out []Access, unknown []shell
 			if f.GitConfig {
 				p = filepath.Join(gitDirOf(p), "config")
 			}
-			real, err := ResolvePhysical(p)
+			real, err := confine.ResolvePhysical(p)
 			if err != nil {
 				unknown = append(unknown, shellcmd.Unknown{Write: f.Write, Why: fmt.Sprintf("%s: %v", f.Program, err)})
 				continue
@@ -160,30 +162,6 @@ func gitDirOf(dir string) string {
 			return filepath.Join(start, ".git")
 		}
 	}
-}
-
-// ResolvePhysical is [ResolvePath] for a path the kernel will walk as
-// written: a `..` goes up from where the components before it lead, after
-// their symbolic links are followed (`link/../x` is next to the link's
-// target, not next to the link), which is what a shell command opening
-// the path gets.
-func ResolvePhysical(p string) (string, error) {
-	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("resolving %q: the path must be absolute", p)
-	}
-	done := "/"
-	for _, c := range splitPath(p) {
-		if c == ".." {
-			done = filepath.Dir(done)
-			continue
-		}
-		next, err := ResolvePath(filepath.Join(done, c))
-		if err != nil {
-			return "", err
-		}
-		done = next
-	}
-	return done, nil
 }
 
 // protectedBelowLimit bounds the walk of [ProtectedBelow].

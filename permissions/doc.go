@@ -14,10 +14,11 @@
 //     run, its URL, its input fields); [DecidePolicy] (the session's
 //     starting mode and whether the host's confirmation is trusted, in one
 //     function); [Protected] paths and [ProtectedPaths] (the one list, which
-//     the Bash sandbox reads too). Confinement lives here as well:
-//     [Confinement], [ResolvePath] and [OpenFile] (working directories
-//     checked component by component after resolving symlinks, and opened
-//     through os.Root so the check and the open cannot be raced apart).
+//     the Bash sandbox reads too).
+//   - package permissions/confine: confinement and confined opening
+//     (working directories checked component by component after resolving
+//     symlinks, each path resolved once and handed to the tool, and files
+//     opened openat-style so the check and the open cannot be raced apart).
 //   - package permissions/settings: the settings files, read once in one
 //     place (rules, mode, directories, hooks, chat's model), and workspace
 //     trust (a project's own settings widen permissions only once trusted).
@@ -25,6 +26,7 @@
 //
 // Package orchestrator/permit combines them into the decision for a call.
 //
-// This package depends on nothing else in agent-mcp: permissions ← tools ←
+// This package depends on nothing else in agent-mcp but its own
+// permissions/confine and permissions/shellcmd: permissions ← tools ←
 // orchestrator ← server ← internal/cli.
 package permissions

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 )
 
 // Anchors are the directories path specifiers are relative to (docs/tools.md §9):
@@ -92,7 +94,7 @@ func (p *pathPattern) match(abs string, isDir bool) bool {
 // mayMatchBelow reports whether the pattern may match dir or something
 // below it (a recursive command over dir reaches it).
 func (p *pathPattern) mayMatchBelow(dir string) bool {
-	if Inside(dir, p.base) {
+	if confine.Inside(dir, p.base) {
 		return true // the pattern's whole scope is below dir
 	}
 	rel, err := filepath.Rel(p.base, dir)

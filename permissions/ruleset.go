@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 )
 
 // SourcedRule is a rule with where it came from and how it is compiled.
@@ -60,7 +62,7 @@ func isIdent(s string) bool {
 type Access struct {
 	// Path is absolute and clean, as the caller wrote it.
 	Path string
-	// Real is Path with every symlink resolved ([ResolvePath]).
+	// Real is Path with every symlink resolved ([confine.ResolvePath]).
 	Real  string
 	Write bool
 	IsDir bool
@@ -223,7 +225,7 @@ func (rs *RuleSet) ReadDenied(tool string, aliases ...string) func(abs string, i
 		if !isDir {
 			return false // its directory was judged before the walk reached it
 		}
-		real, err := ResolvePath(abs)
+		real, err := confine.ResolvePath(abs)
 		if err != nil || real == abs {
 			return false
 		}

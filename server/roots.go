@@ -21,7 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -82,7 +82,7 @@ func (s *Server) applyRoots(ctx context.Context, ss *mcp.ServerSession, ts *tool
 	}
 	dirs := narrowDirs(st.base, paths)
 	ts.SetWorkDirs(dirs)
-	conf := permissions.NewConfinement(dirs)
+	conf := confine.New(dirs)
 	if !conf.Contains(ts.Cwd()) {
 		ts.SetCwd(dirs[0])
 	}
@@ -100,9 +100,9 @@ func narrowDirs(base, roots []string) []string {
 			out = append(out, d)
 		}
 	}
-	baseConf := permissions.NewConfinement(base)
+	baseConf := confine.New(base)
 	for _, r := range roots {
-		real, err := permissions.ResolvePath(r)
+		real, err := confine.ResolvePath(r)
 		if err != nil {
 			continue
 		}
@@ -111,7 +111,7 @@ func narrowDirs(base, roots []string) []string {
 			continue
 		}
 		for _, b := range base {
-			if permissions.Inside(real, b) {
+			if confine.Inside(real, b) {
 				add(b)
 			}
 		}

@@ -26,7 +26,7 @@
 // being inside the working directories. In plan mode only read-only calls
 // run, plus calls that are neither destructive nor open-world and whose
 // input reports no paths (TodoWrite, ExitPlanMode). Writing tools should
-// open files with permissions.OpenFile (or the os.Root it gives), so a
+// open files with confine.OpenFile (or the os.Root it gives), so a
 // symlink swapped in after the check cannot lead outside the working
 // directories. This package does not run tools: see package
 // orchestrator for the pipeline every call goes through.

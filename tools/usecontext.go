@@ -26,7 +26,7 @@ type UseContext struct {
 	// (absolute and clean, as the call names it) to where it led at that
 	// moment, every symbolic link resolved (permissions.Decision.Resolved).
 	// Tools that open those paths afterwards pass it to
-	// permissions.OpenRead, which refuses a path that now leads elsewhere
+	// confine.OpenRead, which refuses a path that now leads elsewhere
 	// outside the working directories. Nil when no check of paths ran.
 	Resolved map[string]string
 	// Cwd is the directory this call's relative paths resolve against,

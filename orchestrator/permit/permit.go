@@ -15,6 +15,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -114,7 +115,7 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 	defer func() {
 		// An allowed call's tool learns where the judged paths led, so it
 		// can refuse one that a symbolic link swapped in since sends
-		// elsewhere (permissions.OpenRead).
+		// elsewhere (confine.OpenRead).
 		if d.Behavior == permissions.Allow {
 			d.Resolved = make(map[string]string, len(tg.Accesses))
 			for _, a := range tg.Accesses {
@@ -220,10 +221,10 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 			needs = append(needs, need{reason: fmt.Sprintf("the command opens a network connection (%s)", addr), byBypass: true, byHook: true})
 		}
 	}
-	conf := permissions.NewConfinement(req.UC.Session.WorkDirs())
+	conf := confine.New(req.UC.Session.WorkDirs())
 	// The session's own state (persisted results, background task output)
 	// is the server's output to this client: reading it needs no grant.
-	state := permissions.NewConfinement([]string{req.UC.Session.StateDir()})
+	state := confine.New([]string{req.UC.Session.StateDir()})
 	for _, a := range tg.Accesses {
 		verb, family := "reading", "Read"
 		if a.Write {
@@ -507,7 +508,7 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 	}
 	for _, p := range paths {
 		abs := req.UC.Resolve(p.Path)
-		real, err := permissions.ResolvePath(abs)
+		real, err := confine.ResolvePath(abs)
 		if err != nil {
 			real = abs
 			unknownPaths = true

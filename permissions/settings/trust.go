@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 )
 
 // TrustFile is the name of the file, in agent-mcp's user configuration
@@ -33,12 +33,12 @@ func Trusted(configDir, dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	real, err := permissions.ResolvePath(filepath.Clean(dir))
+	real, err := confine.ResolvePath(filepath.Clean(dir))
 	if err != nil {
 		return false, err
 	}
 	for _, t := range list.Trusted {
-		if permissions.Inside(t, real) {
+		if confine.Inside(t, real) {
 			return true, nil
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -234,7 +234,7 @@ func listBeneath(dirfd int, rel, root string) ([]os.DirEntry, error) {
 	if rel == "" {
 		rel = "."
 	}
-	fd, err := permissions.OpenBeneath(dirfd, rel, os.O_RDONLY|syscall.O_DIRECTORY)
+	fd, err := confine.OpenBeneath(dirfd, rel, os.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: filepath.Join(root, filepath.FromSlash(rel)), Err: err}
 	}

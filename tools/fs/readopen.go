@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -17,7 +17,7 @@ var beforeReadOpen func(abs string)
 
 // openForRead opens abs for Read or LS so that a symbolic link swapped
 // into the path after the permission check cannot send the read outside
-// the working directories (see permissions.OpenRead): inside them it is
+// the working directories (see confine.OpenRead): inside them it is
 // opened through an os.Root, and a path outside is read only where it led
 // when the check let the call through. The kind of what was opened is for
 // the caller to check on the descriptor.
@@ -25,7 +25,7 @@ func openForRead(uc *tools.UseContext, abs string) (*os.File, error) {
 	if beforeReadOpen != nil {
 		beforeReadOpen(abs)
 	}
-	return permissions.OpenRead(uc.Session.WorkDirs(), uc.Resolved, abs)
+	return confine.OpenRead(uc.Session.WorkDirs(), uc.Resolved, abs)
 }
 
 // openRegularForRead opens abs with openForRead and checks on the open
@@ -74,6 +74,6 @@ func parentOpener(uc *tools.UseContext, abs string) func(dir string) (*os.File, 
 		}
 	}
 	return func(dir string) (*os.File, error) {
-		return permissions.OpenRead(uc.Session.WorkDirs(), checked, dir)
+		return confine.OpenRead(uc.Session.WorkDirs(), checked, dir)
 	}
 }

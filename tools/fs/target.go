@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -88,7 +88,7 @@ func openForWrite(ctx context.Context, s *tools.Session, path string) (w *writeF
 	if w.target, err = writeTarget(s, w.abs); err != nil {
 		return nil, err
 	}
-	if w.real, err = permissions.ResolvePath(w.target); err != nil {
+	if w.real, err = confine.ResolvePath(w.target); err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", w.abs, err)
 	}
 	if err := checkConfined(s, w.abs, w.real); err != nil {
@@ -342,7 +342,7 @@ func (w *writeFile) opError(what string, err error) error {
 	what = fmt.Sprintf(what, w.abs)
 	if escapes(err) {
 		return fmt.Errorf("%s: a symbolic link in the path now leads outside %s (the path changed after it was checked); nothing was written: %w",
-			what, w.root.Name(), permissions.ErrOutside)
+			what, w.root.Name(), confine.ErrOutside)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -370,16 +370,16 @@ func checkConfined(s *tools.Session, abs, real string) error {
 	dirs := s.WorkDirs()
 	claimed := false
 	for _, d := range dirs {
-		if permissions.Inside(d, abs) {
+		if confine.Inside(d, abs) {
 			claimed = true
 			break
 		}
-		if r, err := permissions.ResolvePath(d); err == nil && permissions.Inside(r, abs) {
+		if r, err := confine.ResolvePath(d); err == nil && confine.Inside(r, abs) {
 			claimed = true
 			break
 		}
 	}
-	if !claimed || permissions.NewConfinement(dirs).Contains(real) {
+	if !claimed || confine.New(dirs).Contains(real) {
 		return nil
 	}
 	return fmt.Errorf("%s leads to %s through a symbolic link, which is outside the working directories (%s); refusing to write through it: to write there, give %s itself (that is checked as a path outside the working directories)",
@@ -390,7 +390,7 @@ func checkConfined(s *tools.Session, abs, real string) error {
 // through: the working directory holding it, or the deepest existing
 // ancestor of a path outside them all.
 func openWriteRoot(s *tools.Session, real string) (*os.Root, string, error) {
-	root, rel, ok, err := permissions.NewConfinement(s.WorkDirs()).RootFor(real)
+	root, rel, ok, err := confine.New(s.WorkDirs()).RootFor(real)
 	if err != nil || ok {
 		return root, rel, err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 )
 
 // On Linux files and directories are read with plain system calls: os.Open
@@ -22,7 +22,7 @@ import (
 //
 // Everything below the walk's root is opened relative to the root's
 // descriptor with openat2, following no symbolic link in any component
-// (permissions.OpenBeneath): a directory swapped for a link during the
+// (confine.OpenBeneath): a directory swapped for a link during the
 // walk, even one leading back inside, is not entered, and a file swapped
 // for one is not read.
 
@@ -52,7 +52,7 @@ func openFile(path string) (*rawFile, error) {
 // following no symbolic link; abs names it in errors. O_NONBLOCK keeps a
 // named pipe swapped in from blocking the open.
 func openFileAt(rootfd int, rel, abs string) (*rawFile, error) {
-	fd, err := permissions.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK)
+	fd, err := confine.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, &pathError{Op: "open", Path: abs, Err: err}
 	}
@@ -110,7 +110,7 @@ func openDirAt(rootfd int, rel, abs string) (*rawDir, error) {
 	if rel == "" {
 		rel = "."
 	}
-	fd, err := permissions.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_DIRECTORY)
+	fd, err := confine.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
 		return nil, &pathError{Op: "open", Path: abs, Err: err}
 	}
@@ -221,7 +221,7 @@ func fstatatRetry(dirfd int, name string, st *unix.Stat_t) error {
 // readFile reads the file name in the directory, following no symbolic
 // link.
 func (d *rawDir) readFile(name string) ([]byte, error) {
-	fd, err := permissions.OpenBeneath(d.fd, name, syscall.O_RDONLY|syscall.O_NONBLOCK)
+	fd, err := confine.OpenBeneath(d.fd, name, syscall.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}

@@ -12,12 +12,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 )
 
 // Everything below the walk's root is opened relative to the root's
 // descriptor following no symbolic link in any component
-// (permissions.OpenBeneath), so a directory or file swapped for a link
+// (confine.OpenBeneath), so a directory or file swapped for a link
 // during the walk is not entered or read.
 
 // rawFile is an open file; outside Linux it is an *os.File.
@@ -36,7 +36,7 @@ func openFile(path string) (*rawFile, error) {
 // openFileAt opens the file rel below the directory open as rootfd,
 // following no symbolic link; abs names it in errors.
 func openFileAt(rootfd int, rel, abs string) (*rawFile, error) {
-	fd, err := permissions.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK)
+	fd, err := confine.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, &pathError{Op: "open", Path: abs, Err: err}
 	}
@@ -70,7 +70,7 @@ func openDirAt(rootfd int, rel, abs string) (*rawDir, error) {
 	if rel == "" {
 		rel = "."
 	}
-	fd, err := permissions.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_DIRECTORY)
+	fd, err := confine.OpenBeneath(rootfd, rel, syscall.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
 		return nil, &pathError{Op: "open", Path: abs, Err: err}
 	}
@@ -116,7 +116,7 @@ func (d *rawDir) modTimes(names []string) []time.Time {
 // readFile reads the file name in the directory, following no symbolic
 // link.
 func (d *rawDir) readFile(name string) ([]byte, error) {
-	fd, err := permissions.OpenBeneath(int(d.f.Fd()), name, syscall.O_RDONLY|syscall.O_NONBLOCK)
+	fd, err := confine.OpenBeneath(int(d.f.Fd()), name, syscall.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}

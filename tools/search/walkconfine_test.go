@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -187,7 +187,7 @@ func TestWalkConfinement(t *testing.T) {
 		}
 	})
 	t.Run("walk_opens_below_root_without_following_links", func(t *testing.T) {
-		// permissions.OpenBeneath is what keeps the walk in: a link
+		// confine.OpenBeneath is what keeps the walk in: a link
 		// anywhere in the path makes the open fail.
 		work, out := confineTree(t)
 		os.Symlink(out, filepath.Join(work, "l"))
@@ -204,7 +204,7 @@ func TestWalkConfinement(t *testing.T) {
 			d.Close()
 			t.Error("opened a directory through a link")
 		}
-		fd, err := permissions.OpenBeneath(rootFD(dir), "a/a.txt", os.O_RDONLY)
+		fd, err := confine.OpenBeneath(rootFD(dir), "a/a.txt", os.O_RDONLY)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
@@ -403,7 +403,7 @@ func applyCwd(res *tools.Result, sess *tools.Session, cwdFile, startDir string) 
 		}
 		return
 	}
-	conf := permissions.NewConfinement(sess.WorkDirs())
+	conf := confine.New(sess.WorkDirs())
 	if conf.Contains(final) {
 		out.Cwd = final
 		if sameDir(final, sess.Cwd()) {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package permissions
+package confine
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package permissions
+package confine
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func OpenRead(dirs []string, checked map[string]string, abs string) (*os.File, e
 	if err != nil {
 		return nil, err
 	}
-	c := NewConfinement(dirs)
+	c := New(dirs)
 	inside := c.containsResolved(real)
 	if !inside && checked != nil {
 		then, judged := checked[abs]

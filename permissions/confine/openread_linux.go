@@ -1,4 +1,4 @@
-package permissions
+package confine
 
 import (
 	"sync/atomic"

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package permissions
+package confine
 
 import "golang.org/x/sys/unix"
 
