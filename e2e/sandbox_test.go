@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -410,6 +411,35 @@ func TestSandbox_escaped_processes_end_with_TaskStop_and_the_session(t *testing.
 			testbin.WaitProcs(t, a, 0, 20*time.Second)
 		}
 	})
+}
+
+// TestSandbox_launcher_skips_the_application_init: each sandboxed command
+// starts agent-mcp again as its launcher, which runs from package
+// launcher's initialisation, before the packages it does not need (the
+// chat UI's syntax highlighting alone took ~10 ms of every command's
+// start). GODEBUG=inittrace=1 lists the packages a run initialises.
+func TestSandbox_launcher_skips_the_application_init(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the launcher runs on Linux only")
+	}
+	trace := func(args ...string) string {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(testbin.HermeticEnv(t), "GODEBUG=inittrace=1")
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	const heavy = "init github.com/alecthomas/chroma/v2/styles "
+	if app := trace("version"); !strings.Contains(app, heavy) {
+		t.Fatalf("agent-mcp version no longer initialises %q: choose another heavy package for this test\n%s", heavy, app)
+	}
+	l := trace(sandbox.HiddenCommand)
+	if !strings.Contains(l, "agent-mcp sandbox launcher: missing stage") {
+		t.Fatalf("the launcher did not run:\n%s", l)
+	}
+	if strings.Contains(l, heavy) {
+		t.Errorf("the launcher initialised the application's packages (package launcher must import only the standard library, x/sys and go-landlock):\n%s", l)
+	}
 }
 
 // listener counts the connections accepted on a host loopback port.

@@ -4,8 +4,10 @@
 // is held exactly like the shell.
 //
 // A sandboxed command is started through agent-mcp's own binary, re-executed
-// as a small hidden launcher ([HiddenCommand]), because nothing can run
-// between fork and exec in os/exec:
+// as a small hidden launcher ([HiddenCommand], package launcher), because
+// nothing can run between fork and exec in os/exec. The launcher runs from
+// its package's initialisation, before the rest of agent-mcp initialises,
+// so it starts like a small program:
 //
 //	server ─ agent-mcp __sandbox init (pid 1 of a new PID namespace, or a child subreaper)
 //	           └ bash -c COMMAND, and everything it starts

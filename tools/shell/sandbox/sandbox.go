@@ -18,11 +18,28 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
 )
 
 // HiddenCommand is the first argument that makes agent-mcp act as the
 // sandbox launcher ([Main]) instead of running a subcommand.
-const HiddenCommand = "__sandbox"
+const HiddenCommand = launcher.HiddenCommand
+
+// Main runs the hidden launcher: args are what follows [HiddenCommand].
+// It returns the process exit status. (On Linux the launcher runs before
+// main reaches a caller of this, from package launcher's initialisation.)
+func Main(args []string) int { return launcher.Main(args) }
+
+// Probe reports what this machine offers; launcherPath is the agent-mcp
+// binary that tries the namespaces.
+func Probe(launcherPath string) Support {
+	var s Support
+	s.Landlock, s.LandlockErr = launcher.LandlockABI()
+	s.NamespacesErr = launcher.ProbeNamespaces(launcherPath)
+	s.Namespaces = s.NamespacesErr == nil
+	allowedLayers(&s)
+	return s
+}
 
 // LayersEnv, when set, limits the layers the sandbox may use to the comma
 // separated list it holds ("namespaces", "landlock", or both; "none" for
@@ -289,21 +306,6 @@ type Spec struct {
 	StateDir string
 }
 
-// plan is what the launcher is told, as JSON in its arguments.
-type plan struct {
-	Shell, Script, Dir string
-	UID, GID           int
-	Namespaces         bool
-	Landlock           bool
-	NetworkOff         bool
-	Writable           []string
-	ReadOnly           []string
-	Masked             []string
-	EmptyFile          string
-	// GraceMS is how long init waits after SIGTERM before SIGKILL.
-	GraceMS int64
-}
-
 // Launch is a command being started: the process to start (with the
 // environment variables to add), and how to wait for the shell's status.
 type Launch struct {
@@ -336,7 +338,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	writable = append(writable, spec.StateDir)
 	writable = append(writable, s.caches...)
 	writable = existing(writable)
-	p := plan{
+	p := launcher.Plan{
 		Shell: spec.Shell, Script: spec.Script, Dir: spec.Dir,
 		UID: os.Getuid(), GID: os.Getgid(),
 		Namespaces: s.layers.Namespaces, Landlock: s.layers.Landlock > 0, NetworkOff: s.cfg.NetworkOff,
@@ -360,7 +362,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
-	cmd := initCommand(s.cfg.Launcher, string(arg), p)
+	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
 	cmd.ExtraFiles = []*os.File{w}
 	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w}, nil
 }

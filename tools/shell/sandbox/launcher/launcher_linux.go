@@ -1,4 +1,4 @@
-package sandbox
+package launcher
 
 import (
 	"encoding/json"
@@ -20,9 +20,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// setupFailed is init's exit status when the sandbox could not be set up
-// (the command did not run).
-const setupFailed = 125
+// The launcher runs from this package's initialisation, before main: Go
+// initialises a binary's packages one at a time, each as soon as its own
+// imports are, the first by import path when several are ready (the
+// language's rule since Go 1.21). This package's imports are ready before
+// those of the heavy packages of the rest of agent-mcp (the chat UI's
+// syntax highlighting and markdown rendering take some 15 ms and touch
+// much of the binary) and its path sorts before theirs, so a launcher
+// skips them and starts like a small program. e2e's
+// TestSandbox_launcher_skips_the_application_init checks it.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == HiddenCommand {
+		os.Exit(Main(os.Args[2:]))
+	}
+}
 
 // Main runs the hidden launcher: args are what follows [HiddenCommand].
 // It returns the process exit status.
@@ -42,7 +53,7 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, "agent-mcp sandbox launcher: bad arguments")
 		return 2
 	}
-	var p plan
+	var p Plan
 	if err := json.Unmarshal([]byte(args[1]), &p); err != nil {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox launcher: plan: %v\n", err)
 		return 2
@@ -54,9 +65,9 @@ func Main(args []string) int {
 	return 2
 }
 
-// initCommand is the sandbox's init for plan p (its JSON is arg), in new
-// namespaces when the plan says so.
-func initCommand(launcher, arg string, p plan) *exec.Cmd {
+// Command is the sandbox's init for plan p (its JSON is arg), in new
+// namespaces when the plan says so; launcher is the agent-mcp binary.
+func Command(launcher, arg string, p Plan) *exec.Cmd {
 	cmd := exec.Command(launcher, HiddenCommand, "init", arg)
 	if p.Namespaces {
 		cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -79,7 +90,7 @@ func nsFlags(netOff bool) uintptr {
 // initMain sets the sandbox up, runs the shell, reports its status on fd
 // 3, and reaps every process of the command until none is left. SIGTERM,
 // SIGINT and SIGHUP end them all.
-func initMain(p plan) int {
+func initMain(p Plan) int {
 	// Landlock gives every thread of a Go program its own domain (before
 	// ABI 8), and a scoped domain may signal only its own processes: the
 	// shell is started, and its processes signalled, from this one thread.
@@ -88,7 +99,7 @@ func initMain(p plan) int {
 	syscall.CloseOnExec(3)
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: "+format+"\n", a...)
-		return setupFailed
+		return SetupFailed
 	}
 	if p.Namespaces {
 		if err := setupMounts(p); err != nil {
@@ -246,7 +257,7 @@ func descendants(root int) []int {
 // writable roots writable, protected paths inside them read-only again,
 // Read-denied paths masked, a private /dev/shm and a /proc of the new PID
 // namespace.
-func setupMounts(p plan) error {
+func setupMounts(p Plan) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
@@ -335,7 +346,7 @@ var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/
 // devices), refuses TCP when the network is off and no network namespace
 // holds it, and scopes signals and abstract unix sockets, with the best
 // the kernel's Landlock ABI offers.
-func restrictLandlock(p plan) error {
+func restrictLandlock(p Plan) error {
 	cfg := landlock.V6.BestEffort()
 	if !p.NetworkOff || p.Namespaces {
 		cfg.HandledAccessNet = 0
@@ -369,19 +380,22 @@ func probeChild() error {
 	return loopbackUp()
 }
 
-// Probe reports what this machine offers; launcher is the agent-mcp
-// binary that tries the namespaces.
-func Probe(launcher string) Support {
-	var s Support
+// LandlockABI is the kernel's Landlock ABI version, or why there is none.
+func LandlockABI() (int, error) {
 	abi, err := llsys.LandlockGetABIVersion()
 	switch {
 	case err != nil:
-		s.LandlockErr = fmt.Errorf("the kernel has no Landlock (needs Linux 5.13+ with landlock in the lsm= list): %w", err)
+		return 0, fmt.Errorf("the kernel has no Landlock (needs Linux 5.13+ with landlock in the lsm= list): %w", err)
 	case abi < 1:
-		s.LandlockErr = errors.New("the kernel reports no Landlock ABI")
-	default:
-		s.Landlock = abi
+		return 0, errors.New("the kernel reports no Landlock ABI")
 	}
+	return abi, nil
+}
+
+// ProbeNamespaces reports why the namespaces the sandbox needs cannot be
+// made here, trying them with launcher (the agent-mcp binary); nil when
+// they can.
+func ProbeNamespaces(launcher string) error {
 	cmd := exec.Command(launcher, HiddenCommand, "probe")
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  nsFlags(true),
@@ -394,10 +408,7 @@ func Probe(launcher string) Support {
 		if msg == "" {
 			msg = err.Error()
 		}
-		s.NamespacesErr = fmt.Errorf("user namespaces are unavailable (needs unprivileged user namespaces, e.g. kernel.unprivileged_userns_clone=1 and no container seccomp rule against unshare): %s", msg)
-	} else {
-		s.Namespaces = true
+		return fmt.Errorf("user namespaces are unavailable (needs unprivileged user namespaces, e.g. kernel.unprivileged_userns_clone=1 and no container seccomp rule against unshare): %s", msg)
 	}
-	allowedLayers(&s)
-	return s
+	return nil
 }

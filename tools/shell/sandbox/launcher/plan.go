@@ -1,0 +1,24 @@
+package launcher
+
+// HiddenCommand is the first argument that makes agent-mcp act as the
+// sandbox launcher ([Main]) instead of running a subcommand.
+const HiddenCommand = "__sandbox"
+
+// SetupFailed is init's exit status when the sandbox could not be set up
+// (the command did not run).
+const SetupFailed = 125
+
+// Plan is what the launcher is told, as JSON in its arguments.
+type Plan struct {
+	Shell, Script, Dir string
+	UID, GID           int
+	Namespaces         bool
+	Landlock           bool
+	NetworkOff         bool
+	Writable           []string
+	ReadOnly           []string
+	Masked             []string
+	EmptyFile          string
+	// GraceMS is how long init waits after SIGTERM before SIGKILL.
+	GraceMS int64
+}
