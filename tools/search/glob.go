@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -181,12 +180,12 @@ func nameMatcher(pattern string) func(string) bool {
 
 // globRank orders Glob's results: oldest modification first, ties by path.
 type globRank struct {
-	mtime time.Time
+	mtime fileTime
 	abs   string
 }
 
 func compareGlobRank(a, b globRank) int {
-	if c := a.mtime.Compare(b.mtime); c != 0 {
+	if c := a.mtime.compare(b.mtime); c != 0 {
 		return c
 	}
 	return strings.Compare(a.abs, b.abs)

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// BenchmarkGrepRows runs the rows of bench/scale.py in-process, on the
+// BenchmarkGrepRows runs the rows of bench/scale.py (Glob's included) in-process, on the
 // tree named by AGENT_MCP_BENCH_TREE (default Go's source tree), for
 // profiling (go test -run '^$' -bench GrepRows -cpuprofile cpu.out) and
 // for seeing how the work grows with the workers: besides the time, it
@@ -34,11 +34,16 @@ func BenchmarkGrepRows(b *testing.B) {
 		{"n-i-word", `{"pattern":"context","-i":true,"output_mode":"content","head_limit":0}`},
 		{"n-class", `{"pattern":"[A-Z][a-z]+Error\\b","output_mode":"content","head_limit":0}`},
 		{"c-i-word", `{"pattern":"context","-i":true,"output_mode":"count","head_limit":0}`},
+		{"glob", `{"pattern":"**/*.go"}`},
 	} {
+		tool := Grep()
+		if bc.name == "glob" {
+			tool = Glob()
+		}
 		b.Run(bc.name, func(b *testing.B) {
 			cpu0, wall0 := processCPU(), time.Now()
 			for b.Loop() {
-				if text, _, ok := call(b, Grep(), s, bc.input); !ok {
+				if text, _, ok := call(b, tool, s, bc.input); !ok {
 					b.Fatal(text)
 				}
 			}

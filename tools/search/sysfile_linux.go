@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"os"
 	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -97,8 +99,9 @@ func (f *rawFile) ModTime() (time.Time, error) {
 
 // rawDir is an open directory of a walk.
 type rawDir struct {
-	fd   int
-	path string // for errors
+	fd    int
+	path  string // for errors
+	cname []byte // scratch: a name as a C string (modTime)
 }
 
 // rootFD returns the descriptor of the walk's root directory.
@@ -119,12 +122,21 @@ func openDirAt(rootfd int, rel, abs string) (*rawDir, error) {
 
 func (d *rawDir) Close() error { return syscall.Close(d.fd) }
 
+// direntBufs holds the buffers directory listings are read into: one
+// allocated per directory (32 KB, zeroed) was most of what a walk
+// allocated.
+var direntBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
 // list returns the directory's entries sorted by name, each with its type
 // from the directory itself (d_type), falling back to fstatat where the
-// file system does not fill it in.
-func (d *rawDir) list() ([]dirEntry, error) {
-	buf := make([]byte, 32<<10)
-	var out []dirEntry
+// file system does not fill it in. The names of one read share one
+// string: one allocation per read rather than one per name. The entries
+// are appended to out[:0].
+func (d *rawDir) list(out []dirEntry) ([]dirEntry, error) {
+	bp := direntBufs.Get().(*[32 << 10]byte)
+	defer direntBufs.Put(bp)
+	buf := bp[:]
+	out = out[:0]
 	for {
 		n, err := syscall.ReadDirent(d.fd, buf)
 		if err == syscall.EINTR {
@@ -136,25 +148,26 @@ func (d *rawDir) list() ([]dirEntry, error) {
 		if n <= 0 {
 			break
 		}
-		for b := buf[:n]; len(b) > 0; {
+		blob := string(buf[:n])
+		for off := 0; off < n; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			if len(b) < 19 {
+			if n-off < 19 {
 				break
 			}
-			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
-			if reclen < 19 || reclen > len(b) {
+			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
+			if reclen < 19 || reclen > n-off {
 				break
 			}
-			typ := b[18]
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
+			typ := buf[off+18]
+			name := blob[off+19 : off+reclen]
+			if i := strings.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
-			b = b[reclen:]
-			if len(name) == 0 || string(name) == "." || string(name) == ".." {
+			off += reclen
+			if len(name) == 0 || name == "." || name == ".." {
 				continue
 			}
-			e := dirEntry{name: string(name)}
+			e := dirEntry{name: name}
 			switch typ {
 			case syscall.DT_DIR:
 				e.kind = kindDir
@@ -168,15 +181,7 @@ func (d *rawDir) list() ([]dirEntry, error) {
 			out = append(out, e)
 		}
 	}
-	slices.SortFunc(out, func(a, b dirEntry) int {
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
 	return out, nil
 }
 
@@ -195,18 +200,21 @@ func (d *rawDir) kindOf(name string) entryKind {
 	return kindOther
 }
 
-// modTimes returns the modification times of names in the directory
-// (zero where one cannot be read), with fstatat relative to it so the
-// kernel resolves one path element per name rather than the whole path.
-func (d *rawDir) modTimes(names []string) []time.Time {
-	out := make([]time.Time, len(names))
+// modTime returns the modification time of the entry name in the
+// directory (unknownTime where it cannot be read), with fstatat relative to it
+// so the kernel resolves one path element rather than the whole path.
+func (d *rawDir) modTime(name string) fileTime {
 	var st unix.Stat_t
-	for i, name := range names {
-		if fstatatRetry(d.fd, name, &st) == nil {
-			out[i] = time.Unix(st.Mtim.Unix())
+	for {
+		err := d.statName(name, &st)
+		switch err {
+		case nil:
+			return fileTime{sec: int64(st.Mtim.Sec), nsec: int32(st.Mtim.Nsec)}
+		case unix.EINTR:
+			continue
 		}
+		return unknownTime
 	}
-	return out
 }
 
 func fstatatRetry(dirfd int, name string, st *unix.Stat_t) error {

@@ -79,13 +79,14 @@ func openDirAt(rootfd int, rel, abs string) (*rawDir, error) {
 
 func (d *rawDir) Close() error { return d.f.Close() }
 
-// list returns the directory's entries sorted by name.
-func (d *rawDir) list() ([]dirEntry, error) {
+// list returns the directory's entries sorted by name, appended to
+// out[:0].
+func (d *rawDir) list(out []dirEntry) ([]dirEntry, error) {
 	entries, err := d.f.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]dirEntry, 0, len(entries))
+	out = out[:0]
 	for _, e := range entries {
 		k := kindOther
 		switch t := e.Type(); {
@@ -100,17 +101,14 @@ func (d *rawDir) list() ([]dirEntry, error) {
 	return out, nil
 }
 
-// modTimes returns the modification times of names in the directory
-// (zero where one cannot be read).
-func (d *rawDir) modTimes(names []string) []time.Time {
-	out := make([]time.Time, len(names))
+// modTime returns the modification time of the entry name in the
+// directory (unknownTime where it cannot be read).
+func (d *rawDir) modTime(name string) fileTime {
 	var st unix.Stat_t
-	for i, name := range names {
-		if unix.Fstatat(int(d.f.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			out[i] = time.Unix(st.Mtim.Unix())
-		}
+	if unix.Fstatat(int(d.f.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return unknownTime
 	}
-	return out
+	return fileTime{sec: int64(st.Mtim.Sec), nsec: int32(st.Mtim.Nsec)}
 }
 
 // readFile reads the file name in the directory, following no symbolic

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
+	"unsafe"
 
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -65,7 +65,7 @@ func hiddenNote(n int64) string {
 // walkFile is one file a walk yields.
 type walkFile struct {
 	abs, rel string
-	modTime  time.Time // when walkFilter.wantModTime
+	modTime  fileTime // when walkFilter.wantModTime
 }
 
 // walker traverses a directory tree. Listings are read by a pool of
@@ -103,9 +103,8 @@ type dirJob struct {
 
 type walkItem struct {
 	abs, rel string
-	name     string
 	dir      *dirJob // set for directories
-	modTime  time.Time
+	modTime  fileTime
 }
 
 func newWalker(root string, f walkFilter) *walker {
@@ -310,7 +309,13 @@ func (w *walker) run(job *dirJob) {
 		return
 	}
 	defer dir.Close()
-	entries, err := dir.list()
+	scratch := entryLists.Get().(*[]dirEntry)
+	entries, err := dir.list(*scratch)
+	defer func() {
+		clear(entries) // the names share the listing's memory
+		*scratch = entries[:0]
+		entryLists.Put(scratch)
+	}()
 	if err != nil {
 		return
 	}
@@ -337,48 +342,41 @@ func (w *walker) run(job *dirJob) {
 	if job.rel != "" {
 		relPrefix = job.rel + "/"
 	}
+	// The candidates' absolute paths are written into one allocation;
+	// each path is a string over its part (rel is its tail).
+	size := 0
+	for i := range entries {
+		e := &entries[i]
+		if !w.candidate(e) {
+			e.kind = kindOther
+			continue
+		}
+		size += len(prefix) + len(e.name)
+	}
+	paths := make([]byte, 0, size)
 	items := make([]walkItem, 0, len(entries))
 	var dirs []*dirJob
 	for _, e := range entries {
+		if e.kind == kindOther {
+			continue
+		}
 		name := e.name
-		if vcsDirs[name] {
-			continue
-		}
 		isDir := e.kind == kindDir
-		if !isDir && e.kind != kindFile {
-			continue // symbolic links are not followed; special files are not searched
-		}
-		if !isDir && w.filter.matchName != nil && !w.filter.matchName(name) {
-			continue
-		}
-		// rel is the tail of abs: one string for both.
-		abs := prefix + name
+		start := len(paths)
+		paths = append(append(paths, prefix...), name...)
+		abs := unsafe.String(&paths[start], len(paths)-start)
 		rel := abs[len(abs)-len(relPrefix)-len(name):]
 		if !w.keep(node, abs, rel, name, isDir) {
 			continue
 		}
-		it := walkItem{abs: abs, rel: rel, name: name}
+		it := walkItem{abs: abs, rel: rel}
 		if isDir {
 			it.dir = &dirJob{abs: abs, rel: rel, parent: node, done: make(chan struct{})}
 			dirs = append(dirs, it.dir)
+		} else if w.filter.wantModTime {
+			it.modTime = dir.modTime(name)
 		}
 		items = append(items, it)
-	}
-	if w.filter.wantModTime {
-		var names []string
-		for _, it := range items {
-			if it.dir == nil {
-				names = append(names, it.name)
-			}
-		}
-		times := dir.modTimes(names)
-		k := 0
-		for i := range items {
-			if items[i].dir == nil {
-				items[i].modTime = times[k]
-				k++
-			}
-		}
 	}
 	job.items = items
 	w.mu.Lock()
@@ -394,6 +392,24 @@ func (w *walker) run(job *dirJob) {
 	}
 	w.mu.Unlock()
 }
+
+// candidate reports whether a listed entry may be yielded or entered,
+// before the filter's rules that need its path: version-control
+// directories, symbolic links and special files, and (Glob) names the
+// pattern rejects are not.
+func (w *walker) candidate(e *dirEntry) bool {
+	switch e.kind {
+	case kindDir:
+		return !vcsDirs[e.name]
+	case kindFile:
+		return w.filter.matchName == nil || w.filter.matchName(e.name)
+	}
+	return false
+}
+
+// entryLists holds the slices directories are listed into, reused from
+// one directory to the next.
+var entryLists = sync.Pool{New: func() any { return new([]dirEntry) }}
 
 // take waits for a directory a worker may list: one is pending and the
 // listed-ahead entries are under prefetchCap. It returns nil when the walk
