@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -98,7 +99,7 @@ func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.P
 	} else {
 		filter.matchName = nameMatcher(pattern)
 	}
-	var oldest globHeap
+	var ranks []globRank
 	total := 0
 	if info, err := os.Stat(root); err == nil && info.IsDir() {
 		dir, err := openRoot(uc, root)
@@ -106,24 +107,23 @@ func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.P
 			return nil, err
 		}
 		defer dir.Close()
-		w := newWalker(root, filter).in(dir)
-		err = w.walk(ctx, func(f walkFile) error {
-			total++
-			r := globRank{mtime: f.modTime, abs: f.abs}
-			if oldest.Len() < GlobMaxResults {
-				heap.Push(&oldest, r)
-			} else if compareGlobRank(r, oldest.items[0]) < 0 {
-				oldest.items[0] = r
-				heap.Fix(&oldest, 0)
-			}
-			return nil
+		// Each worker keeps the oldest GlobMaxResults of the files it
+		// saw; the oldest of all are among them.
+		workers := max(1, runtime.GOMAXPROCS(0))
+		kept := make([]globKept, workers)
+		err = newWalker(root, filter).in(dir).walkUnordered(ctx, workers, func(worker int, f walkFile) {
+			kept[worker].add(globRank{mtime: f.modTime, abs: f.abs})
 		})
 		if err != nil {
 			return nil, err
 		}
+		for _, k := range kept {
+			total += k.total
+			ranks = append(ranks, k.oldest.items...)
+		}
+		slices.SortFunc(ranks, compareGlobRank)
+		ranks = ranks[:min(len(ranks), GlobMaxResults)]
 	}
-	ranks := slices.Clone(oldest.items)
-	slices.SortFunc(ranks, compareGlobRank)
 	out := GlobOutput{Filenames: make([]string, 0, len(ranks)), NumFiles: total, Truncated: total > len(ranks)}
 	for _, r := range ranks {
 		out.Filenames = append(out.Filenames, s.Display(r.abs))
@@ -189,6 +189,25 @@ func compareGlobRank(a, b globRank) int {
 		return c
 	}
 	return strings.Compare(a.abs, b.abs)
+}
+
+// globKept is what one of Glob's walk workers keeps: how many files it
+// saw and the oldest GlobMaxResults of them.
+type globKept struct {
+	total  int
+	oldest globHeap
+	_      [64]byte // workers' counts on separate cache lines
+}
+
+func (k *globKept) add(r globRank) {
+	k.total++
+	h := &k.oldest
+	if h.Len() < GlobMaxResults {
+		heap.Push(h, r)
+	} else if compareGlobRank(r, h.items[0]) < 0 {
+		h.items[0] = r
+		heap.Fix(h, 0)
+	}
 }
 
 // globHeap keeps the GlobMaxResults best-ranked paths; its root is the

@@ -127,12 +127,12 @@ func (d *rawDir) Close() error { return syscall.Close(d.fd) }
 // allocated.
 var direntBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
-// list returns the directory's entries sorted by name, each with its type
+// list returns the directory's entries, sorted by name when sorted, each with its type
 // from the directory itself (d_type), falling back to fstatat where the
 // file system does not fill it in. The names of one read share one
 // string: one allocation per read rather than one per name. The entries
 // are appended to out[:0].
-func (d *rawDir) list(out []dirEntry) ([]dirEntry, error) {
+func (d *rawDir) list(out []dirEntry, sorted bool) ([]dirEntry, error) {
 	bp := direntBufs.Get().(*[32 << 10]byte)
 	defer direntBufs.Put(bp)
 	buf := bp[:]
@@ -181,7 +181,9 @@ func (d *rawDir) list(out []dirEntry) ([]dirEntry, error) {
 			out = append(out, e)
 		}
 	}
-	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	if sorted {
+		slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	}
 	return out, nil
 }
 

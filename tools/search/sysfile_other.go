@@ -79,9 +79,9 @@ func openDirAt(rootfd int, rel, abs string) (*rawDir, error) {
 
 func (d *rawDir) Close() error { return d.f.Close() }
 
-// list returns the directory's entries sorted by name, appended to
+// list returns the directory's entries, sorted by name when sorted, appended to
 // out[:0].
-func (d *rawDir) list(out []dirEntry) ([]dirEntry, error) {
+func (d *rawDir) list(out []dirEntry, sorted bool) ([]dirEntry, error) {
 	entries, err := d.f.ReadDir(-1)
 	if err != nil {
 		return nil, err
@@ -97,7 +97,9 @@ func (d *rawDir) list(out []dirEntry) ([]dirEntry, error) {
 		}
 		out = append(out, dirEntry{name: e.Name(), kind: k})
 	}
-	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	if sorted {
+		slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	}
 	return out, nil
 }
 

@@ -301,23 +301,50 @@ func (w *walker) obtain(job *dirJob) {
 // the prefetch workers while the buffer has room.
 func (w *walker) run(job *dirJob) {
 	defer close(job.done)
+	items := w.read(job, nil, true)
+	job.items = items
+	w.mu.Lock()
+	if job.prefetched {
+		w.buffered += len(items)
+	}
+	for _, it := range items {
+		if it.dir == nil {
+			continue
+		}
+		heap.Push(&w.pending, it.dir)
+		// One waiting worker per new directory: a broadcast would wake
+		// every worker for each directory listed, most of them to find
+		// nothing to do (a thundering herd on many cores).
+		w.cond.Signal()
+	}
+	w.mu.Unlock()
+}
+
+// read lists and filters the directory of job, appending what the
+// filter keeps to items[:0]: files, with their modification time when
+// the filter wants it, and directories, each with a new job (it.dir).
+// ordered sorts the entries by name and makes the jobs' done channels
+// (the ordered walk's); an unordered walk needs neither. An unreadable
+// directory yields nothing.
+func (w *walker) read(job *dirJob, items []walkItem, ordered bool) []walkItem {
+	items = items[:0]
 	if beforeOpen != nil {
 		beforeOpen(job.rel)
 	}
 	dir, err := openDirAt(w.rootfd, job.rel, job.abs)
 	if err != nil {
-		return
+		return items
 	}
 	defer dir.Close()
 	scratch := entryLists.Get().(*[]dirEntry)
-	entries, err := dir.list(*scratch)
+	entries, err := dir.list(*scratch, ordered)
 	defer func() {
 		clear(entries) // the names share the listing's memory
 		*scratch = entries[:0]
 		entryLists.Put(scratch)
 	}()
 	if err != nil {
-		return
+		return items
 	}
 	node := job.parent
 	if w.filter.useIgnore {
@@ -354,8 +381,9 @@ func (w *walker) run(job *dirJob) {
 		size += len(prefix) + len(e.name)
 	}
 	paths := make([]byte, 0, size)
-	items := make([]walkItem, 0, len(entries))
-	var dirs []*dirJob
+	if items == nil {
+		items = make([]walkItem, 0, len(entries))
+	}
 	for _, e := range entries {
 		if e.kind == kindOther {
 			continue
@@ -371,26 +399,16 @@ func (w *walker) run(job *dirJob) {
 		}
 		it := walkItem{abs: abs, rel: rel}
 		if isDir {
-			it.dir = &dirJob{abs: abs, rel: rel, parent: node, done: make(chan struct{})}
-			dirs = append(dirs, it.dir)
+			it.dir = &dirJob{abs: abs, rel: rel, parent: node}
+			if ordered {
+				it.dir.done = make(chan struct{})
+			}
 		} else if w.filter.wantModTime {
 			it.modTime = dir.modTime(name)
 		}
 		items = append(items, it)
 	}
-	job.items = items
-	w.mu.Lock()
-	if job.prefetched {
-		w.buffered += len(items)
-	}
-	for _, d := range dirs {
-		heap.Push(&w.pending, d)
-		// One waiting worker per new directory: a broadcast would wake
-		// every worker for each directory listed, most of them to find
-		// nothing to do (a thundering herd on many cores).
-		w.cond.Signal()
-	}
-	w.mu.Unlock()
+	return items
 }
 
 // candidate reports whether a listed entry may be yielded or entered,
@@ -493,4 +511,112 @@ func (w *walker) keep(node *ignoreNode, abs, rel, name string, isDir bool) bool 
 		return false
 	}
 	return f.matchRel == nil || f.matchRel(rel)
+}
+
+// walkUnordered yields every file the filter keeps, in no particular
+// order, for a caller that orders the files itself (Glob, by
+// modification time): workers goroutines (the caller's among them) each
+// take a directory not yet listed, list it, and yield its files to
+// emit(worker, f), worker being the goroutine's index from 0, so emit
+// may keep its results per worker without a lock. With no order to keep
+// there is no consumer to hand files to, no listing is sorted, and the
+// only thing shared is the stack of directories still to list, taken
+// under a lock once per directory. It returns ctx.Err(). Without in, the
+// root is opened by its path here, and closed when it returns.
+func (w *walker) walkUnordered(ctx context.Context, workers int, emit func(worker int, f walkFile)) error {
+	if w.rootfd < 0 {
+		dir, err := os.Open(w.root)
+		if err != nil {
+			return ctx.Err()
+		}
+		w.rootfd = rootFD(dir)
+		defer func() {
+			dir.Close()
+			w.rootfd = -1
+		}()
+	}
+	var parent *ignoreNode
+	if w.filter.useIgnore {
+		parent = ancestorNodes(w.root, w.global)
+	}
+	u := &unorderedWalk{w: w, stack: []*dirJob{{abs: w.root, parent: parent}}}
+	u.cond = sync.NewCond(&u.mu)
+	var wg sync.WaitGroup
+	for i := 1; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u.work(ctx, i, emit)
+		}()
+	}
+	u.work(ctx, 0, emit)
+	wg.Wait()
+	return ctx.Err()
+}
+
+// unorderedWalk is the state walkUnordered's workers share.
+type unorderedWalk struct {
+	w      *walker
+	mu     sync.Mutex
+	cond   *sync.Cond
+	stack  []*dirJob // directories found, not yet listed; the last is taken first (depth first)
+	active int       // workers listing a directory, which may find more
+	over   bool
+}
+
+func (u *unorderedWalk) work(ctx context.Context, worker int, emit func(int, walkFile)) {
+	var items []walkItem
+	defer func() { clear(items[:cap(items)]) }()
+	for {
+		job := u.take(ctx)
+		if job == nil {
+			return
+		}
+		items = u.w.read(job, items, false)
+		for _, it := range items {
+			if it.dir == nil {
+				emit(worker, walkFile{abs: it.abs, rel: it.rel, modTime: it.modTime})
+			}
+		}
+		u.done(items)
+	}
+}
+
+// take returns the next directory to list, waiting while the stack is
+// empty and other workers may still add to it; nil when the walk is over
+// or ctx is done.
+func (u *unorderedWalk) take(ctx context.Context) *dirJob {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for !u.over && len(u.stack) == 0 && u.active > 0 {
+		u.cond.Wait()
+	}
+	if u.over || len(u.stack) == 0 || ctx.Err() != nil {
+		u.over = true
+		u.cond.Broadcast()
+		return nil
+	}
+	job := u.stack[len(u.stack)-1]
+	u.stack[len(u.stack)-1] = nil
+	u.stack = u.stack[:len(u.stack)-1]
+	u.active++
+	return job
+}
+
+// done pushes the subdirectories a worker's listing found and wakes one
+// waiting worker for each; the last worker to finish with nothing left
+// wakes them all to end.
+func (u *unorderedWalk) done(items []walkItem) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.active--
+	for i := len(items) - 1; i >= 0; i-- {
+		if d := items[i].dir; d != nil {
+			u.stack = append(u.stack, d)
+			u.cond.Signal()
+		}
+	}
+	if u.active == 0 && len(u.stack) == 0 {
+		u.cond.Broadcast()
+	}
 }
