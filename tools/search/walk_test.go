@@ -22,10 +22,12 @@ func TestWalkUnorderedYieldsWhatWalkYields(t *testing.T) {
 		writeTree(t, dir, map[string]string{strings.Repeat("d/", i+1) + fmt.Sprintf("f%d.go", i): "x"})
 	}
 	filters := map[string]func() walkFilter{
-		"all":         func() walkFilter { return walkFilter{} },
-		"ignore":      func() walkFilter { return walkFilter{useIgnore: true} },
-		"name *.go":   func() walkFilter { return walkFilter{matchName: nameMatcher("*.go"), wantModTime: true} },
-		"rel src/**":  func() walkFilter { return walkFilter{matchRel: func(rel string) bool { return strings.HasPrefix(rel, "src/") }} },
+		"all":       func() walkFilter { return walkFilter{} },
+		"ignore":    func() walkFilter { return walkFilter{useIgnore: true} },
+		"name *.go": func() walkFilter { return walkFilter{matchName: nameMatcher("*.go"), wantModTime: true} },
+		"rel src/**": func() walkFilter {
+			return walkFilter{matchRel: func(rel string) bool { return strings.HasPrefix(rel, "src/") }}
+		},
 		"with mtimes": func() walkFilter { return walkFilter{wantModTime: true} },
 	}
 	for name, filter := range filters {
