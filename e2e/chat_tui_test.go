@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
@@ -27,6 +29,7 @@ type tui struct {
 	c      *chatRun
 	ptmx   *os.File
 	scr    *screen
+	disp   *display
 	exited chan error
 	at     int // the screen offset the next wait starts from
 }
@@ -41,9 +44,9 @@ func startTUI(t *testing.T, c *chatRun, format string, srv *testmodel.Server, ex
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &tui{t: t, c: c, ptmx: ptmx, scr: &screen{}, exited: make(chan error, 1)}
+	u := &tui{t: t, c: c, ptmx: ptmx, scr: &screen{}, disp: newDisplay(t, 120, 40), exited: make(chan error, 1)}
 	go func() { u.exited <- cmd.Wait() }()
-	go func() { _, _ = io.Copy(u.scr, ptmx) }()
+	go func() { _, _ = io.Copy(io.MultiWriter(u.scr, u.disp), ptmx) }()
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			_ = cmd.Process.Kill()
@@ -61,6 +64,72 @@ func startTUI(t *testing.T, c *chatRun, format string, srv *testmodel.Server, ex
 func (u *tui) wait(want string) {
 	u.t.Helper()
 	u.at = waitScreen(u.t, u.scr, u.at, want)
+}
+
+// waitDisplay waits until the terminal's screen, as a terminal would draw
+// it, shows want: for what is redrawn in place (a renderer rewrites only
+// the cells that changed, so the stream need not hold want in one piece).
+func (u *tui) waitDisplay(want string) {
+	u.t.Helper()
+	deadline := time.Now().Add(ptyWait)
+	for !strings.Contains(u.disp.String(), want) {
+		if time.Now().After(deadline) {
+			u.t.Fatalf("the display never showed %q:\n%s", want, u.disp.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// display is a terminal emulator fed the program's output: what a user's
+// terminal would show now.
+type display struct {
+	mu  sync.Mutex
+	emu *vt.Emulator
+}
+
+func newDisplay(t *testing.T, cols, rows int) *display {
+	d := &display{emu: vt.NewEmulator(cols, rows)}
+	// The emulator answers the program's queries into a pipe nobody
+	// else reads: drain it so that Write never blocks.
+	drained := make(chan struct{})
+	go func() { defer close(drained); _, _ = io.Copy(io.Discard, d.emu) }()
+	t.Cleanup(func() {
+		// Closing the answers' pipe ends the drain (Emulator.Close would
+		// race with its Read).
+		if c, ok := d.emu.InputPipe().(io.Closer); ok {
+			_ = c.Close()
+			<-drained
+		}
+	})
+	return d
+}
+
+func (d *display) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.emu.Write(p)
+}
+
+// String is the screen's text.
+func (d *display) String() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.emu.String()
+}
+
+// onDisplay is a scripted wait that holds the model's stream until the
+// display shows want.
+func onDisplay(d *display, want string) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		for !strings.Contains(d.String(), want) {
+			select {
+			case <-ctx.Done():
+				return errors.New("the display never showed " + want + ":\n" + d.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		return nil
+	}
 }
 
 func (u *tui) keys(s string) {
@@ -444,5 +513,68 @@ func TestChatTUI_long_output_cut_then_expanded(t *testing.T) {
 	u.keys("\x0f") // Ctrl-O
 	u.wait("expanded")
 	u.wait("row-30")
+	u.exit()
+}
+
+func TestChatTUI_spinner_counts_the_tokens_the_provider_reports(t *testing.T) {
+	for _, format := range []string{"anthropic", "openai"} {
+		t.Run(format, func(t *testing.T) {
+			c := newChatRun(t)
+			srv := testmodel.NewServer(t)
+			u := startTUI(t, c, format, srv)
+			// 200 characters are about 50 tokens by estimate; the provider
+			// then reports 777 so far, and the stream holds until the
+			// spinner shows the reported number (and the input's).
+			srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: strings.Repeat("word ", 40)}, {Usage: 777},
+				{Wait: onDisplay(u.disp, "↑ 4321 ↓ 777 tokens")}}, InputTokens: 4321, OutputTokens: 800})
+			u.keys("count\r")
+			u.wait("Working…")
+			u.waitDisplay("↑ 4321 ↓ 777 tokens")
+			u.wait("tokens: 4321 in, 800 out")
+			u.exit()
+		})
+	}
+}
+
+// /model keeps --base-url while the provider stays the same and gives
+// another provider its own endpoint (its environment variable) and key:
+// each scripted server counts the requests it got and the keys they
+// carried.
+func TestChatTUI_model_switch_across_providers_keeps_each_endpoint_and_key(t *testing.T) {
+	c := newChatRun(t)
+	anth := testmodel.NewServer(t,
+		testmodel.Reply{Parts: []testmodel.Part{{Text: "From Anthropic."}}, Model: "test-model"},
+		testmodel.Reply{Parts: []testmodel.Part{{Text: "Back at Anthropic."}}, Model: "other-model"},
+		testmodel.Reply{Parts: []testmodel.Part{{Text: "A bare name."}}, Model: "third-model"})
+	oai := testmodel.NewServer(t, testmodel.Reply{Parts: []testmodel.Part{{Text: "From OpenAI."}}, Model: "gpt-test"})
+	c.env = append(c.env, "OPENAI_API_KEY=openai-secret", "OPENAI_BASE_URL="+oai.URL+"/v1")
+	u := startTUI(t, c, "anthropic", anth) // --base-url is anth's
+	for _, step := range []struct{ keys, want string }{
+		{"one\r", "From Anthropic."},
+		{"/model openai/gpt-test\r", "Model: openai/gpt-test"},
+		{"two\r", "From OpenAI."},
+		{"/model anthropic/other-model\r", "Model: anthropic/other-model"},
+		{"three\r", "Back at Anthropic."},
+		{"/model third-model\r", "Model: anthropic/third-model"},
+		{"four\r", "A bare name."},
+	} {
+		u.keys(step.keys)
+		u.wait(step.want)
+	}
+	u.wait("tokens:")
+	if n, m := len(anth.Requests()), len(oai.Requests()); n != 3 || m != 1 {
+		t.Fatalf("the Anthropic server got %d requests (want 3), the OpenAI one %d (want 1)", n, m)
+	}
+	creds := func(r testmodel.Request) string {
+		return r.Header.Get("X-Api-Key") + " " + r.Header.Get("Authorization")
+	}
+	for i, r := range anth.Requests() {
+		if got := creds(r); !strings.Contains(got, "test-key") || strings.Contains(got, "openai-secret") {
+			t.Errorf("Anthropic request %d carried the credentials %q, want test-key only", i+1, got)
+		}
+	}
+	if got := creds(oai.Requests()[0]); !strings.Contains(got, "openai-secret") || strings.Contains(got, "test-key") {
+		t.Errorf("the OpenAI request carried the credentials %q, want openai-secret only", got)
+	}
 	u.exit()
 }

@@ -487,7 +487,10 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		UI: ui, Agent: a, Session: env.session, Model: env.model, Servers: env.mcp.Status, Interrupts: interrupts,
 		Store: env.store, PickResume: f.pickResume,
 		NewModel: func(spec string) (llm.Model, error) {
-			// --base-url belongs to the provider it was given with.
+			// --base-url belongs to the provider it was given with: kept
+			// while the provider stays, while another provider gets its
+			// own endpoint and key (its environment variables, else its
+			// default), so a key never goes to another provider's endpoint.
 			base := f.baseURL
 			p0, _, _ := providers.SplitModel(env.model)
 			if p1, _, err := providers.SplitModel(spec); err != nil || p1 != p0 {

@@ -36,6 +36,11 @@ type Part struct {
 	// Thinking is streamed as extended thinking (Anthropic only; signed
 	// "sig-test").
 	Thinking string
+	// Usage, when positive, streams a usage report of this many output
+	// tokens so far (with the reply's InputTokens): a message_delta
+	// (Anthropic), a usage chunk (OpenAI, as vLLM's continuous usage
+	// stats send).
+	Usage int
 	// Error, when set, ends the stream with an error event of this type
 	// ("overloaded_error", "server_error", ...) after the parts before it.
 	Error string
@@ -292,6 +297,10 @@ func (s *Server) streamAnthropic(e *sse, r Reply) {
 			return
 		}
 		switch {
+		case p.Usage > 0:
+			e.send("message_delta", map[string]any{"type": "message_delta",
+				"delta": map[string]any{"stop_reason": nil, "stop_sequence": nil},
+				"usage": map[string]any{"output_tokens": p.Usage}})
 		case p.Thinking != "":
 			e.send("content_block_start", map[string]any{"type": "content_block_start", "index": idx,
 				"content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
@@ -348,6 +357,10 @@ func (s *Server) streamOpenAI(e *sse, r Reply) {
 			return
 		}
 		switch {
+		case p.Usage > 0:
+			e.send("", map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
+				"choices": []any{}, "usage": map[string]any{"prompt_tokens": r.InputTokens, "completion_tokens": p.Usage,
+					"total_tokens": r.InputTokens + p.Usage}})
 		case p.Tool != nil:
 			e.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": tc, "id": p.Tool.ID, "type": "function",
 				"function": map[string]any{"name": p.Tool.Name, "arguments": ""}}}}, nil))

@@ -36,6 +36,11 @@ type Events struct {
 	Retry func(llm.RetryInfo)
 	// Thinking receives the model's extended thinking as it streams.
 	Thinking func(delta string)
+	// Usage receives the tokens of the run (one Run: the prompt's model
+	// calls) so far, each time the provider reports a call's usage while
+	// it streams: the finished calls' totals plus the current call's
+	// report.
+	Usage func(run llm.Usage)
 }
 
 // DefaultContextWindow is the context size assumed when Config sets none.
@@ -81,6 +86,8 @@ type Agent struct {
 	mu       sync.Mutex
 	messages []llm.Message
 	usage    llm.Usage
+	// runUsage sums the finished model calls of the current Run.
+	runUsage llm.Usage
 }
 
 // New makes an agent with an empty conversation.
@@ -182,6 +189,9 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{}
+	a.mu.Lock()
+	a.runUsage = llm.Usage{}
+	a.mu.Unlock()
 	compacted := false
 	for {
 		if a.cfg.MaxTurns > 0 && res.Turns >= a.cfg.MaxTurns {
@@ -250,6 +260,14 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 			}
 		},
 		OnThinking: a.cfg.Events.Thinking,
+		OnUsage: func(u llm.Usage) {
+			if a.cfg.Events.Usage != nil {
+				a.mu.Lock()
+				run := a.runUsage.Add(u)
+				a.mu.Unlock()
+				a.cfg.Events.Usage(run)
+			}
+		},
 		OnRetry: func(r llm.RetryInfo) {
 			if r.Discarded {
 				partial.Reset()
@@ -283,6 +301,7 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 	}
 	a.mu.Lock()
 	a.usage = a.usage.Add(resp.Usage)
+	a.runUsage = a.runUsage.Add(resp.Usage)
 	a.mu.Unlock()
 	if err := a.append(resp.Message); err != nil {
 		return resp, nil, err

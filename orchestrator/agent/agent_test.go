@@ -570,3 +570,40 @@ func testContext(t *testing.T, format string) {
 		t.Errorf("request after summary = %.300q", final)
 	}
 }
+
+// Events.Usage gets the run's tokens as the provider reports them: the
+// finished calls' totals plus the current call's report, and a new run
+// starts from zero.
+func TestRun_usage_events_sum_the_run(t *testing.T) {
+	t.Parallel()
+	for _, format := range formats {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			call := testmodel.Call(testmodel.ToolCall{ID: "c1", Name: "Echo", Input: `{"text":"x"}`})
+			call.InputTokens, call.OutputTokens = 100, 10
+			h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}}, call,
+				testmodel.Reply{Parts: []testmodel.Part{{Text: "done"}}, InputTokens: 150, OutputTokens: 5},
+				testmodel.Reply{Parts: []testmodel.Part{{Text: "again"}}, InputTokens: 7, OutputTokens: 3})
+			var mu sync.Mutex
+			var got []llm.Usage
+			h.agent.cfg.Events.Usage = func(u llm.Usage) { mu.Lock(); got = append(got, u); mu.Unlock() }
+			if _, err := h.agent.Run(context.Background(), "hi"); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			last := got[len(got)-1]
+			mu.Unlock()
+			if last.InputTokens != 250 || last.OutputTokens != 15 {
+				t.Errorf("the run's last usage event %+v, want 250 in, 15 out", last)
+			}
+			if _, err := h.agent.Run(context.Background(), "more"); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if last := got[len(got)-1]; last.InputTokens != 7 || last.OutputTokens != 3 {
+				t.Errorf("the next run's last usage event %+v, want 7 in, 3 out", last)
+			}
+		})
+	}
+}

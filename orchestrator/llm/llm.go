@@ -156,8 +156,14 @@ type Handler struct {
 	OnToolUse func(b Block)
 	// OnRetry is told about each retry of a failed call, before its wait.
 	OnRetry func(RetryInfo)
-	// OnThinking receives each piece of extended thinking.
+	// OnThinking receives each piece of extended thinking (or reasoning,
+	// from OpenAI-compatible endpoints that stream it).
 	OnThinking func(delta string)
+	// OnUsage receives the call's token usage as the provider reports it
+	// while the reply streams: each report is the call's total so far
+	// (Anthropic's message_start and message_delta, an OpenAI-compatible
+	// stream's usage chunks), the last one its final count.
+	OnUsage func(Usage)
 }
 
 // Model is a language model that can use tools.

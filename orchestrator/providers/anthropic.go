@@ -171,6 +171,10 @@ func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.H
 			return nil, fmt.Errorf("anthropic: reading the stream: %w", err)
 		}
 		switch ev.Type {
+		case "message_start", "message_delta":
+			if h.OnUsage != nil {
+				h.OnUsage(anthropicUsage(acc.Usage))
+			}
 		case "content_block_delta":
 			if ev.Delta.Type == "text_delta" && h.OnText != nil && ev.Delta.Text != "" {
 				h.OnText(ev.Delta.Text)
@@ -190,10 +194,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.H
 	resp := &llm.Response{
 		Message: llm.Message{Role: llm.Assistant},
 		Stop:    llm.StopReason(acc.StopReason),
-		Usage: llm.Usage{
-			InputTokens: acc.Usage.InputTokens, OutputTokens: acc.Usage.OutputTokens,
-			CacheReadTokens: acc.Usage.CacheReadInputTokens, CacheWriteTokens: acc.Usage.CacheCreationInputTokens,
-		},
+		Usage:   anthropicUsage(acc.Usage),
 	}
 	for _, c := range acc.Content {
 		switch c.Type {
@@ -213,6 +214,13 @@ func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.H
 		resp.Stop = llm.StopEndTurn
 	}
 	return resp, nil
+}
+
+func anthropicUsage(u anthropic.Usage) llm.Usage {
+	return llm.Usage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens,
+	}
 }
 
 func toolUseOf(id, name string, input json.RawMessage) llm.Block {

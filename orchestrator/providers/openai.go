@@ -165,6 +165,9 @@ func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Hand
 				OutputTokens:    chunk.Usage.CompletionTokens,
 				CacheReadTokens: chunk.Usage.PromptTokensDetails.CachedTokens,
 			}
+			if h.OnUsage != nil {
+				h.OnUsage(usage)
+			}
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {

@@ -108,7 +108,9 @@ func New(opts Options) (llm.Model, error) {
 		keyVar = "OPENAI_API_KEY"
 	}
 	key := getenv(keyVar)
-	if key == "" && prov != "openai" && keyVar != "OPENAI_API_KEY" {
+	if key == "" && keyVar != "OPENAI_API_KEY" && base != known.baseURL {
+		// OPENAI_API_KEY goes with OPENAI_BASE_URL (or --base-url): never
+		// to the provider's own endpoint, which has a key of its own.
 		key = getenv("OPENAI_API_KEY")
 	}
 	if key == "" && known.keyVar != "" && !isLocal(base) {

@@ -33,6 +33,8 @@ func TestNew(t *testing.T) {
 		{name: "base_url_flag_wins", model: "ollama/qwen3", base: "http://flag:1/v1", env: map[string]string{"OPENAI_BASE_URL": "http://env:2/v1"}, wantProvider: "ollama", wantModel: "qwen3", wantBase: "http://flag:1/v1"},
 		{name: "openai_honours_OPENAI_BASE_URL", model: "openai/gpt-4.1", env: map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://proxy:3/v1"}, wantProvider: "openai", wantModel: "gpt-4.1", wantBase: "http://proxy:3/v1"},
 		{name: "openrouter_model_with_slash", model: "openrouter/anthropic/claude-x", env: map[string]string{"OPENROUTER_API_KEY": "k"}, wantProvider: "openrouter", wantModel: "anthropic/claude-x"},
+		{name: "openrouter_never_gets_the_OpenAI_key", model: "openrouter/m", env: map[string]string{"OPENAI_API_KEY": "k"}, wantErr: "OPENROUTER_API_KEY is not set"},
+		{name: "openrouter_through_OPENAI_BASE_URL_takes_OPENAI_API_KEY", model: "openrouter/m", env: map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "https://proxy.example/v1"}, wantProvider: "openrouter", wantModel: "m", wantBase: "https://proxy.example/v1"},
 		{name: "unknown_provider_needs_base_url", model: "acme/m1", wantErr: "pass --base-url or set OPENAI_BASE_URL"},
 		{name: "unknown_provider_with_base_url", model: "acme/m1", base: "http://localhost:1/v1", wantProvider: "acme", wantModel: "m1"},
 		{name: "no_provider", model: "gpt-4", wantErr: "must be written provider/name"},

@@ -16,6 +16,8 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
 // full is the full terminal UI: a bubbletea program that owns the
@@ -86,8 +88,14 @@ type liveState struct {
 	since    time.Time
 	outChars int    // characters streamed this turn (tokens ≈ /4)
 	status   string // the last retry notice of this turn
-	calls    map[string]*running
-	order    []string
+	// haveUsage is set once the provider reported the turn's usage:
+	// inTokens and outTokens are its latest counts, and the characters
+	// streamed since (outChars-usageChars) are estimated on top.
+	haveUsage           bool
+	inTokens, outTokens int64
+	usageChars          int
+	calls               map[string]*running
+	order               []string
 }
 
 // FullOptions configure [NewFull].
@@ -252,8 +260,34 @@ func (f *full) setBusy(busy bool) {
 		f.live.since = time.Now()
 		f.live.outChars = 0
 		f.live.status = ""
+		f.live.haveUsage = false
+		f.live.inTokens, f.live.outTokens, f.live.usageChars = 0, 0, 0
 	}
 	f.live.busy = busy
+}
+
+// usage takes the turn's usage as the provider reported it.
+func (f *full) usage(run llm.Usage) {
+	f.live.mu.Lock()
+	defer f.live.mu.Unlock()
+	f.live.haveUsage = true
+	f.live.inTokens = run.InputTokens + run.CacheReadTokens + run.CacheWriteTokens
+	f.live.outTokens = run.OutputTokens
+	f.live.usageChars = f.live.outChars
+}
+
+// tokensLine is the spinner's count: the provider's numbers once it
+// reported some (with the text streamed since estimated on top), an
+// estimate from the characters streamed until then.
+func (l *liveState) tokensLine() string {
+	if !l.haveUsage {
+		return fmt.Sprintf("↓ %d tokens", (l.outChars+3)/4)
+	}
+	out := l.outTokens + int64((l.outChars-l.usageChars+3)/4)
+	if l.inTokens > 0 {
+		return fmt.Sprintf("↑ %d ↓ %d tokens", l.inTokens, out)
+	}
+	return fmt.Sprintf("↓ %d tokens", out)
 }
 
 // The messages the UI sends the program.
@@ -508,7 +542,7 @@ func (m *fullModel) view() string {
 	l.mu.Lock()
 	width := l.width
 	text, thinking := l.text.String(), l.thinking
-	busy, since, chars, status := l.busy, l.since, l.outChars, l.status
+	busy, since, tokens, status := l.busy, l.since, l.tokensLine(), l.status
 	type callView struct {
 		label, progress string
 		started         time.Time
@@ -548,7 +582,7 @@ func (m *fullModel) view() string {
 	}
 	if busy {
 		line := fmt.Sprintf("%s %s", styleAccent.Render(spin), "Working…")
-		info := fmt.Sprintf(" (%ds · ↓ %d tokens · esc to interrupt)", int(time.Since(since).Seconds()), (chars+3)/4)
+		info := fmt.Sprintf(" (%ds · %s · esc to interrupt)", int(time.Since(since).Seconds()), tokens)
 		if status != "" {
 			info += " · " + status
 		}

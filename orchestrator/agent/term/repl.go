@@ -62,7 +62,7 @@ const helpText = `Commands:
   /mode [MODE]   show or set the permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)
   /clear         start a new conversation
   /resume [ID]   pick a saved conversation of this directory (or give its id) and continue it
-  /model [SPEC]  show or switch the model (provider/name, e.g. openai/gpt-4.1)
+  /model [SPEC]  show or switch the model (provider/name, e.g. openai/gpt-4.1; a bare name keeps the provider)
   /compact [INSTRUCTIONS]  replace the conversation with a summary (what to keep, optionally)
   /cost          tokens used and their estimated price, per model
   /think [on|off|TOKENS]  toggle extended thinking (Anthropic models; shown dimmed)
@@ -325,12 +325,17 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		if r.NewModel == nil {
 			return false, errors.New("/model: this chat cannot switch models")
 		}
-		m, err := r.NewModel(fields[1])
+		spec := fields[1]
+		if prov, _, ok := strings.Cut(r.Model, "/"); ok && !strings.Contains(spec, "/") && !strings.HasPrefix(spec, "claude") {
+			// A bare name stays with the current provider.
+			spec = prov + "/" + spec
+		}
+		m, err := r.NewModel(spec)
 		if err != nil {
 			return false, fmt.Errorf("/model: %w", err)
 		}
 		r.Agent.SetModel(m)
-		r.Model = fields[1]
+		r.Model = spec
 		u.Printf("Model: %s (from the next request on)\n", r.Model)
 	case "/compact":
 		instructions := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))

@@ -126,6 +126,11 @@ func (u *UI) Events() agent.Events {
 		Notice:       func(msg string) { u.Printf("%s\n", u.style("2", "· "+msg)) },
 		Retry:        u.retry,
 		Thinking:     u.thinking,
+		Usage: func(run llm.Usage) {
+			if u.full != nil {
+				u.full.usage(run)
+			}
+		},
 	}
 }
 
