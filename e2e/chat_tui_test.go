@@ -232,7 +232,9 @@ func TestChatTUI_paste_is_one_prompt_and_typed_ahead_keys_wait(t *testing.T) {
 	srv := testmodel.NewServer(t)
 	u := startTUI(t, c, "anthropic", srv)
 	// The reply holds until the keys typed meanwhile are in the editor.
-	srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: "Got both lines."}, {Wait: onScreen(u.scr, "typed meanwhile")}}},
+	// (On the display: the renderer may draw the keys between spinner
+	// frames, so the stream need not hold them in one piece.)
+	srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: "Got both lines."}, {Wait: onDisplay(u.disp, "typed meanwhile")}}},
 		testmodel.Say("Second answer."))
 	u.keys("\x1b[200~first pasted line\nsecond pasted line\x1b[201~")
 	u.wait("second pasted line")
@@ -575,6 +577,38 @@ func TestChatTUI_model_switch_across_providers_keeps_each_endpoint_and_key(t *te
 	}
 	if got := creds(oai.Requests()[0]); !strings.Contains(got, "openai-secret") || strings.Contains(got, "test-key") {
 		t.Errorf("the OpenAI request carried the credentials %q, want openai-secret only", got)
+	}
+	u.exit()
+}
+
+// --think on an OpenAI-compatible model: a reasoning effort in the
+// request, the reasoning the endpoint streams shown dimmed before the
+// reply (and not sent back), /think turning it off.
+func TestChatTUI_openai_reasoning(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t,
+		testmodel.Reply{Parts: []testmodel.Part{{Thinking: "Weighing the two options first."}, {Text: "Option A."}}, Model: "o4-mini"},
+		testmodel.Say("Plain now."))
+	u := startTUI(t, c, "openai", srv, "--think", "--model", "openai/o4-mini")
+	u.keys("choose\r")
+	u.wait("Weighing the two options first.")
+	u.wait("Option A.")
+	if !regexp.MustCompile(`\x1b\[[0-9;]*2[;0-9]*m[^\x1b]*Weighing the two`).MatchString(u.scr.Raw()) {
+		t.Errorf("the reasoning is not dimmed:\n%q", u.scr.Raw())
+	}
+	u.keys("/think\r")
+	u.wait("Extended thinking: off")
+	u.keys("again\r")
+	u.wait("Plain now.")
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	if reqs[0].Body["reasoning_effort"] != "medium" {
+		t.Errorf("the first request's reasoning_effort = %v, want medium", reqs[0].Body["reasoning_effort"])
+	}
+	if _, on := reqs[1].Body["reasoning_effort"]; on || strings.Contains(string(reqs[1].Raw), "Weighing") {
+		t.Errorf("the second request asks for reasoning or sends the reasoning back: %s", reqs[1].Raw)
 	}
 	u.exit()
 }

@@ -103,7 +103,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.cont, "continue", false, "continue the last conversation in this directory")
 	fs.BoolVar(&f.cont, "c", false, "same as --continue")
 	fs.StringVar(&f.resume, "resume", "", "resume the conversation with this id (without one: pick from this directory's)")
-	fs.BoolVar(&f.think, "think", false, "extended thinking on (Anthropic models; /think toggles it; shown dimmed)")
+	fs.BoolVar(&f.think, "think", false, "thinking on: Anthropic's extended thinking, a reasoning effort for OpenAI-compatible models (/think toggles it; shown dimmed)")
 	fs.StringVar(&f.appendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
 	// --resume without an id (last, or before another flag) opens a picker.
 	args = append([]string(nil), args...)

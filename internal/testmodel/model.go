@@ -33,9 +33,13 @@ type Part struct {
 	// server's wait limit, so a client that never satisfies it cannot
 	// hang the test; the timeout is recorded as a script error.
 	Wait func(ctx context.Context) error
-	// Thinking is streamed as extended thinking (Anthropic only; signed
-	// "sig-test").
+	// Thinking is streamed as extended thinking (Anthropic, signed
+	// "sig-test") or as reasoning (OpenAI: a reasoning_content delta, or
+	// ReasoningField's).
 	Thinking string
+	// ReasoningField names the OpenAI delta field that carries Thinking;
+	// "" is reasoning_content (DeepSeek, vLLM), "reasoning" OpenRouter's.
+	ReasoningField string
 	// Usage, when positive, streams a usage report of this many output
 	// tokens so far (with the reply's InputTokens): a message_delta
 	// (Anthropic), a usage chunk (OpenAI, as vLLM's continuous usage
@@ -361,6 +365,14 @@ func (s *Server) streamOpenAI(e *sse, r Reply) {
 			e.send("", map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
 				"choices": []any{}, "usage": map[string]any{"prompt_tokens": r.InputTokens, "completion_tokens": p.Usage,
 					"total_tokens": r.InputTokens + p.Usage}})
+		case p.Thinking != "":
+			field := p.ReasoningField
+			if field == "" {
+				field = "reasoning_content"
+			}
+			for _, c := range chunks(p.Thinking) {
+				e.send("", chunk(map[string]any{field: c}, nil))
+			}
 		case p.Tool != nil:
 			e.send("", chunk(map[string]any{"tool_calls": []any{map[string]any{"index": tc, "id": p.Tool.ID, "type": "function",
 				"function": map[string]any{"name": p.Tool.Name, "arguments": ""}}}}, nil))

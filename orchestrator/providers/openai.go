@@ -47,8 +47,19 @@ func (p *openAIProvider) params(req llm.Request) (openai.ChatCompletionNewParams
 		Model:         shared.ChatModel(p.model),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
+	reasoning := p.reasoningModel()
 	if req.MaxTokens > 0 {
-		params.MaxTokens = openai.Int(int64(req.MaxTokens))
+		if reasoning {
+			// OpenAI's reasoning models refuse max_tokens.
+			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		} else {
+			params.MaxTokens = openai.Int(int64(req.MaxTokens))
+		}
+	}
+	if req.ThinkingBudget > 0 && (reasoning || p.name != "openai") {
+		// OpenAI's other models refuse the field; the other endpoints
+		// (OpenRouter, vLLM, Ollama, ...) take it or pass it on.
+		params.ReasoningEffort = shared.ReasoningEffort(ReasoningEffort(req.ThinkingBudget))
 	}
 	if req.System != "" {
 		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
@@ -119,6 +130,57 @@ func (p *openAIProvider) params(req llm.Request) (openai.ChatCompletionNewParams
 	return params, nil
 }
 
+// reasoningModel reports whether the model is one of OpenAI's reasoning
+// models (o1, o3, o4-mini, gpt-5, ...), which take a reasoning effort and
+// max_completion_tokens. Only OpenAI's own endpoint is judged by the name.
+func (p *openAIProvider) reasoningModel() bool {
+	if p.name != "openai" {
+		return false
+	}
+	m := strings.ToLower(p.model)
+	for _, prefix := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(m, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReasoningEffort maps a thinking budget onto the reasoning effort sent
+// to OpenAI-compatible models: under 4096 tokens low, under 16384 medium,
+// else high.
+func ReasoningEffort(budget int) string {
+	switch {
+	case budget < 4096:
+		return string(shared.ReasoningEffortLow)
+	case budget < 16384:
+		return string(shared.ReasoningEffortMedium)
+	}
+	return string(shared.ReasoningEffortHigh)
+}
+
+// reasoningFields are the delta fields in which OpenAI-compatible servers
+// stream a model's reasoning: DeepSeek's and vLLM's reasoning_content,
+// OpenRouter's and Ollama's reasoning.
+var reasoningFields = []string{"reasoning_content", "reasoning"}
+
+// reasoningDelta is the reasoning text a streamed delta carries, if any.
+func reasoningDelta(d openai.ChatCompletionChunkChoiceDelta) string {
+	for _, name := range reasoningFields {
+		// Extra fields are never Valid (the SDK has no type for them):
+		// their raw JSON is what counts.
+		f, ok := d.JSON.ExtraFields[name]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
 func imagePart(b llm.Block) openai.ChatCompletionContentPartUnionParam {
 	return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
 		URL: "data:" + b.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(b.Data),
@@ -172,6 +234,9 @@ func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Hand
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
 				continue
+			}
+			if d := reasoningDelta(ch.Delta); d != "" && h.OnThinking != nil {
+				h.OnThinking(d)
 			}
 			if d := ch.Delta.Content; d != "" {
 				flush(0, true) // text after a call means the call is complete

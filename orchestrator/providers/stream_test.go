@@ -53,3 +53,57 @@ func TestStream_usage_reported_as_it_arrives(t *testing.T) {
 		})
 	}
 }
+
+// Thinking on an OpenAI-compatible endpoint: a reasoning effort for
+// OpenAI's reasoning models and for the other endpoints (never for
+// OpenAI's other models, which refuse it), and the reasoning they stream
+// (reasoning_content, or OpenRouter's reasoning) reaches OnThinking
+// without becoming part of the reply sent back.
+func TestStream_openai_reasoning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, spec, field string
+		budget           int
+		wantEffort       any // nil: no reasoning_effort
+		wantMaxField     string
+	}{
+		{"openai_reasoning_model", "openai/o4-mini", "", 8192, "medium", "max_completion_tokens"},
+		{"openai_gpt_5_high", "openai/gpt-5", "", 20000, "high", "max_completion_tokens"},
+		{"openai_other_model_gets_no_effort", "openai/gpt-4.1", "", 8192, nil, "max_tokens"},
+		{"vllm_reasoning_content", "vllm/qwen3", "", 2048, "low", "max_tokens"},
+		{"openrouter_reasoning_field", "openrouter/deepseek/r1", "reasoning", 8192, "medium", "max_tokens"},
+		{"thinking_off", "vllm/qwen3", "", 0, nil, "max_tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := testmodel.NewServer(t, testmodel.Reply{Parts: []testmodel.Part{
+				{Thinking: "First, the premises.", ReasoningField: tc.field}, {Text: "The answer."}}})
+			p, err := providers.New(providers.Options{Model: tc.spec, BaseURL: srv.URL + "/v1", MaxRetries: 0,
+				Getenv: func(k string) string { return map[string]string{"OPENAI_API_KEY": "k", "OPENROUTER_API_KEY": "k"}[k] }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := hi()
+			req.ThinkingBudget, req.MaxTokens = tc.budget, 1000
+			var thinking, text string
+			resp, err := p.Stream(context.Background(), req, llm.Handler{
+				OnThinking: func(d string) { thinking += d }, OnText: func(d string) { text += d }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if thinking != "First, the premises." || text != "The answer." {
+				t.Errorf("thinking %q, text %q", thinking, text)
+			}
+			if len(resp.Message.Content) != 1 || resp.Message.TextOf() != "The answer." {
+				t.Errorf("the reply kept %+v, want its text only", resp.Message.Content)
+			}
+			body := srv.Requests()[0].Body
+			if body["reasoning_effort"] != tc.wantEffort {
+				t.Errorf("reasoning_effort = %v, want %v", body["reasoning_effort"], tc.wantEffort)
+			}
+			if body[tc.wantMaxField] != 1000.0 {
+				t.Errorf("the output budget went as %s=%v (body %v)", tc.wantMaxField, body[tc.wantMaxField], body)
+			}
+		})
+	}
+}

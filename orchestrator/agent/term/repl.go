@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
+	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
@@ -65,7 +66,7 @@ const helpText = `Commands:
   /model [SPEC]  show or switch the model (provider/name, e.g. openai/gpt-4.1; a bare name keeps the provider)
   /compact [INSTRUCTIONS]  replace the conversation with a summary (what to keep, optionally)
   /cost          tokens used and their estimated price, per model
-  /think [on|off|TOKENS]  toggle extended thinking (Anthropic models; shown dimmed)
+  /think [on|off|TOKENS]  toggle thinking: Anthropic's budget, OpenAI-compatible reasoning effort (shown dimmed)
   /exit          leave (also Ctrl-D)
 Ctrl-C cancels the running turn and its tools (or a question being asked);
 a second Ctrl-C exits. Ctrl-D at an empty prompt exits too.
@@ -374,7 +375,7 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		if budget == 0 {
 			u.Printf("Extended thinking: off\n")
 		} else {
-			u.Printf("Extended thinking: on, %d tokens (models that support it)\n", budget)
+			u.Printf("Extended thinking: on, %d tokens (Anthropic; reasoning effort %s for OpenAI-compatible models)\n", budget, providers.ReasoningEffort(budget))
 		}
 	case "/resume":
 		ctx := r.ctx
