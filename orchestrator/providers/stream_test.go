@@ -63,9 +63,9 @@ func TestStream_openai_reasoning(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, spec, field string
-		budget           int
-		wantEffort       any // nil: no reasoning_effort
-		wantMaxField     string
+		budget            int
+		wantEffort        any // nil: no reasoning_effort
+		wantMaxField      string
 	}{
 		{"openai_reasoning_model", "openai/o4-mini", "", 8192, "medium", "max_completion_tokens"},
 		{"openai_gpt_5_high", "openai/gpt-5", "", 20000, "high", "max_completion_tokens"},
