@@ -48,8 +48,8 @@ func ResultPath(s *tools.Session, uri string) (string, bool) {
 // maxResultSizeChars with the <persisted-output> preview, saving the full
 // text in the session's results directory. It reports what it saved, or
 // nil when the result was within budget.
-func applyBudget(s *tools.Session, t tools.Tool, callID string, res *tools.Result) (*Persisted, error) {
-	limit := t.MaxResultSizeChars()
+func applyBudget(s *tools.Session, t *tools.Tool, callID string, res *tools.Result) (*Persisted, error) {
+	limit := t.MaxResultSizeChars
 	if limit == tools.Unlimited || limit <= 0 || res.IsError || len(res.Text) <= limit {
 		return nil, nil
 	}
@@ -60,9 +60,9 @@ func applyBudget(s *tools.Session, t tools.Tool, callID string, res *tools.Resul
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("saving large result: %w", err)
 	}
-	name := safeName(t.Name()) + "-" + safeName(callID)
+	name := safeName(t.Name) + "-" + safeName(callID)
 	if callID == "" {
-		name = safeName(t.Name()) + "-" + tools.RandomID()[:12]
+		name = safeName(t.Name) + "-" + tools.RandomID()[:12]
 	}
 	name += ".txt"
 	path := filepath.Join(dir, name)

@@ -11,8 +11,8 @@ import (
 
 func TestResultBudget(t *testing.T) {
 	t.Parallel()
-	limited := func(s *tools.Spec[testInput]) { s.MaxResultSizeChars = 5000 }
-	p := newTestPipeline(t, testTool("Big", true, nil, limited), testTool("Unbounded", true, nil, func(s *tools.Spec[testInput]) {
+	limited := func(s *testSpec) { s.MaxResultSizeChars = 5000 }
+	p := newTestPipeline(t, testTool("Big", true, nil, limited), testTool("Unbounded", true, nil, func(s *testSpec) {
 		s.MaxResultSizeChars = tools.Unlimited
 	}))
 	for _, c := range []struct {

@@ -233,7 +233,7 @@ func (e *Executor) start(pc *pending) {
 		defer e.wg.Done()
 		b := pc.batch
 		out := e.p.runPipeline(b.ctx, withCallID(e.uc, pc.call.ID), pc.call, progress, pc.dec)
-		if b.parallel && out.Tool != nil && out.Tool.AbortsSiblingsOnError() && out.Result != nil && out.Result.IsError && b.ctx.Err() == nil {
+		if b.parallel && out.Tool != nil && out.Tool.AbortsSiblingsOnError && out.Result != nil && out.Result.IsError && b.ctx.Err() == nil {
 			b.cancel(fmt.Errorf("%w (%s)", errSiblingFailed, pc.call.Name))
 		}
 		if e.ev.End != nil {

@@ -2,13 +2,11 @@ package orchestrator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,9 +63,9 @@ func TestExecutorBoundsParallelCalls(t *testing.T) {
 	running, peak := 0, 0
 	started := make(chan string, 10)
 	release := make(chan struct{})
-	counted := func(s *tools.Spec[testInput]) {
-		run := s.Run
-		s.Run = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+	counted := func(s *testSpec) {
+		run := s.Call
+		s.Call = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
 			mu.Lock()
 			running++
 			peak = max(peak, running)
@@ -112,9 +110,9 @@ func TestRunCallsOverlapsSafeCallsAndKeepsOrder(t *testing.T) {
 	t.Parallel()
 	started := make(chan string, 10)
 	barrier := make(chan struct{})
-	gated := func(s *tools.Spec[testInput]) {
-		run := s.Run
-		s.Run = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+	gated := func(s *testSpec) {
+		run := s.Call
+		s.Call = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
 			started <- in.ID
 			<-barrier // released only once all three have started: proves overlap
 			return run(ctx, in, uc, p)
@@ -177,19 +175,19 @@ func TestRunCallsSiblingAbort(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			started := make(chan string, 10)
 			blockerRunning := make(chan struct{})
-			blocker := testTool("Blocker", true, nil, func(s *tools.Spec[testInput]) {
-				run := s.Run
-				s.Run = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+			blocker := testTool("Blocker", true, nil, func(s *testSpec) {
+				run := s.Call
+				s.Call = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
 					started <- in.ID
 					close(blockerRunning)
 					return run(ctx, in, uc, p)
 				}
 			})
 			// The failing call fails only once its sibling is running.
-			failing := testTool("Shell", true, nil, func(s *tools.Spec[testInput]) {
+			failing := testTool("Shell", true, nil, func(s *testSpec) {
 				s.AbortsSiblingsOnError = c.aborts
-				run := s.Run
-				s.Run = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+				run := s.Call
+				s.Call = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
 					<-blockerRunning
 					return run(ctx, in, uc, p)
 				}
@@ -238,29 +236,39 @@ func TestRunCallsSiblingAbort(t *testing.T) {
 	}
 }
 
-// countingTool counts how often its input is decoded.
-type countingTool struct {
-	tools.Tool
-	decodes atomic.Int32
-}
-
-func (c *countingTool) Decode(raw json.RawMessage) (tools.Input, error) {
-	c.decodes.Add(1)
-	return c.Tool.Decode(raw)
-}
-
 func TestExecutorDecodesEachInputOnce(t *testing.T) {
 	t.Parallel()
-	ct := &countingTool{Tool: testTool("Counted", true, nil)}
-	p := newTestPipeline(t, ct)
+	// Each decoding makes a new *testInput: a call decoded once is seen as
+	// one value by the scheduler, the gate and the tool.
+	var mu sync.Mutex
+	seen := map[string]map[*testInput]bool{}
+	see := func(in *testInput) {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[in.ID] == nil {
+			seen[in.ID] = map[*testInput]bool{}
+		}
+		seen[in.ID][in] = true
+	}
+	tool := testTool("Counted", false, nil, func(s *testSpec) {
+		s.Handler.ConcurrencySafe = func(in *testInput) bool { see(in); return true }
+		run := s.Call
+		s.Call = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+			see(in)
+			return run(ctx, in, uc, p)
+		}
+	})
+	p := newTestPipeline(t, tool)
 	outs := p.RunCalls(context.Background(), &tools.UseContext{Session: newTestSession(t)},
-		[]Call{call("1", "Counted", testInput{}), call("2", "Counted", testInput{})}, CallEvents{})
+		[]Call{call("1", "Counted", testInput{ID: "a"}), call("2", "Counted", testInput{ID: "b"})}, CallEvents{})
 	for _, o := range outs {
 		if o.Err != nil || o.Result.IsError {
 			t.Fatalf("call %s: %v %+v", o.Call.ID, o.Err, o.Result)
 		}
 	}
-	if n := ct.decodes.Load(); n != 2 {
-		t.Errorf("two calls decoded %d times, want 2 (once each)", n)
+	for _, id := range []string{"a", "b"} {
+		if n := len(seen[id]); n != 1 {
+			t.Errorf("call %s: its input was decoded into %d values, want 1", id, n)
+		}
 	}
 }

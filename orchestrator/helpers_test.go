@@ -47,12 +47,10 @@ func sessionLog(s *tools.Session) *eventLog {
 // testTool builds a tool named name. safe makes it concurrency-safe; started
 // (if non-nil) is signalled when a call starts; a call with Block waits
 // for its context to end.
-func testTool(name string, safe bool, started chan<- string, opts ...func(*tools.Spec[testInput])) tools.Tool {
-	spec := tools.Spec[testInput]{
-		Name:            name,
-		ConcurrencySafe: func(*testInput) bool { return safe },
-		ReadOnly:        func(*testInput) bool { return safe },
-		Run: func(ctx context.Context, in *testInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+func testTool(name string, safe bool, started chan<- string, opts ...func(*testSpec)) *tools.Tool {
+	spec := testSpec{Tool: tools.Tool{Name: name, ConcurrencySafe: safe, ReadOnly: safe}}
+	spec.Handler = tools.Handler[testInput]{
+		Call: func(ctx context.Context, in *testInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			log := sessionLog(uc.Session)
 			log.add("start " + in.ID)
 			if started != nil {
@@ -78,7 +76,14 @@ func testTool(name string, safe bool, started chan<- string, opts ...func(*tools
 	for _, o := range opts {
 		o(&spec)
 	}
-	return tools.New(spec)
+	return tools.New(spec.Tool, spec.Handler)
+}
+
+// testSpec is a test tool's fixed facts and handler, for testTool's
+// options to adjust.
+type testSpec struct {
+	tools.Tool
+	tools.Handler[testInput]
 }
 
 func newTestSession(t *testing.T) *tools.Session {
@@ -91,7 +96,7 @@ func newTestSession(t *testing.T) *tools.Session {
 	return s
 }
 
-func newTestPipeline(t *testing.T, ts ...tools.Tool) *Pipeline {
+func newTestPipeline(t *testing.T, ts ...*tools.Tool) *Pipeline {
 	t.Helper()
 	pool, err := AssemblePool(ts, nil, nil)
 	if err != nil {

@@ -25,7 +25,7 @@ type Call struct {
 type Outcome struct {
 	Call Call
 	// Tool is nil when no tool answers to Call.Name (Err is then ErrUnknownTool).
-	Tool tools.Tool
+	Tool *tools.Tool
 	// Result is the rendered, budgeted result; nil only when Err is set.
 	Result *tools.Result
 	// Persisted is set when the result was over budget and saved.
@@ -102,8 +102,8 @@ func (p *Pipeline) IsConcurrencySafe(call Call) bool {
 // once: the executor decodes a call to schedule it and hands the result to
 // runPipeline, which would otherwise decode it again.
 type decoded struct {
-	tool tools.Tool
-	in   tools.Input
+	tool *tools.Tool
+	in   *tools.Input
 	err  error
 	// safe is whether the call may run beside others.
 	safe bool
@@ -116,11 +116,11 @@ func (p *Pipeline) decodeCall(call Call) *decoded {
 		return &decoded{err: fmt.Errorf("%w: %q", ErrUnknownTool, call.Name)}
 	}
 	in, err := p.decode(t, call.Name, call.Input)
-	return &decoded{tool: t, in: in, err: err, safe: err == nil && t.IsConcurrencySafe(in)}
+	return &decoded{tool: t, in: in, err: err, safe: err == nil && in.ConcurrencySafe()}
 }
 
 // runPipeline is the one execution path: find → schema validation →
-// ValidateInput → PreToolUse hooks → permission decision → call with
+// decoding → the handler's Validate → PreToolUse hooks → permission decision → call with
 // progress and cancellation → PostToolUse hooks → rendering → result budget.
 // It does not apply the result's context modifier; callers decide when.
 //
@@ -158,7 +158,7 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 		return fail(pre.err.Error())
 	}
 	in := pre.in
-	if err := t.ValidateInput(ctx, in, uc); err != nil {
+	if err := in.Validate(ctx, uc); err != nil {
 		return fail(err.Error())
 	}
 
@@ -166,9 +166,9 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	var hookDecision permissions.Decision
 	var extraContext []string
 	if p.Hooks != nil {
-		pre, err := p.Hooks.PreToolUse(ctx, HookEvent{Tool: t, Name: t.Name(), Input: raw, UC: uc})
+		pre, err := p.Hooks.PreToolUse(ctx, HookEvent{Tool: t, Name: t.Name, Input: raw, UC: uc})
 		if err != nil {
-			p.log().Warn("PreToolUse hook failed", "tool", t.Name(), "err", err)
+			p.log().Warn("PreToolUse hook failed", "tool", t.Name, "err", err)
 		}
 		if pre.Block {
 			out.Decision = permissions.Decision{Behavior: permissions.Deny, Reason: pre.Reason}
@@ -191,7 +191,7 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	// directory, fixed on the call's context, and the tool opens exactly
 	// what was judged; no call that may change the directory or the files
 	// (an exclusive one) runs between the two.
-	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, t.IsConcurrencySafe(in))
+	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, in.ConcurrencySafe())
 	if err != nil {
 		return fail(cancelMessage(ctx, call.Name, err))
 	}
@@ -232,9 +232,9 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 
 	// PostToolUse hooks.
 	if p.Hooks != nil {
-		post, err := p.Hooks.PostToolUse(ctx, HookEvent{Tool: t, Name: t.Name(), Input: raw, UC: uc, Result: res})
+		post, err := p.Hooks.PostToolUse(ctx, HookEvent{Tool: t, Name: t.Name, Input: raw, UC: uc, Result: res})
 		if err != nil {
-			p.log().Warn("PostToolUse hook failed", "tool", t.Name(), "err", err)
+			p.log().Warn("PostToolUse hook failed", "tool", t.Name, "err", err)
 		}
 		if post.AdditionalContext != "" {
 			extraContext = append(extraContext, post.AdditionalContext)
@@ -252,7 +252,7 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	}
 	persisted, err := applyBudget(uc.Session, t, call.ID, res)
 	if err != nil {
-		p.log().Error("result budget", "tool", t.Name(), "err", err)
+		p.log().Error("result budget", "tool", t.Name, "err", err)
 	}
 	out.Persisted = persisted
 	out.Result = res
@@ -261,25 +261,25 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 
 // prepare validates raw against the tool's schema, decodes it and runs the
 // tool's own validation.
-func (p *Pipeline) prepare(ctx context.Context, t tools.Tool, called string, raw json.RawMessage, uc *tools.UseContext) (tools.Input, error) {
+func (p *Pipeline) prepare(ctx context.Context, t *tools.Tool, called string, raw json.RawMessage, uc *tools.UseContext) (*tools.Input, error) {
 	in, err := p.decode(t, called, raw)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.ValidateInput(ctx, in, uc); err != nil {
+	if err := in.Validate(ctx, uc); err != nil {
 		return nil, err
 	}
 	return in, nil
 }
 
 // decode checks raw's size and schema and decodes it into t's input.
-func (p *Pipeline) decode(t tools.Tool, called string, raw json.RawMessage) (tools.Input, error) {
+func (p *Pipeline) decode(t *tools.Tool, called string, raw json.RawMessage) (*tools.Input, error) {
 	if limit := p.InputLimit(); len(raw) > limit {
 		return nil, &ValidationError{Tool: called, Problems: []string{fmt.Sprintf(
 			"the input is %s, over the largest accepted, %s (--max-input-bytes); nothing was done: send less in one call (a large file can be written in parts: Write the first, then add the rest with Edit)",
 			tools.FormatSize(int64(len(raw))), tools.FormatSize(int64(limit)))}}
 	}
-	if err := p.Pool.validators[t.Name()].validate(called, raw); err != nil {
+	if err := p.Pool.validators[t.Name].validate(called, raw); err != nil {
 		return nil, err
 	}
 	return t.Decode(raw)
@@ -287,13 +287,13 @@ func (p *Pipeline) decode(t tools.Tool, called string, raw json.RawMessage) (too
 
 // callTool runs the tool, turning a panic into an error result so one bad
 // call cannot take the server down.
-func callTool(ctx context.Context, t tools.Tool, in tools.Input, uc *tools.UseContext, progress tools.Progress) (res *tools.Result, err error) {
+func callTool(ctx context.Context, t *tools.Tool, in *tools.Input, uc *tools.UseContext, progress tools.Progress) (res *tools.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("%s failed unexpectedly: %v", t.Name(), r)
+			res, err = nil, fmt.Errorf("%s failed unexpectedly: %v", t.Name, r)
 		}
 	}()
-	res, err = t.Call(ctx, in, uc, progress)
+	res, err = in.Call(ctx, uc, progress)
 	if err == nil && res == nil {
 		res = &tools.Result{}
 	}
@@ -308,9 +308,9 @@ func cancelMessage(ctx context.Context, name string, err error) string {
 }
 
 // render fills the empty-result text (docs/tools.md §1).
-func render(t tools.Tool, res *tools.Result) {
+func render(t *tools.Tool, res *tools.Result) {
 	if res.Text == "" && len(res.Extra) == 0 {
-		res.Text = fmt.Sprintf("(%s completed with no output)", t.Name())
+		res.Text = fmt.Sprintf("(%s completed with no output)", t.Name)
 	}
 }
 

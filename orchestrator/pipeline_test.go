@@ -16,12 +16,12 @@ import (
 func TestPipelineSteps(t *testing.T) {
 	t.Parallel()
 	empty := testTool("Quiet", true, nil)
-	panicky := testTool("Panicky", false, nil, func(s *tools.Spec[testInput]) {
-		s.Run = func(context.Context, *testInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
+	panicky := testTool("Panicky", false, nil, func(s *testSpec) {
+		s.Call = func(context.Context, *testInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
 			panic("boom")
 		}
 	})
-	picky := testTool("Picky", false, nil, func(s *tools.Spec[testInput]) {
+	picky := testTool("Picky", false, nil, func(s *testSpec) {
 		s.Validate = func(_ context.Context, in *testInput, _ *tools.UseContext) error {
 			if in.ID == "" {
 				return errors.New("id must not be empty")
@@ -67,7 +67,7 @@ func TestPipelinePermitterDecides(t *testing.T) {
 	t.Parallel()
 	ran := make(chan string, 1)
 	tool := testTool("T", false, ran)
-	pool, err := AssemblePool([]tools.Tool{tool}, nil, nil)
+	pool, err := AssemblePool([]*tools.Tool{tool}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

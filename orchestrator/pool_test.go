@@ -7,28 +7,28 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-func names(ts []tools.Tool) []string {
+func names(ts []*tools.Tool) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
-		out[i] = t.Name()
+		out[i] = t.Name
 	}
 	return out
 }
 
 func TestAssemblePool(t *testing.T) {
 	t.Parallel()
-	disabled := func(s *tools.Spec[testInput]) { s.Enabled = func() bool { return false } }
-	aliased := func(s *tools.Spec[testInput]) { s.Aliases = []string{"OldName"} }
-	builtins := []tools.Tool{
+	disabled := func(s *testSpec) { s.Disabled = true }
+	aliased := func(s *testSpec) { s.Aliases = []string{"OldName"} }
+	builtins := []*tools.Tool{
 		testTool("Write", false, nil), testTool("Bash", false, nil, aliased), testTool("Hidden", true, nil, disabled),
 		testTool("Read", true, nil), testTool("Denied", true, nil),
 	}
-	mcpTools := []tools.Tool{
+	mcpTools := []*tools.Tool{
 		testTool("mcp__z__b", true, nil), testTool("mcp__a__x", true, nil),
 		testTool("Read", true, nil), // an upstream tool may not shadow a built-in
 		testTool("mcp__a__x", false, nil),
 	}
-	filter := func(t tools.Tool) bool { return t.Name() != "Denied" }
+	filter := func(t *tools.Tool) bool { return t.Name != "Denied" }
 	p, err := AssemblePool(builtins, mcpTools, filter)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestAssemblePool(t *testing.T) {
 	if r, _ := p.Find("Read"); r != builtins[3] {
 		t.Error("Find(Read) is not the built-in")
 	}
-	if b, ok := p.Find("OldName"); !ok || b.Name() != "Bash" {
+	if b, ok := p.Find("OldName"); !ok || b.Name != "Bash" {
 		t.Errorf("Find by alias = %v, %v", b, ok)
 	}
 	for _, gone := range []string{"Hidden", "Denied", "Nope"} {

@@ -10,8 +10,8 @@ import (
 
 // PermissionRequest is everything a Permitter sees of a call.
 type PermissionRequest struct {
-	Tool  tools.Tool
-	Input tools.Input
+	Tool  *tools.Tool
+	Input *tools.Input
 	// Raw is the call's arguments as JSON, after any hook rewrote them.
 	Raw json.RawMessage
 	UC  *tools.UseContext
@@ -46,7 +46,7 @@ var AllowUnlessDenied Permitter = PermitterFunc(func(_ context.Context, req Perm
 
 // HookEvent is the input of a tool hook (docs/tools.md §10).
 type HookEvent struct {
-	Tool  tools.Tool
+	Tool  *tools.Tool
 	Name  string // the name the tool is registered under
 	Input json.RawMessage
 	UC    *tools.UseContext

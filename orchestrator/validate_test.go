@@ -26,16 +26,17 @@ type item struct {
 	Kind string `json:"kind"`
 }
 
-func validateTool() tools.Tool {
-	return tools.New(tools.Spec[validateInput]{
+func validateTool() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name: "V",
+	}, tools.Handler[validateInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Prop(s, "mode").Enum = []any{"a", "b"}
 			tools.Prop(s, "limit").Minimum = tools.Ptr(1.0)
 			tools.Prop(tools.Prop(s, "items").Items, "kind").Enum = []any{"a", "b"}
 			tools.Prop(tools.Prop(s, "items").Items, "name").MinLength = tools.Ptr(1)
 		},
-		Run: func(context.Context, *validateInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
+		Call: func(context.Context, *validateInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
 			return &tools.Result{Text: "ok"}, nil
 		},
 	})
@@ -43,7 +44,7 @@ func validateTool() tools.Tool {
 
 func TestSchemaValidation(t *testing.T) {
 	t.Parallel()
-	v, err := newInputValidator(validateTool().Schema())
+	v, err := newInputValidator(validateTool().InputSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +126,9 @@ func TestSchemaValidation_long_strings(t *testing.T) {
 		"invalid_utf8":   "\xff\xfeabcdefgh",
 	}
 	const n = 10_000 // units: over 64KB of input, 100000 characters
-	tool := tools.New(tools.Spec[longInput]{
+	tool := tools.New(tools.Tool{
 		Name: "V",
+	}, tools.Handler[longInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Prop(s, "content").MaxLength = tools.Ptr(10 * n)
 			tools.Prop(s, "content").MinLength = tools.Ptr(1)
@@ -134,11 +136,11 @@ func TestSchemaValidation_long_strings(t *testing.T) {
 			tools.Prop(s, "path").Pattern = "^/"
 			tools.Prop(tools.Prop(s, "items").Items, "name").MaxLength = tools.Ptr(10 * n)
 		},
-		Run: func(context.Context, *longInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
+		Call: func(context.Context, *longInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
 			return &tools.Result{Text: "ok"}, nil
 		},
 	})
-	v, err := newInputValidator(tool.Schema())
+	v, err := newInputValidator(tool.InputSchema)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,13 +68,14 @@ type keyInput struct {
 // testTools are a call that waits for the test (Hold), one that runs a
 // real child process until cancelled (Sleep), and one that records its
 // session (Mark).
-func (g *gate) testTools() []tools.Tool {
+func (g *gate) testTools() []*tools.Tool {
 	yes := func(*keyInput) bool { return true }
-	return []tools.Tool{
-		tools.New(tools.Spec[keyInput]{
+	return []*tools.Tool{
+		tools.New(tools.Tool{
 			Name: "Hold", Description: "Waits until the test releases it or the call is cancelled.",
+		}, tools.Handler[keyInput]{
 			ReadOnly: yes, ConcurrencySafe: yes,
-			Run: func(ctx context.Context, in *keyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+			Call: func(ctx context.Context, in *keyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 				started, release, finished := g.chans(in.Key)
 				close(started)
 				select {
@@ -87,10 +88,11 @@ func (g *gate) testTools() []tools.Tool {
 				}
 			},
 		}),
-		tools.New(tools.Spec[keyInput]{
+		tools.New(tools.Tool{
 			Name: "Sleep", Description: "Runs sleep 300 as a child process until cancelled.",
+		}, tools.Handler[keyInput]{
 			ReadOnly: yes, ConcurrencySafe: yes,
-			Run: func(ctx context.Context, in *keyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+			Call: func(ctx context.Context, in *keyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 				_, _, finished := g.chans(in.Key)
 				cmd := exec.CommandContext(ctx, "sleep", "300")
 				if err := cmd.Start(); err != nil {
@@ -102,10 +104,11 @@ func (g *gate) testTools() []tools.Tool {
 				return &tools.Result{Text: "slept"}, nil
 			},
 		}),
-		tools.New(tools.Spec[keyInput]{
+		tools.New(tools.Tool{
 			Name: "Mark", Description: "Writes a file in the session's state directory and reports the session.",
+		}, tools.Handler[keyInput]{
 			ReadOnly: yes, ConcurrencySafe: yes,
-			Run: func(ctx context.Context, in *keyInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+			Call: func(ctx context.Context, in *keyInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 				if err := os.WriteFile(filepath.Join(uc.Session.StateDir(), "mark"), []byte(in.Key), 0o600); err != nil {
 					return nil, err
 				}

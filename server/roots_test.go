@@ -68,7 +68,7 @@ func testRootsNarrow(t *testing.T, version string) {
 			t.Fatal(err)
 		}
 	}
-	pool, err := orchestrator.AssemblePool([]tools.Tool{fs.Read()}, nil, nil)
+	pool, err := orchestrator.AssemblePool([]*tools.Tool{fs.Read()}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 
 // needsSampling names the tools a session is shown only when its client
 // supports MCP sampling: without the client's model they cannot work.
-// (The Agent tool's IsEnabled cannot see the session, so the server
+// (The Agent tool's Disabled is fixed, it cannot see the session, so the server
 // filters tools/list per session instead.)
 var needsSampling = map[string]bool{"Agent": true}
 

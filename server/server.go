@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -117,25 +116,19 @@ func New(cfg Config) (*Server, error) {
 // MCP returns the underlying go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// mcpTool describes t for tools/list.
-func mcpTool(t tools.Tool) *mcp.Tool {
-	// Annotations describe the tool in general, so they are derived for an
-	// input the tool cannot decode specially: its fail-closed answers.
-	var zero tools.Input
-	if in, err := t.Decode(json.RawMessage("{}")); err == nil {
-		zero = in
-	}
-	readOnly := zero != nil && t.IsReadOnly(zero)
-	destructive := zero == nil || t.IsDestructive(zero)
-	openWorld := t.OpenWorld()
+// mcpTool describes t for tools/list. Its annotations are the tool's
+// fixed facts: what holds for every call.
+func mcpTool(t *tools.Tool) *mcp.Tool {
+	destructive := t.Destructive()
+	openWorld := t.OpenWorld
 	return &mcp.Tool{
-		Name:        t.Name(),
-		Description: t.Description(),
-		InputSchema: t.Schema(),
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: t.InputSchema,
 		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:    readOnly,
+			ReadOnlyHint:    t.ReadOnly,
 			DestructiveHint: &destructive,
-			IdempotentHint:  zero != nil && t.IsIdempotent(zero),
+			IdempotentHint:  t.Idempotent,
 			OpenWorldHint:   &openWorld,
 		},
 	}
@@ -148,9 +141,9 @@ func (s *Server) aliasMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
-				if t, found := s.cfg.Pipeline.Pool.Find(p.Name); found && t.Name() != p.Name {
+				if t, found := s.cfg.Pipeline.Pool.Find(p.Name); found && t.Name != p.Name {
 					ctx = context.WithValue(ctx, calledNameKey{}, p.Name)
-					p.Name = t.Name()
+					p.Name = t.Name
 				}
 			}
 		}
@@ -241,9 +234,9 @@ func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID str
 	return uc
 }
 
-func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
+func (s *Server) handler(t *tools.Tool) mcp.ToolHandler {
 	declared := map[string]bool{}
-	if sch := t.Schema(); sch != nil {
+	if sch := t.InputSchema; sch != nil {
 		for name := range sch.Properties {
 			declared[name] = true
 		}
@@ -272,7 +265,7 @@ func (s *Server) handler(t tools.Tool) mcp.ToolHandler {
 			return nil, out.Err
 		}
 		if out.Persisted != nil {
-			s.publishResult(ts, out.Persisted, t.Name())
+			s.publishResult(ts, out.Persisted, t.Name)
 		}
 		return toCallToolResult(out, s.cfg.StructuredOutput), nil
 	}
@@ -302,7 +295,7 @@ func toCallToolResult(out orchestrator.Outcome, structured bool) *mcp.CallToolRe
 		size := p.Size
 		r.Content = append(r.Content, &mcp.ResourceLink{
 			URI: p.URI, Name: p.Name, MIMEType: "text/plain", Size: &size,
-			Description: "Full output of the " + out.Tool.Name() + " call",
+			Description: "Full output of the " + out.Tool.Name + " call",
 		})
 	}
 	if structured && res.Output != nil && !res.IsError {

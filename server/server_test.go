@@ -24,13 +24,14 @@ type spyInput struct {
 // testTools are tools with behaviour the built-ins do not give on demand:
 // a result of any size, and a call that reports progress and then waits
 // to be cancelled.
-func testTools(cancelled chan<- struct{}) []tools.Tool {
-	big := tools.New(tools.Spec[spyInput]{
+func testTools(cancelled chan<- struct{}) []*tools.Tool {
+	big := tools.New(tools.Tool{
 		Name:               "Big",
 		MaxResultSizeChars: 1000,
-		ReadOnly:           func(*spyInput) bool { return true },
-		ConcurrencySafe:    func(*spyInput) bool { return true },
-		Run: func(_ context.Context, in *spyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		ReadOnly:           true,
+		ConcurrencySafe:    true,
+	}, tools.Handler[spyInput]{
+		Call: func(_ context.Context, in *spyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			var b strings.Builder
 			for i := 0; b.Len() < in.Size; i++ {
 				b.WriteString(strings.Repeat("y", 99) + "\n")
@@ -42,10 +43,11 @@ func testTools(cancelled chan<- struct{}) []tools.Tool {
 			return &tools.Result{Text: b.String()[:in.Size], Output: out}, nil
 		},
 	})
-	slow := tools.New(tools.Spec[spyInput]{
+	slow := tools.New(tools.Tool{
 		Name:    "Slow",
 		Aliases: []string{"Sluggish"},
-		Run: func(ctx context.Context, _ *spyInput, _ *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+	}, tools.Handler[spyInput]{
+		Call: func(ctx context.Context, _ *spyInput, _ *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
 			for i := 1; i <= 3; i++ {
 				progress(tools.ProgressUpdate{Progress: float64(i), Total: 10, Message: "step"})
 			}
@@ -54,18 +56,18 @@ func testTools(cancelled chan<- struct{}) []tools.Tool {
 			return nil, ctx.Err()
 		},
 	})
-	return []tools.Tool{big, slow}
+	return []*tools.Tool{big, slow}
 }
 
 // connect starts a server over in-memory transports and returns a client
 // session, closed at the end of the test.
-func connect(t *testing.T, ts []tools.Tool, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
+func connect(t *testing.T, ts []*tools.Tool, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
 	t.Helper()
 	return connectWith(t, false, ts, opts)
 }
 
 // connectWith is connect with the server's StructuredOutput set as given.
-func connectWith(t *testing.T, structured bool, ts []tools.Tool, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
+func connectWith(t *testing.T, structured bool, ts []*tools.Tool, opts *mcp.ClientOptions) (*Server, *mcp.ClientSession) {
 	t.Helper()
 	pool, err := orchestrator.AssemblePool(append(builtin.Tools(builtin.Options{}), ts...), nil, nil)
 	if err != nil {
@@ -221,12 +223,13 @@ func TestConcurrentCallsOfOneSessionFollowTheGate(t *testing.T) {
 	t.Parallel()
 	running := make(chan string, 10)
 	release := make(chan struct{})
-	mk := func(name string, safe bool) tools.Tool {
-		return tools.New(tools.Spec[spyInput]{
-			Name:            name,
+	mk := func(name string, safe bool) *tools.Tool {
+		return tools.New(tools.Tool{
+			Name: name,
+		}, tools.Handler[spyInput]{
 			ConcurrencySafe: func(*spyInput) bool { return safe },
 			ReadOnly:        func(*spyInput) bool { return safe },
-			Run: func(ctx context.Context, _ *spyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+			Call: func(ctx context.Context, _ *spyInput, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 				running <- name
 				select {
 				case <-release:
@@ -236,7 +239,7 @@ func TestConcurrentCallsOfOneSessionFollowTheGate(t *testing.T) {
 			},
 		})
 	}
-	_, cs := connect(t, []tools.Tool{mk("SafeA", true), mk("SafeB", true), mk("Exclusive", false)}, nil)
+	_, cs := connect(t, []*tools.Tool{mk("SafeA", true), mk("SafeB", true), mk("Exclusive", false)}, nil)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	callAsync := func(name string) {

@@ -14,7 +14,8 @@ type PathAccess struct {
 // implement it is treated as touching unknown paths, so its calls are never
 // allowed on the strength of being inside the working directories.
 //
-// Implement it on the input struct's pointer (the value Decode returns).
+// Implement it on the input struct's pointer (the value [Input.Value]
+// returns).
 // Return every path the call may touch, and nil for a call that touches
 // none (TodoWrite); Write is true for every path a writing tool may change.
 type PathInput interface {
@@ -23,8 +24,8 @@ type PathInput interface {
 
 // Paths returns what in says it touches; ok is false when in does not
 // implement [PathInput].
-func Paths(in Input, uc *UseContext) (paths []PathAccess, ok bool) {
-	p, ok := in.(PathInput)
+func Paths(in *Input, uc *UseContext) (paths []PathAccess, ok bool) {
+	p, ok := in.Value().(PathInput)
 	if !ok {
 		return nil, false
 	}
@@ -44,13 +45,4 @@ type CommandInput interface {
 // about.
 type URLInput interface {
 	FetchURL() string
-}
-
-// ConversationInput is implemented by the inputs of tools that act on the
-// conversation itself rather than on files or the world: asking its user
-// (AskUserQuestion), switching its plan mode (EnterPlanMode,
-// ExitPlanMode), starting sub-agents (Agent). A sub-agent is never offered
-// them.
-type ConversationInput interface {
-	ActsOnConversation()
 }

@@ -1,12 +1,18 @@
 // Package tools defines the one shape every agent-mcp tool has, and the
 // per-session state tools share.
 //
-// A [Tool] is built from a [Spec] by [New], which fills fail-closed defaults:
-// a tool is not read-only, not concurrency-safe and not destructive-free
-// unless its Spec says otherwise, and its input schema always refuses
-// unknown keys. Tools never see raw JSON: the orchestrator validates the
-// arguments against [Tool.Schema], decodes them with [Tool.Decode], and then
-// calls the methods here with the decoded value.
+// A [Tool] is go-sdk's shape (mcp.Tool beside a typed handler): a struct
+// of the facts that hold for every call (name, description, input schema,
+// read-only, destructive, idempotent, open-world, concurrency-safe, result
+// budget), each fail-closed at its zero value, and one handler. [New]
+// builds a built-in from a typed [Handler]: the input schema is generated
+// from the input struct (descriptions in its `jsonschema:"..."` tags) and
+// always refuses unknown keys. [NewRaw] builds an upstream MCP server's
+// tool, whose input stays raw JSON. Tools never see raw JSON otherwise:
+// the orchestrator validates the arguments against [Tool.InputSchema],
+// decodes them with [Tool.Decode] into an [Input] bound to the tool's
+// handler, and asks that Input what depends on it ([Input.ReadOnly],
+// [Input.ConcurrencySafe]) before it validates and runs it.
 //
 // [Session] holds what lives as long as one client's session: the current
 // directory, the working directories, the files read and their fingerprints,

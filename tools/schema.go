@@ -46,7 +46,7 @@ func dropNull(s *jsonschema.Schema) {
 }
 
 // Prop returns the schema of property name in s, panicking when it is
-// missing: a Spec's Schema function naming a field that does not exist is a
+// missing: a Handler's Schema function naming a field that does not exist is a
 // programming error.
 func Prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 	p, ok := s.Properties[name]

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -21,8 +23,13 @@ func run(_ context.Context, in *echoInput, _ *tools.UseContext, _ tools.Progress
 	return &tools.Result{Text: in.Text}, nil
 }
 
+func echo() *tools.Tool {
+	return tools.New(tools.Tool{Name: "Echo"}, tools.Handler[echoInput]{Call: run})
+}
+
 func TestNewFillsFailClosedDefaults(t *testing.T) {
-	tool := tools.New(tools.Spec[echoInput]{Name: "Echo", Run: run})
+	t.Parallel()
+	tool := echo()
 	in, err := tool.Decode(json.RawMessage(`{"text":"hi"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -32,45 +39,112 @@ func TestNewFillsFailClosedDefaults(t *testing.T) {
 		got  bool
 		want bool
 	}{
-		{"not read-only", tool.IsReadOnly(in), false},
-		{"not concurrency-safe", tool.IsConcurrencySafe(in), false},
-		{"destructive unless read-only", tool.IsDestructive(in), true},
-		{"not idempotent", tool.IsIdempotent(in), false},
-		{"enabled", tool.IsEnabled(), true},
-		{"no sibling abort", tool.AbortsSiblingsOnError(), false},
-		{"closed world", tool.OpenWorld(), false},
+		{"not read-only", tool.ReadOnly, false},
+		{"call not read-only", in.ReadOnly(), false},
+		{"call not concurrency-safe", in.ConcurrencySafe(), false},
+		{"destructive unless read-only", tool.Destructive(), true},
+		{"call destructive unless read-only", in.Destructive(), true},
+		{"not idempotent", tool.Idempotent, false},
+		{"enabled", tool.Disabled, false},
+		{"no sibling abort", tool.AbortsSiblingsOnError, false},
+		{"closed world", tool.OpenWorld, false},
+		{"no call read-only", tool.CanBeReadOnly(), false},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	if got := tool.MaxResultSizeChars(); got != tools.DefaultMaxResultSizeChars {
+	if got := tool.MaxResultSizeChars; got != tools.DefaultMaxResultSizeChars {
 		t.Errorf("MaxResultSizeChars = %d, want %d", got, tools.DefaultMaxResultSizeChars)
+	}
+	if res, err := in.Call(context.Background(), nil, nil); err != nil || res.Text != "hi" {
+		t.Errorf("Call = %+v, %v", res, err)
 	}
 }
 
-func TestForeignInputGetsFailClosedAnswers(t *testing.T) {
-	tool := tools.New(tools.Spec[echoInput]{
-		Name: "Echo", Run: run,
-		ReadOnly:        func(*echoInput) bool { return true },
-		ConcurrencySafe: func(*echoInput) bool { return true },
+type commandInput struct {
+	Command string `json:"command"`
+}
+
+func (in *commandInput) CommandLine() string { return in.Command }
+
+// TestPerInputFacts: a tool's fixed facts hold for every call; its
+// handler may find a given input read-only or concurrency-safe, and a
+// read-only call is never destructive.
+func TestPerInputFacts(t *testing.T) {
+	t.Parallel()
+	tool := tools.New(tools.Tool{Name: "Sh"}, tools.Handler[commandInput]{
+		ReadOnly:        func(in *commandInput) bool { return in.Command == "ls" },
+		ConcurrencySafe: func(in *commandInput) bool { return in.Command == "ls" },
+		Call: func(context.Context, *commandInput, *tools.UseContext, tools.Progress) (*tools.Result, error) {
+			return &tools.Result{}, nil
+		},
 	})
-	foreign := &struct{}{}
-	if tool.IsReadOnly(foreign) || tool.IsConcurrencySafe(foreign) {
-		t.Error("a foreign input must be neither read-only nor concurrency-safe")
+	if !tool.CanBeReadOnly() || tool.ReadOnly || !tool.Destructive() {
+		t.Errorf("fixed facts: can be read-only %v, read-only %v, destructive %v", tool.CanBeReadOnly(), tool.ReadOnly, tool.Destructive())
 	}
-	if !tool.IsDestructive(foreign) {
-		t.Error("a foreign input must count as destructive")
+	for _, c := range []struct {
+		command  string
+		readOnly bool
+	}{{"ls", true}, {"rm -rf x", false}} {
+		in, err := tool.Decode(json.RawMessage(`{"command":"` + c.command + `"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.ReadOnly() != c.readOnly || in.ConcurrencySafe() != c.readOnly || in.Destructive() == c.readOnly {
+			t.Errorf("%s: read-only %v, concurrency-safe %v, destructive %v", c.command, in.ReadOnly(), in.ConcurrencySafe(), in.Destructive())
+		}
+		if _, ok := in.Value().(tools.CommandInput); !ok {
+			t.Errorf("%s: the decoded value %T is not a CommandInput", c.command, in.Value())
+		}
 	}
-	if _, err := tool.Call(context.Background(), foreign, nil, nil); err == nil {
-		t.Error("Call(foreign) succeeded")
+
+	fixed := tools.New(tools.Tool{Name: "Todo", NonDestructive: true, ReadOnly: false}, tools.Handler[echoInput]{Call: run})
+	in, _ := fixed.Decode(nil)
+	if fixed.Destructive() || in.Destructive() || in.ReadOnly() {
+		t.Errorf("a NonDestructive tool: destructive %v, call destructive %v", fixed.Destructive(), in.Destructive())
+	}
+}
+
+func TestNewRawKeepsArguments(t *testing.T) {
+	t.Parallel()
+	var got json.RawMessage
+	tool := tools.NewRaw(tools.Tool{Name: "mcp__s__t", ReadOnly: true, InputSchema: &jsonschema.Schema{Type: "object"}},
+		func(_ context.Context, args json.RawMessage, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+			got = args
+			return &tools.Result{}, nil
+		})
+	for raw, want := range map[string]string{``: `{}`, `null`: `{}`, ` {"a": 1} `: `{"a": 1}`} {
+		in, err := tool.Decode(json.RawMessage(raw))
+		if err != nil {
+			t.Fatalf("Decode(%q): %v", raw, err)
+		}
+		if _, err := in.Call(context.Background(), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want || !in.ReadOnly() || in.Destructive() {
+			t.Errorf("Decode(%q): the handler got %s (want %s), read-only %v", raw, got, want, in.ReadOnly())
+		}
+	}
+	if _, err := tool.Decode(json.RawMessage(`{"a":`)); err == nil {
+		t.Error("Decode accepted broken JSON")
+	}
+	if tool.MaxResultSizeChars != tools.DefaultMaxResultSizeChars {
+		t.Errorf("MaxResultSizeChars = %d", tool.MaxResultSizeChars)
+	}
+}
+
+func TestToolNotBuiltRefusesInput(t *testing.T) {
+	t.Parallel()
+	if _, err := (&tools.Tool{Name: "Bare"}).Decode(json.RawMessage(`{}`)); err == nil {
+		t.Error("a Tool without a handler decoded an input")
 	}
 }
 
 func TestSchemaRefusesUnknownKeysAndDropsNull(t *testing.T) {
-	tool := tools.New(tools.Spec[echoInput]{Name: "Echo", Run: run})
-	b, err := json.Marshal(tool.Schema())
+	tool := echo()
+	b, err := json.Marshal(tool.InputSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +166,7 @@ func TestSchemaRefusesUnknownKeysAndDropsNull(t *testing.T) {
 }
 
 func TestDecodeRefusesUnknownFields(t *testing.T) {
-	tool := tools.New(tools.Spec[echoInput]{Name: "Echo", Run: run})
+	tool := echo()
 	if _, err := tool.Decode(json.RawMessage(`{"text":"a","extra":1}`)); err == nil {
 		t.Error("Decode accepted an unknown field")
 	}
@@ -106,7 +180,7 @@ func TestDecodeRefusesUnknownFields(t *testing.T) {
 // decoded exactly, and unknown fields, wrong types and broken JSON are
 // still refused.
 func TestDecodeLargeInputs(t *testing.T) {
-	tool := tools.New(tools.Spec[echoInput]{Name: "Echo", Run: run})
+	tool := echo()
 	long := strings.Repeat(`a \"quoted\" \\ line\n`, 2000)
 	decoded := strings.Repeat("a \"quoted\" \\ line\n", 2000)
 	for _, c := range []struct {
@@ -132,7 +206,7 @@ func TestDecodeLargeInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := in.(*echoInput)
+			got, ok := in.Value().(*echoInput)
 			if !ok || got.Text != decoded || got.Count == nil || *got.Count != 3 {
 				t.Errorf("decoded %d characters, count %v", len(got.Text), got.Count)
 			}

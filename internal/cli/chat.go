@@ -363,7 +363,7 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 	if f.outputFormat == "stream-json" {
 		tools := []string{}
 		for _, t := range env.pipeline.Pool.Tools() {
-			tools = append(tools, t.Name())
+			tools = append(tools, t.Name)
 		}
 		_ = enc.Encode(map[string]any{"type": "system", "subtype": "init", "session_id": sessionID, "model": env.model,
 			"cwd": env.session.Cwd(), "tools": tools, "mcp_servers": env.mcp.Status(), "permission_mode": env.session.Mode()})

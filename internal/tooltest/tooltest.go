@@ -58,7 +58,7 @@ type Env struct {
 }
 
 // New makes an Env whose pool holds ts.
-func New(t testing.TB, ts []tools.Tool, o Options) *Env {
+func New(t testing.TB, ts []*tools.Tool, o Options) *Env {
 	t.Helper()
 	pool, err := orchestrator.AssemblePool(ts, nil, nil)
 	if err != nil {
@@ -123,30 +123,30 @@ func (e *Env) Fail(name string, input any, want ...string) string {
 // holds tool alone, with orchestrator.AllowUnlessDenied, and returns the
 // result (a call that never reached the tool fails the test). The result's
 // session change is applied.
-func Call(ctx context.Context, t testing.TB, tool tools.Tool, uc *tools.UseContext, input any, progress tools.Progress) *tools.Result {
+func Call(ctx context.Context, t testing.TB, tool *tools.Tool, uc *tools.UseContext, input any, progress tools.Progress) *tools.Result {
 	t.Helper()
 	return CallWith(ctx, t, nil, tool, uc, input, progress)
 }
 
 // CallWith is [Call] with another permission decision.
-func CallWith(ctx context.Context, t testing.TB, p orchestrator.Permitter, tool tools.Tool, uc *tools.UseContext, input any, progress tools.Progress) *tools.Result {
+func CallWith(ctx context.Context, t testing.TB, p orchestrator.Permitter, tool *tools.Tool, uc *tools.UseContext, input any, progress tools.Progress) *tools.Result {
 	t.Helper()
 	return RunWith(ctx, t, p, tool, uc, input, progress).Result
 }
 
 // RunWith is [CallWith] returning the whole outcome: the permission
 // decision, and where an over-budget result was saved.
-func RunWith(ctx context.Context, t testing.TB, p orchestrator.Permitter, tool tools.Tool, uc *tools.UseContext, input any, progress tools.Progress) orchestrator.Outcome {
+func RunWith(ctx context.Context, t testing.TB, p orchestrator.Permitter, tool *tools.Tool, uc *tools.UseContext, input any, progress tools.Progress) orchestrator.Outcome {
 	t.Helper()
-	pool, err := orchestrator.AssemblePool([]tools.Tool{tool}, nil, nil)
+	pool, err := orchestrator.AssemblePool([]*tools.Tool{tool}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pl := &orchestrator.Pipeline{Pool: pool, Permit: p}
 	c := *uc
-	out := pl.Run(ctx, &c, orchestrator.Call{ID: "call-" + tool.Name(), Name: tool.Name(), Input: raw(t, input)}, progress)
+	out := pl.Run(ctx, &c, orchestrator.Call{ID: "call-" + tool.Name, Name: tool.Name, Input: raw(t, input)}, progress)
 	if out.Err != nil {
-		t.Fatalf("%s: %v", tool.Name(), out.Err)
+		t.Fatalf("%s: %v", tool.Name, out.Err)
 	}
 	return out
 }

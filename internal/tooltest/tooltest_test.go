@@ -15,10 +15,11 @@ type echoInput struct {
 	Text string `json:"text"`
 }
 
-func echo() tools.Tool {
-	return tools.New(tools.Spec[echoInput]{
+func echo() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name: "Echo",
-		Run: func(_ context.Context, in *echoInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+	}, tools.Handler[echoInput]{
+		Call: func(_ context.Context, in *echoInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			if in.Text == "fail" {
 				return nil, errors.New("failed on purpose")
 			}
@@ -31,7 +32,7 @@ func echo() tools.Tool {
 // step and rendering happen as they do for a client.
 func TestEnv(t *testing.T) {
 	t.Parallel()
-	e := tooltest.New(t, []tools.Tool{echo()}, tooltest.Options{})
+	e := tooltest.New(t, []*tools.Tool{echo()}, tooltest.Options{})
 	if got, want := e.OK("Echo", map[string]any{"text": "hi"}).Text, "hi in "+e.Dir(); got != want {
 		t.Errorf("text = %q, want %q", got, want)
 	}
@@ -42,7 +43,7 @@ func TestEnv(t *testing.T) {
 	deny := orchestrator.PermitterFunc(func(context.Context, orchestrator.PermissionRequest) permissions.Decision {
 		return permissions.Decision{Behavior: permissions.Deny, Reason: "not today"}
 	})
-	d := tooltest.New(t, []tools.Tool{echo()}, tooltest.Options{Permit: deny})
+	d := tooltest.New(t, []*tools.Tool{echo()}, tooltest.Options{Permit: deny})
 	d.Fail("Echo", map[string]any{"text": "hi"}, "Permission to use Echo was denied. not today")
 }
 

@@ -39,7 +39,7 @@ type harness struct {
 }
 
 type options struct {
-	builtins      []tools.Tool
+	builtins      []*tools.Tool
 	mcp           *upstream.Manager
 	permit        orchestrator.Permitter
 	asker         tools.Asker
@@ -63,7 +63,7 @@ func newHarness(t *testing.T, format string, o options, replies ...testmodel.Rep
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mcpTools []tools.Tool
+	var mcpTools []*tools.Tool
 	if o.mcp != nil {
 		mcpTools = o.mcp.Tools()
 	}
@@ -198,12 +198,13 @@ type textIn struct {
 	Text string `json:"text"`
 }
 
-func echoTool() tools.Tool {
-	return tools.New(tools.Spec[textIn]{
+func echoTool() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name: "Echo", Description: "Echo text.",
-		ReadOnly:        func(*textIn) bool { return true },
-		ConcurrencySafe: func(*textIn) bool { return true },
-		Run: func(_ context.Context, in *textIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		ReadOnly:        true,
+		ConcurrencySafe: true,
+	}, tools.Handler[textIn]{
+		Call: func(_ context.Context, in *textIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			return &tools.Result{Text: "echo: " + in.Text}, nil
 		},
 	})
@@ -250,12 +251,13 @@ func (g *gate) wait(ctx context.Context, name string) error {
 
 // probeTool is concurrency-safe: it opens "started <text>" and then waits
 // for "release <text>" (or its context) before answering.
-func probeTool(g *gate) tools.Tool {
-	return tools.New(tools.Spec[textIn]{
+func probeTool(g *gate) *tools.Tool {
+	return tools.New(tools.Tool{
 		Name: "Probe", Description: "Probe.",
-		ReadOnly:        func(*textIn) bool { return true },
-		ConcurrencySafe: func(*textIn) bool { return true },
-		Run: func(ctx context.Context, in *textIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		ReadOnly:        true,
+		ConcurrencySafe: true,
+	}, tools.Handler[textIn]{
+		Call: func(ctx context.Context, in *textIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			g.open("started " + in.Text)
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
@@ -271,10 +273,11 @@ func probeTool(g *gate) tools.Tool {
 }
 
 // serialTool is not concurrency-safe; it records its input.
-func serialTool(g *gate) tools.Tool {
-	return tools.New(tools.Spec[textIn]{
+func serialTool(g *gate) *tools.Tool {
+	return tools.New(tools.Tool{
 		Name: "Serial", Description: "Serial.",
-		Run: func(_ context.Context, in *textIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+	}, tools.Handler[textIn]{
+		Call: func(_ context.Context, in *textIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			g.open("started " + in.Text)
 			return &tools.Result{Text: "serial " + in.Text}, nil
 		},
@@ -303,7 +306,7 @@ func TestRun(t *testing.T) {
 }
 
 func testTextOnly(t *testing.T, format string) {
-	h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}}, testmodel.Say("Hello there."))
+	h := newHarness(t, format, options{builtins: []*tools.Tool{echoTool()}}, testmodel.Say("Hello there."))
 	res, err := h.agent.Run(context.Background(), "hi")
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +339,7 @@ func testTextOnly(t *testing.T, format string) {
 }
 
 func testOneToolCall(t *testing.T, format string) {
-	h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}},
+	h := newHarness(t, format, options{builtins: []*tools.Tool{echoTool()}},
 		testmodel.Reply{Parts: []testmodel.Part{{Text: "Let me echo."}, {Tool: &testmodel.ToolCall{ID: "t1", Name: "Echo", Input: `{"text":"x"}`}}}},
 		testmodel.Say("Done."))
 	res, err := h.agent.Run(context.Background(), "echo x")
@@ -381,7 +384,7 @@ func testParallelAndSerial(t *testing.T, format string) {
 		}
 		g.open("release d")
 	}()
-	h := newHarness(t, format, options{builtins: []tools.Tool{probeTool(g), serialTool(g)}}, reply, testmodel.Say("ok"))
+	h := newHarness(t, format, options{builtins: []*tools.Tool{probeTool(g), serialTool(g)}}, reply, testmodel.Say("ok"))
 	if _, err := h.agent.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +413,7 @@ func testAbortSiblings(t *testing.T, format string) {
 	// The real Bash: a read-only command is concurrency-safe, and its
 	// failure cancels the call running beside it.
 	reply := testmodel.Call(call("p", "Probe", `{"text":"p"}`), call("f", "Bash", `{"command":"ls /nonexistent-agent-mcp-test-dir"}`))
-	h := newHarness(t, format, options{builtins: []tools.Tool{probeTool(g), shell.Bash(shell.Options{})}}, reply, testmodel.Say("ok"))
+	h := newHarness(t, format, options{builtins: []*tools.Tool{probeTool(g), shell.Bash(shell.Options{})}}, reply, testmodel.Say("ok"))
 	if _, err := h.agent.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +431,7 @@ func testDenied(t *testing.T, format string) {
 	deny := orchestrator.PermitterFunc(func(_ context.Context, req orchestrator.PermissionRequest) permissions.Decision {
 		return permissions.Decision{Behavior: permissions.Deny, Reason: "Echo is not allowed here.", Rule: "Echo"}
 	})
-	h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}, permit: deny},
+	h := newHarness(t, format, options{builtins: []*tools.Tool{echoTool()}, permit: deny},
 		testmodel.Call(call("t1", "Echo", `{"text":"x"}`)), testmodel.Say("ok"))
 	if _, err := h.agent.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
@@ -464,7 +467,7 @@ func (a *scriptedAsker) Ask(_ context.Context, msg string, _ map[string]any) (to
 
 // askPermit asks through the call's Asker, as the settings permitter does.
 var askPermit = orchestrator.PermitterFunc(func(ctx context.Context, req orchestrator.PermissionRequest) permissions.Decision {
-	ans, err := req.UC.Asker.Ask(ctx, "Allow "+req.Tool.Name()+"?", map[string]any{"type": "object"})
+	ans, err := req.UC.Asker.Ask(ctx, "Allow "+req.Tool.Name+"?", map[string]any{"type": "object"})
 	if err != nil || ans.Action != "accept" || ans.Content["decision"] != "allow_once" {
 		return permissions.Decision{Behavior: permissions.Deny, Reason: "The user said no."}
 	}
@@ -476,7 +479,7 @@ func testAsk(t *testing.T, format string) {
 		{Action: "accept", Content: map[string]any{"decision": "allow_once"}},
 		{Action: "accept", Content: map[string]any{"decision": "deny"}},
 	}}
-	h := newHarness(t, format, options{builtins: []tools.Tool{serialTool(newGate())}, permit: askPermit, asker: asker},
+	h := newHarness(t, format, options{builtins: []*tools.Tool{serialTool(newGate())}, permit: askPermit, asker: asker},
 		testmodel.Call(call("t1", "Serial", `{"text":"one"}`), call("t2", "Serial", `{"text":"two"}`)), testmodel.Say("ok"))
 	if _, err := h.agent.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
@@ -492,7 +495,7 @@ func testAsk(t *testing.T, format string) {
 }
 
 func testMaxTurns(t *testing.T, format string) {
-	h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}, maxTurns: 1},
+	h := newHarness(t, format, options{builtins: []*tools.Tool{echoTool()}, maxTurns: 1},
 		testmodel.Call(call("t1", "Echo", `{"text":"x"}`)))
 	res, err := h.agent.Run(context.Background(), "go")
 	if !errors.Is(err, ErrMaxTurns) {
@@ -509,7 +512,7 @@ func testMaxTurns(t *testing.T, format string) {
 }
 
 func testUnknownTool(t *testing.T, format string) {
-	h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}},
+	h := newHarness(t, format, options{builtins: []*tools.Tool{echoTool()}},
 		testmodel.Call(call("t1", "Nope", `{}`)), testmodel.Say("ok"))
 	if _, err := h.agent.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
@@ -530,7 +533,7 @@ func testContext(t *testing.T, format string) {
 		replies = append(replies, testmodel.Call(call(fmt.Sprintf("t%d", i), "Echo", fmt.Sprintf(`{"text":"%d%s"}`, i, big))))
 	}
 	replies = append(replies, testmodel.Say("all done"))
-	h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}, contextWindow: 4000}, replies...)
+	h := newHarness(t, format, options{builtins: []*tools.Tool{echoTool()}, contextWindow: 4000}, replies...)
 	if _, err := h.agent.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@
 // concurrency gate), the subset of the pool it is offered and a turn limit.
 // Chat gives it its provider's model; the MCP server gives it the client's
 // model through sampling. Sub-agents cannot start sub-agents, ask the user
-// or switch plan mode (tools whose input is a tools.ConversationInput); a read-only sub-agent's calls are
+// or switch plan mode (tools with tools.Tool.ActsOnConversation); a read-only sub-agent's calls are
 // refused unless they are read-only.
 //
 // Also here: the system prompt ([SystemPrompt], [DetectEnv]: tools,

@@ -86,7 +86,7 @@ How to work:
 		if len(ts) > 0 {
 			b.WriteString("\nTools available (each tool's description says how to use it):\n")
 			for _, t := range ts {
-				fmt.Fprintf(&b, "- %s: %s\n", t.Name(), firstSentence(t.Description()))
+				fmt.Fprintf(&b, "- %s: %s\n", t.Name, firstSentence(t.Description))
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -45,7 +44,7 @@ type SubAgents struct {
 	// DefaultContextWindow.
 	ContextWindow int
 	// Exclude lists further tools never offered, by name. Tools acting on
-	// the conversation itself (tools.ConversationInput: Agent,
+	// the conversation itself (tools.Tool.ActsOnConversation: Agent,
 	// AskUserQuestion, the plan mode switches) never are.
 	Exclude []string
 }
@@ -161,46 +160,22 @@ func lastText(msgs []llm.Message) string {
 }
 
 // offers returns which of the pool's tools the sub-agent of req is given.
-func (r *SubAgents) offers(req tools.SubAgentRequest) func(tools.Tool) bool {
+func (r *SubAgents) offers(req tools.SubAgentRequest) func(*tools.Tool) bool {
 	exclude := r.Exclude
-	return func(t tools.Tool) bool {
-		name := t.Name()
+	return func(t *tools.Tool) bool {
+		name := t.Name
 		switch {
-		case r.NoTools, actsOnConversation(t), slices.Contains(exclude, name), req.Tools != nil && !slices.Contains(req.Tools, name):
+		case r.NoTools, t.ActsOnConversation, slices.Contains(exclude, name), req.Tools != nil && !slices.Contains(req.Tools, name):
 			return false
 		case req.ReadOnly:
-			return mayReadOnly(t)
+			// Tools read-only in general, and those whose handler finds
+			// some calls read-only: Bash, whose read-only commands (ls, git
+			// log, grep) are an explorer's staple. Each call is still
+			// checked (readOnlyPermit).
+			return t.CanBeReadOnly()
 		}
 		return true
 	}
-}
-
-// actsOnConversation reports whether t acts on the conversation itself
-// (tools.ConversationInput): a sub-agent cannot start sub-agents of its
-// own, talk to the user, or switch the plan mode of a session that is not
-// the user's.
-func actsOnConversation(t tools.Tool) bool {
-	in, err := t.Decode(json.RawMessage("{}"))
-	if err != nil {
-		return false
-	}
-	_, ok := in.(tools.ConversationInput)
-	return ok
-}
-
-// mayReadOnly reports whether a read-only sub-agent should be offered t:
-// tools read-only in general, and those running command lines (Bash),
-// whose read-only commands (ls, git log, grep) are an explorer's staple;
-// each call is still checked.
-func mayReadOnly(t tools.Tool) bool {
-	in, err := t.Decode(json.RawMessage("{}"))
-	if err != nil {
-		return false
-	}
-	if _, runsCommands := in.(tools.CommandInput); runsCommands {
-		return true
-	}
-	return t.IsReadOnly(in)
 }
 
 // readOnlyPermit is a read-only sub-agent's Permitter: calls that are not
@@ -211,7 +186,7 @@ type readOnlyPermit struct {
 }
 
 func (p readOnlyPermit) Decide(ctx context.Context, req orchestrator.PermissionRequest) permissions.Decision {
-	if !req.Tool.IsReadOnly(req.Input) {
+	if !req.Input.ReadOnly() {
 		return permissions.Decision{Behavior: permissions.Deny, Reason: "This sub-agent may only make read-only calls."}
 	}
 	next := p.next

@@ -24,12 +24,13 @@ type probeInput struct {
 
 // probe is concurrency-safe and read-only unless asked to "write" (which it
 // records as a poke); poke writes and runs alone.
-func testTools(pokes *[]string, mu *sync.Mutex) []tools.Tool {
-	probe := tools.New(tools.Spec[probeInput]{
+func testTools(pokes *[]string, mu *sync.Mutex) []*tools.Tool {
+	probe := tools.New(tools.Tool{
 		Name: "Probe", Description: "reads",
-		ReadOnly:        func(in *probeInput) bool { return in.Q != "write" },
-		ConcurrencySafe: func(*probeInput) bool { return true },
-		Run: func(_ context.Context, in *probeInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		ConcurrencySafe: true,
+	}, tools.Handler[probeInput]{
+		ReadOnly: func(in *probeInput) bool { return in.Q != "write" },
+		Call: func(_ context.Context, in *probeInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			if in.Q == "write" {
 				mu.Lock()
 				*pokes = append(*pokes, "probe")
@@ -38,16 +39,17 @@ func testTools(pokes *[]string, mu *sync.Mutex) []tools.Tool {
 			return &tools.Result{Text: fmt.Sprintf("probed %s in %s mode", in.Q, uc.Session.Mode())}, nil
 		},
 	})
-	poke := tools.New(tools.Spec[probeInput]{
+	poke := tools.New(tools.Tool{
 		Name: "Poke", Description: "writes",
-		Run: func(_ context.Context, in *probeInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+	}, tools.Handler[probeInput]{
+		Call: func(_ context.Context, in *probeInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			mu.Lock()
 			*pokes = append(*pokes, in.Q)
 			mu.Unlock()
 			return &tools.Result{Text: "poked " + in.Q}, nil
 		},
 	})
-	return []tools.Tool{probe, poke, workflow.Agent(workflow.AgentOptions{}), workflow.AskUserQuestion()}
+	return []*tools.Tool{probe, poke, workflow.Agent(workflow.AgentOptions{}), workflow.AskUserQuestion()}
 }
 
 // script is a Model that plays a list of answers and records each request.

@@ -46,7 +46,7 @@ func TestUpstream(t *testing.T) {
 			hasExtra := func(ctx context.Context) error {
 				for ctx.Err() == nil {
 					for _, tl := range m.Tools() {
-						if tl.Name() == "mcp__up__extra" {
+						if tl.Name == "mcp__up__extra" {
 							return nil
 						}
 					}
@@ -54,7 +54,7 @@ func TestUpstream(t *testing.T) {
 				}
 				return errors.New("mcp__up__extra never appeared")
 			}
-			h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}, mcp: m},
+			h := newHarness(t, format, options{builtins: []*tools.Tool{echoTool()}, mcp: m},
 				testmodel.Call(call("e1", "mcp__up__echo", `{"text":"hi"}`), call("p1", "mcp__up__pid", `{}`)),
 				testmodel.Call(call("c1", "mcp__up__crash", `{}`)),
 				testmodel.Call(call("p2", "mcp__up__pid", `{}`)),

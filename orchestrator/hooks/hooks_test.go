@@ -27,10 +27,11 @@ type echoIn struct {
 func (in *echoIn) CommandLine() string { return in.Command }
 
 // echoTool returns its command, so a test sees the input it ran with.
-func echoTool() tools.Tool {
-	return tools.New(tools.Spec[echoIn]{
+func echoTool() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name: "Bash",
-		Run: func(_ context.Context, in *echoIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+	}, tools.Handler[echoIn]{
+		Call: func(_ context.Context, in *echoIn, _ *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			return &tools.Result{Text: "ran: " + in.Command, Output: map[string]any{"stdout": in.Command}}, nil
 		},
 	})
@@ -75,7 +76,7 @@ func (e *env) run(t *testing.T, pre, post []settings.HookMatcher, p orchestrator
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := orchestrator.AssemblePool([]tools.Tool{echoTool()}, nil, nil)
+	pool, err := orchestrator.AssemblePool([]*tools.Tool{echoTool()}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

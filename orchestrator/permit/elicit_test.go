@@ -43,7 +43,7 @@ func newElicitEnv(t *testing.T, askTimeout time.Duration) *elicitEnv {
 	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("outside words\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pool, err := orchestrator.AssemblePool([]tools.Tool{fs.Read()}, nil, nil)
+	pool, err := orchestrator.AssemblePool([]*tools.Tool{fs.Read()}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

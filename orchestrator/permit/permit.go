@@ -77,8 +77,8 @@ func New(cfg Config) *Permitter {
 
 // Filter hides from the pool every tool a deny rule names as a whole.
 func (p *Permitter) Filter() orchestrator.Filter {
-	return func(t tools.Tool) bool {
-		return p.rules.DeniesWholeTool(t.Name(), t.Aliases()...) == nil
+	return func(t *tools.Tool) bool {
+		return p.rules.DeniesWholeTool(t.Name, t.Aliases...) == nil
 	}
 }
 
@@ -174,7 +174,7 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 // partNeeds lists what of the call is not allowed by a rule or by policy.
 func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permissions.Target, rules *permissions.RuleSet, unknownPaths bool, bashUnknown []shellcmd.Unknown) []need {
 	var needs []need
-	name := req.Tool.Name()
+	name := req.Tool.Name
 	sandboxed := false
 	if cl := tg.Bash; cl != nil && p.sandbox != nil {
 		if p.sandbox.Excluded(cl.Raw) {
@@ -280,7 +280,7 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 		needs = append(needs, need{reason: "fetching from " + tg.URL.Hostname() + " is not allowed by a rule",
 			suggestion: &s, byTrust: true, byBypass: true, byHook: true})
 	}
-	if strings.HasPrefix(name, "mcp__") && !req.Tool.IsReadOnly(req.Input) {
+	if strings.HasPrefix(name, "mcp__") && !req.Input.ReadOnly() {
 		s := permissions.Rule{Tool: name}
 		needs = append(needs, need{reason: "no rule allows the MCP tool " + name, suggestion: &s, byTrust: true, byBypass: true, byHook: true})
 	}
@@ -411,7 +411,7 @@ func (p *Permitter) ask(ctx context.Context, req orchestrator.PermissionRequest,
 // it is asked about.
 func question(req orchestrator.PermissionRequest, tg *permissions.Target, d permissions.Decision) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Allow %s?\n\n", req.Tool.Name())
+	fmt.Fprintf(&b, "Allow %s?\n\n", req.Tool.Name)
 	b.WriteString(summary(req, tg))
 	fmt.Fprintf(&b, "\n\nWhy you are asked: %s", d.Reason)
 	if d.Suggestion != "" {
@@ -453,11 +453,11 @@ func summary(req orchestrator.PermissionRequest, tg *permissions.Target) string 
 // planAllows reports whether a call may run in plan mode: it is read-only,
 // or touches nothing but the session (TodoWrite, ExitPlanMode).
 func planAllows(req orchestrator.PermissionRequest, tg *permissions.Target, unknownPaths bool) bool {
-	if req.Tool.IsReadOnly(req.Input) {
+	if req.Input.ReadOnly() {
 		return true
 	}
 	return tg.Bash == nil && !unknownPaths && len(tg.Accesses) == 0 &&
-		!req.Tool.IsDestructive(req.Input) && !req.Tool.OpenWorld()
+		!req.Input.Destructive() && !req.Tool.OpenWorld
 }
 
 // buildTarget describes the call for the rules. unknownPaths is true when
@@ -465,8 +465,8 @@ func planAllows(req orchestrator.PermissionRequest, tg *permissions.Target, unkn
 // Bash line touches that are only known when it runs.
 func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, unknownPaths bool, bashUnknown []shellcmd.Unknown) {
 	t := req.Tool
-	tg = &permissions.Target{Tool: t.Name(), Aliases: t.Aliases()}
-	if s := t.Schema(); s != nil {
+	tg = &permissions.Target{Tool: t.Name, Aliases: t.Aliases}
+	if s := t.InputSchema; s != nil {
 		for k := range s.Properties {
 			tg.Fields = append(tg.Fields, k)
 		}
@@ -482,7 +482,7 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 		return v, true
 	}
 	var paths []tools.PathAccess
-	if ci, ok := req.Input.(tools.CommandInput); ok {
+	if ci, ok := req.Input.Value().(tools.CommandInput); ok {
 		tg.Bash = permissions.AnalyzeCommand(ci.CommandLine())
 		home, _ := os.UserHomeDir()
 		acc, unknown := tg.Bash.Accesses(req.UC.Dir(), home)
@@ -494,9 +494,9 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 		paths, unknownPaths = guessPaths(req, tg, str)
 	}
 	u, hasURL := str("url")
-	if ui, ok := req.Input.(tools.URLInput); ok {
+	if ui, ok := req.Input.Value().(tools.URLInput); ok {
 		u, hasURL = ui.FetchURL(), true
-	} else if !t.OpenWorld() {
+	} else if !t.OpenWorld {
 		hasURL = false // an upstream tool's url field is judged only when it reaches the world
 	}
 	if hasURL {
@@ -533,7 +533,7 @@ var pathFields = []string{"file_path", "notebook_path", "path"}
 // no path is taken to touch none only when it is neither destructive nor
 // open-world; otherwise its paths are unknown.
 func guessPaths(req orchestrator.PermissionRequest, tg *permissions.Target, str func(string) (string, bool)) ([]tools.PathAccess, bool) {
-	readOnly := req.Tool.IsReadOnly(req.Input)
+	readOnly := req.Input.ReadOnly()
 	var out []tools.PathAccess
 	for _, f := range pathFields {
 		if v, ok := str(f); ok && v != "" {
@@ -546,7 +546,7 @@ func guessPaths(req orchestrator.PermissionRequest, tg *permissions.Target, str 
 	if readOnly && slices.Contains(tg.Fields, "path") {
 		return []tools.PathAccess{{Path: req.UC.Dir()}}, false
 	}
-	if readOnly || !req.Tool.IsDestructive(req.Input) || req.Tool.OpenWorld() {
+	if readOnly || !req.Input.Destructive() || req.Tool.OpenWorld {
 		return nil, false
 	}
 	return nil, true

@@ -44,12 +44,12 @@ func noop[In any](context.Context, *In, *tools.UseContext, tools.Progress) (*too
 }
 
 var (
-	bashTool = tools.New(tools.Spec[bashIn]{Name: "Bash", Run: noop[bashIn],
+	bashTool = tools.New(tools.Tool{Name: "Bash"}, tools.Handler[bashIn]{Call: noop[bashIn],
 		ReadOnly: func(in *bashIn) bool { return shellcmd.IsReadOnly(in.Command) }})
-	writeTool = tools.New(tools.Spec[writeIn]{Name: "Write", Run: noop[writeIn]})
-	fetchTool = tools.New(tools.Spec[fetchIn]{Name: "WebFetch", Run: noop[fetchIn], OpenWorld: true, ReadOnly: func(*fetchIn) bool { return true }})
-	mysteryOp = tools.New(tools.Spec[noIn]{Name: "Mystery", Run: noop[noIn]})
-	mcpWriter = tools.New(tools.Spec[noIn]{Name: "mcp__srv__write", Run: noop[noIn], Destructive: func(*noIn) bool { return false }})
+	writeTool = tools.New(tools.Tool{Name: "Write"}, tools.Handler[writeIn]{Call: noop[writeIn]})
+	fetchTool = tools.New(tools.Tool{Name: "WebFetch", OpenWorld: true, ReadOnly: true}, tools.Handler[fetchIn]{Call: noop[fetchIn]})
+	mysteryOp = tools.New(tools.Tool{Name: "Mystery"}, tools.Handler[noIn]{Call: noop[noIn]})
+	mcpWriter = tools.New(tools.Tool{Name: "mcp__srv__write", NonDestructive: true}, tools.Handler[noIn]{Call: noop[noIn]})
 )
 
 type fixture struct {
@@ -98,7 +98,7 @@ func rules(t *testing.T, dir string, deny, ask, allow []string) *permissions.Rul
 	return s.Rules
 }
 
-func (f *fixture) decide(t *testing.T, p *Permitter, tool tools.Tool, input string, asker tools.Asker, hook permissions.Decision) permissions.Decision {
+func (f *fixture) decide(t *testing.T, p *Permitter, tool *tools.Tool, input string, asker tools.Asker, hook permissions.Decision) permissions.Decision {
 	t.Helper()
 	in, err := tool.Decode(json.RawMessage(input))
 	if err != nil {
@@ -113,7 +113,7 @@ func (f *fixture) decide(t *testing.T, p *Permitter, tool tools.Tool, input stri
 
 type call struct {
 	name  string
-	tool  tools.Tool
+	tool  *tools.Tool
 	input string // %D is the working directory, %O the outside one
 	want  permissions.Behavior
 }
@@ -125,7 +125,7 @@ func run(t *testing.T, f *fixture, p *Permitter, calls []call) {
 			input := strings.NewReplacer("%D", f.dir, "%O", f.outside).Replace(c.input)
 			d := f.decide(t, p, c.tool, input, nil, permissions.Decision{})
 			if d.Behavior != c.want {
-				t.Fatalf("%s %s: got %s (%s), want %s", c.tool.Name(), input, d.Behavior, d.Reason, c.want)
+				t.Fatalf("%s %s: got %s (%s), want %s", c.tool.Name, input, d.Behavior, d.Reason, c.want)
 			}
 			if d.Behavior != permissions.Allow && d.Reason == "" {
 				t.Fatal("a refusal must give a reason")

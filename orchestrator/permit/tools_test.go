@@ -20,7 +20,7 @@ import (
 // default mode are given (permsetup.go): no rules, trusting the host.
 func noSettingsPipeline(t *testing.T) *orchestrator.Pipeline {
 	t.Helper()
-	pool, err := orchestrator.AssemblePool([]tools.Tool{
+	pool, err := orchestrator.AssemblePool([]*tools.Tool{
 		fs.Read(), fs.Write(), fs.Edit(), fs.MultiEdit(), fs.NotebookEdit(), fs.LS(), search.Glob(), search.Grep(),
 	}, nil, nil)
 	if err != nil {

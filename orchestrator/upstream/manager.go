@@ -111,13 +111,11 @@ func Start(ctx context.Context, cfgs []ServerConfig, opts Options) *Manager {
 // Tools returns the adapted tools of every server that listed its tools,
 // with unique names. A stopped stdio server keeps its tools: calling one
 // restarts it.
-func (m *Manager) Tools() []tools.Tool {
-	var out []tools.Tool
+func (m *Manager) Tools() []*tools.Tool {
+	var out []*tools.Tool
 	for _, s := range m.servers {
 		s.mu.Lock()
-		for _, t := range s.tools {
-			out = append(out, t)
-		}
+		out = append(out, s.tools...)
 		s.mu.Unlock()
 	}
 	return out
@@ -162,7 +160,7 @@ type server struct {
 	session *mcp.ClientSession
 	state   State
 	err     error
-	tools   []*Tool
+	tools   []*tools.Tool
 	stderr  *tail
 	// progress routes notifications/progress to the running calls.
 	progress map[string]tools.Progress

@@ -22,9 +22,9 @@ func TestManager_stdio_server_has_its_own_process_group(t *testing.T) {
 	m := Start(context.Background(), []ServerConfig{{Name: "s", Type: "stdio", Command: cmd, Args: args, Env: env}},
 		Options{ConnectTimeout: 20 * time.Second})
 	defer m.Close()
-	var pidTool tools.Tool
+	var pidTool *tools.Tool
 	for _, tl := range m.Tools() {
-		if tl.Name() == "mcp__s__pid" {
+		if tl.Name == "mcp__s__pid" {
 			pidTool = tl
 		}
 	}
@@ -32,7 +32,7 @@ func TestManager_stdio_server_has_its_own_process_group(t *testing.T) {
 		t.Fatalf("no pid tool; status %+v", m.Status())
 	}
 	in, _ := pidTool.Decode(json.RawMessage(`{}`))
-	res, err := pidTool.Call(context.Background(), in, &tools.UseContext{}, nil)
+	res, err := in.Call(context.Background(), &tools.UseContext{}, nil)
 	if err != nil || res.IsError {
 		t.Fatalf("pid = %+v, %v", res, err)
 	}

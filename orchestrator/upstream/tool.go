@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,71 +11,6 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/tools"
 )
-
-// Tool is an upstream MCP server's tool adapted to tools.Tool, so it joins
-// the pool and runs through the same pipeline as the built-ins. Its input
-// is the raw JSON arguments; the upstream server validates them further.
-type Tool struct {
-	srv    *server
-	name   string // pool name, mcp__<server>__<tool>
-	remote string // the tool's name on its server
-	desc   string
-	schema *jsonschema.Schema
-	// Annotations from the server. Read-only tools may run beside others.
-	readOnly, destructive, idempotent, openWorld bool
-}
-
-// input is the decoded input of an upstream tool: its arguments as JSON.
-type input struct{ raw json.RawMessage }
-
-// Server is the upstream server's name.
-func (t *Tool) Server() string { return t.srv.cfg.Name }
-
-// RemoteName is the tool's name on its server.
-func (t *Tool) RemoteName() string { return t.remote }
-
-func (t *Tool) Name() string                { return t.name }
-func (t *Tool) Aliases() []string           { return nil }
-func (t *Tool) Description() string         { return t.desc }
-func (t *Tool) Schema() *jsonschema.Schema  { return t.schema }
-func (t *Tool) IsEnabled() bool             { return true }
-func (t *Tool) MaxResultSizeChars() int     { return tools.DefaultMaxResultSizeChars }
-func (t *Tool) OpenWorld() bool             { return t.openWorld }
-func (t *Tool) AbortsSiblingsOnError() bool { return false }
-func (t *Tool) String() string              { return t.name }
-
-// Decode keeps the arguments as they are: the schema check already ran.
-func (t *Tool) Decode(raw json.RawMessage) (tools.Input, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = json.RawMessage("{}")
-	}
-	if !json.Valid(raw) {
-		return nil, fmt.Errorf("%s: arguments are not valid JSON", t.name)
-	}
-	return &input{raw: append(json.RawMessage(nil), raw...)}, nil
-}
-
-func (t *Tool) ValidateInput(context.Context, tools.Input, *tools.UseContext) error { return nil }
-
-func (t *Tool) IsReadOnly(tools.Input) bool        { return t.readOnly }
-func (t *Tool) IsConcurrencySafe(tools.Input) bool { return t.readOnly }
-func (t *Tool) IsDestructive(tools.Input) bool     { return t.destructive }
-func (t *Tool) IsIdempotent(tools.Input) bool      { return t.idempotent }
-
-// Call forwards the call to the upstream server (restarting it first if it
-// died) and converts its result.
-func (t *Tool) Call(ctx context.Context, in tools.Input, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
-	v, ok := in.(*input)
-	if !ok {
-		return nil, fmt.Errorf("%s: input of type %T is not this tool's", t.name, in)
-	}
-	res, err := t.srv.call(ctx, t.remote, v.raw, progress)
-	if err != nil {
-		return nil, err
-	}
-	return convertResult(res), nil
-}
 
 // convertResult maps an MCP tool result onto a tools.Result: text blocks
 // join into Text, images and links become Extra blocks, embedded text
@@ -120,25 +54,36 @@ func convertResult(res *mcp.CallToolResult) *tools.Result {
 	return out
 }
 
-// adapt builds the pool tool for a remote tool.
-func adapt(srv *server, name string, rt *mcp.Tool) *Tool {
-	t := &Tool{srv: srv, name: name, remote: rt.Name, desc: rt.Description, destructive: true, openWorld: true}
-	if t.desc == "" {
-		t.desc = fmt.Sprintf("The %s tool of the %s MCP server.", rt.Name, srv.cfg.Name)
+// adapt builds the pool tool for a remote tool: its input is the raw JSON
+// arguments (the upstream server validates them further), its facts are
+// the server's annotations, and a call is forwarded to the server
+// (restarting it first if it died). Read-only tools may run beside
+// others.
+func adapt(srv *server, name string, rt *mcp.Tool) *tools.Tool {
+	t := tools.Tool{Name: name, Description: rt.Description, OpenWorld: true}
+	if t.Description == "" {
+		t.Description = fmt.Sprintf("The %s tool of the %s MCP server.", rt.Name, srv.cfg.Name)
 	}
 	if a := rt.Annotations; a != nil {
-		t.readOnly = a.ReadOnlyHint
-		t.idempotent = a.IdempotentHint
-		t.destructive = !a.ReadOnlyHint
+		t.ReadOnly = a.ReadOnlyHint
+		t.ConcurrencySafe = a.ReadOnlyHint
+		t.Idempotent = a.IdempotentHint
 		if a.DestructiveHint != nil && !a.ReadOnlyHint {
-			t.destructive = *a.DestructiveHint
+			t.NonDestructive = !*a.DestructiveHint
 		}
 		if a.OpenWorldHint != nil {
-			t.openWorld = *a.OpenWorldHint
+			t.OpenWorld = *a.OpenWorldHint
 		}
 	}
-	t.schema = inputSchema(rt.InputSchema)
-	return t
+	t.InputSchema = inputSchema(rt.InputSchema)
+	remote := rt.Name
+	return tools.NewRaw(t, func(ctx context.Context, args json.RawMessage, _ *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+		res, err := srv.call(ctx, remote, args, progress)
+		if err != nil {
+			return nil, err
+		}
+		return convertResult(res), nil
+	})
 }
 
 // inputSchema turns a server's inputSchema into a schema the pipeline can

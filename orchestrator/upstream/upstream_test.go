@@ -168,8 +168,8 @@ func TestInputSchema_refs_and_bad_properties(t *testing.T) {
 		"required": []any{"name"},
 	}
 	s := inputSchema(raw)
-	tool := &Tool{srv: &server{cfg: ServerConfig{Name: "x"}}, name: "mcp__x__t", schema: s}
-	if _, err := orchestrator.AssemblePool(nil, []tools.Tool{tool}, nil); err != nil {
+	tool := adapt(&server{cfg: ServerConfig{Name: "x"}}, "mcp__x__t", &mcp.Tool{Name: "t", InputSchema: raw})
+	if _, err := orchestrator.AssemblePool(nil, []*tools.Tool{tool}, nil); err != nil {
 		t.Fatalf("the pool refuses the adapted schema: %v", err)
 	}
 	if s.Properties["p"].Type != "object" || s.Properties["p"].Properties["x"].Type != "integer" {
@@ -206,9 +206,9 @@ func TestManager_transports(t *testing.T) {
 			if st := m.Status(); len(st) != 1 || st[0].State != Connected || st[0].Tools != 6 {
 				t.Fatalf("status = %+v", st)
 			}
-			var echo, add tools.Tool
+			var echo, add *tools.Tool
 			for _, tl := range m.Tools() {
-				switch tl.Name() {
+				switch tl.Name {
 				case "mcp__s__echo":
 					echo = tl
 				case "mcp__s__add":
@@ -219,15 +219,18 @@ func TestManager_transports(t *testing.T) {
 				t.Fatalf("tools = %v", m.Tools())
 			}
 			in, _ := echo.Decode(json.RawMessage(`{"text":"yo"}`))
-			if !echo.IsConcurrencySafe(in) || !echo.IsReadOnly(in) || add.IsConcurrencySafe(in) || !add.IsDestructive(in) {
+			ain, _ := add.Decode(json.RawMessage(`{"a":1,"b":2}`))
+			if !in.ConcurrencySafe() || !in.ReadOnly() || ain.ConcurrencySafe() || !ain.Destructive() {
 				t.Error("annotations: echo must be read-only and safe, add neither and destructive")
 			}
-			res, err := echo.Call(context.Background(), in, &tools.UseContext{}, nil)
+			if !echo.ReadOnly || echo.Destructive() || add.ReadOnly || !add.Destructive() {
+				t.Error("fixed facts: echo must be read-only, add destructive")
+			}
+			res, err := in.Call(context.Background(), &tools.UseContext{}, nil)
 			if err != nil || res.Text != "echo: yo" || res.IsError {
 				t.Errorf("echo = %+v, %v", res, err)
 			}
-			ain, _ := add.Decode(json.RawMessage(`{"a":1,"b":2}`))
-			res, err = add.Call(context.Background(), ain, &tools.UseContext{}, nil)
+			res, err = ain.Call(context.Background(), &tools.UseContext{}, nil)
 			if err != nil || res.Text != `{"sum":3}` || res.Output == nil {
 				t.Errorf("add = %+v, %v", res, err)
 			}
@@ -243,9 +246,9 @@ func TestManager_call_timeout_and_unreachable(t *testing.T) {
 		{Name: "gone", Type: "http", URL: "http://127.0.0.1:1/mcp"},
 	}, Options{ConnectTimeout: 5 * time.Second, CallTimeout: 200 * time.Millisecond})
 	defer m.Close()
-	var slow tools.Tool
+	var slow *tools.Tool
 	for _, tl := range m.Tools() {
-		if tl.Name() == "mcp__s__slow" {
+		if tl.Name == "mcp__s__slow" {
 			slow = tl
 		}
 	}
@@ -253,7 +256,7 @@ func TestManager_call_timeout_and_unreachable(t *testing.T) {
 		t.Fatal("no slow tool")
 	}
 	in, _ := slow.Decode(json.RawMessage(`{"ms":5000}`))
-	_, err := slow.Call(context.Background(), in, &tools.UseContext{}, nil)
+	_, err := in.Call(context.Background(), &tools.UseContext{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "did not answer") {
 		t.Errorf("err = %v, want the call timeout", err)
 	}

@@ -36,8 +36,8 @@ type Options struct {
 
 // Tools returns every built-in tool, enabled or not; the orchestrator's
 // pool assembly filters and sorts them.
-func Tools(opts Options) []tools.Tool {
-	return []tools.Tool{
+func Tools(opts Options) []*tools.Tool {
+	return []*tools.Tool{
 		fs.Read(),
 		fs.Write(),
 		fs.Edit(),

@@ -20,7 +20,7 @@ func TestPaths(t *testing.T) {
 	w := func(p string) []tools.PathAccess { return []tools.PathAccess{{Path: p, Write: true}} }
 	r := func(p string) []tools.PathAccess { return []tools.PathAccess{{Path: p}} }
 	for _, tt := range []struct {
-		tool tools.Tool
+		tool *tools.Tool
 		rows []row
 	}{
 		{fs.Read(), []row{
@@ -51,7 +51,7 @@ func TestPaths(t *testing.T) {
 			{"going_up", `{"path": ".."}`, r("..")},
 		}},
 	} {
-		t.Run(tt.tool.Name(), func(t *testing.T) {
+		t.Run(tt.tool.Name, func(t *testing.T) {
 			for _, c := range tt.rows {
 				t.Run(c.name, func(t *testing.T) {
 					in, err := tt.tool.Decode(json.RawMessage(c.input))
@@ -60,7 +60,7 @@ func TestPaths(t *testing.T) {
 					}
 					got, ok := tools.Paths(in, &tools.UseContext{})
 					if !ok {
-						t.Fatalf("%s's input does not implement tools.PathInput", tt.tool.Name())
+						t.Fatalf("%s's input does not implement tools.PathInput", tt.tool.Name)
 					}
 					if !reflect.DeepEqual(got, c.want) {
 						t.Errorf("Paths(%s) = %+v, want %+v", c.input, got, c.want)

@@ -164,17 +164,22 @@ func TestCrashChild(t *testing.T) {
 	}
 	write := fs.Write()
 	const gens = 2
-	inputs := make([]tools.Input, 0, crashFiles*gens)
+	inputs := make([]*tools.Input, 0, crashFiles*gens)
 	for gen := 1; gen <= crashFiles*gens; gen++ {
 		k := gen % crashFiles
-		inputs = append(inputs, &fs.WriteInput{FilePath: fmt.Sprintf("f%d.txt", k), Content: crashContent(k, gen)})
+		raw, _ := json.Marshal(fs.WriteInput{FilePath: fmt.Sprintf("f%d.txt", k), Content: crashContent(k, gen)})
+		in, err := write.Decode(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, in)
 	}
 	// Yield the processor to the watching parent as soon as it wakes, so
 	// its kill follows the change it saw without delay.
 	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 19)
 	fmt.Println("ready")
 	for i := 0; ; i++ {
-		res, err := write.Call(context.Background(), inputs[i%len(inputs)], uc, nil)
+		res, err := inputs[i%len(inputs)].Call(context.Background(), uc, nil)
 		if err != nil || res.IsError {
 			t.Fatalf("Write: %v %+v", err, res)
 		}

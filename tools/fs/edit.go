@@ -45,10 +45,11 @@ type EditOutput struct {
 }
 
 // Edit returns the Edit tool.
-func Edit() tools.Tool {
-	return tools.New(tools.Spec[EditInput]{
+func Edit() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "Edit",
 		Description: editDescription,
+	}, tools.Handler[EditInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"file_path":   "Path of the file to change (absolute, or relative to the current directory)",
@@ -67,7 +68,7 @@ func Edit() tools.Tool {
 			}
 			return nil
 		},
-		Run: func(ctx context.Context, in *EditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		Call: func(ctx context.Context, in *EditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			spec := editSpec{Old: in.OldString, New: in.NewString, ReplaceAll: in.ReplaceAll != nil && *in.ReplaceAll}
 			r, err := editFile(ctx, uc.Session, uc.Resolve(in.FilePath), []editSpec{spec}, false)
 			if err != nil {

@@ -15,8 +15,8 @@ import (
 )
 
 // fileTools are the tools under test.
-func fileTools() []tools.Tool {
-	return []tools.Tool{fs.Read(), fs.Write(), fs.Edit(), fs.MultiEdit(), fs.LS(), fs.NotebookEdit()}
+func fileTools() []*tools.Tool {
+	return []*tools.Tool{fs.Read(), fs.Write(), fs.Edit(), fs.MultiEdit(), fs.LS(), fs.NotebookEdit()}
 }
 
 // harness runs calls through the orchestrator pipeline in one session

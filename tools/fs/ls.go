@@ -46,18 +46,20 @@ type LSOutput struct {
 }
 
 // LS returns the LS tool.
-func LS() tools.Tool {
-	return tools.New(tools.Spec[LSInput]{
-		Name:        "LS",
-		Description: lsDescription,
+func LS() *tools.Tool {
+	return tools.New(tools.Tool{
+		Name:            "LS",
+		Description:     lsDescription,
+		ReadOnly:        true,
+		ConcurrencySafe: true,
+		Idempotent:      true,
+	}, tools.Handler[LSInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"path":   "Directory to list (absolute, or relative to the current directory)",
 				"ignore": `Glob patterns of entries to leave out, matched against each entry's name and its path relative to the listed directory (e.g. "node_modules", "**/*.log", "build/")`,
 			})
 		},
-		ReadOnly:        func(*LSInput) bool { return true },
-		ConcurrencySafe: func(*LSInput) bool { return true },
 		Validate: func(_ context.Context, in *LSInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.Path) == "" {
 				return errors.New("path must not be empty: give the directory to list")
@@ -69,7 +71,7 @@ func LS() tools.Tool {
 			}
 			return nil
 		},
-		Run: runLS,
+		Call: runLS,
 	})
 }
 

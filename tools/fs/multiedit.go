@@ -41,10 +41,11 @@ type MultiEditOutput struct {
 }
 
 // MultiEdit returns the MultiEdit tool.
-func MultiEdit() tools.Tool {
-	return tools.New(tools.Spec[MultiEditInput]{
+func MultiEdit() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "MultiEdit",
 		Description: multiEditDescription,
+	}, tools.Handler[MultiEditInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"file_path": "Path of the file to change (absolute, or relative to the current directory)",
@@ -73,7 +74,7 @@ func MultiEdit() tools.Tool {
 			}
 			return nil
 		},
-		Run: func(ctx context.Context, in *MultiEditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		Call: func(ctx context.Context, in *MultiEditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			specs := make([]editSpec, len(in.Edits))
 			for i, e := range in.Edits {
 				specs[i] = editSpec{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll != nil && *e.ReplaceAll}

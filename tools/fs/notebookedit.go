@@ -48,10 +48,11 @@ const (
 )
 
 // NotebookEdit returns the NotebookEdit tool.
-func NotebookEdit() tools.Tool {
-	return tools.New(tools.Spec[NotebookEditInput]{
+func NotebookEdit() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "NotebookEdit",
 		Description: notebookEditDescription,
+	}, tools.Handler[NotebookEditInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"notebook_path": "Path of the Jupyter notebook (.ipynb) to change (absolute, or relative to the current directory)",
@@ -83,7 +84,7 @@ func NotebookEdit() tools.Tool {
 			}
 			return nil
 		},
-		Run: runNotebookEdit,
+		Call: runNotebookEdit,
 	})
 }
 

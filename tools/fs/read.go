@@ -75,11 +75,15 @@ type ReadFileInfo struct {
 }
 
 // Read returns the Read tool.
-func Read() tools.Tool {
-	return tools.New(tools.Spec[ReadInput]{
+func Read() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:               "Read",
 		Description:        readDescription,
 		MaxResultSizeChars: tools.Unlimited,
+		ReadOnly:           true,
+		ConcurrencySafe:    true,
+		Idempotent:         true,
+	}, tools.Handler[ReadInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"file_path": "Path of the file to read (absolute, or relative to the current directory)",
@@ -92,15 +96,13 @@ func Read() tools.Tool {
 			tools.Default(s, "offset", 1)
 			tools.Default(s, "limit", ReadDefaultLimit)
 		},
-		ReadOnly:        func(*ReadInput) bool { return true },
-		ConcurrencySafe: func(*ReadInput) bool { return true },
 		Validate: func(_ context.Context, in *ReadInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.FilePath) == "" {
 				return errors.New(`file_path must not be empty: give the path of the file to read`)
 			}
 			return nil
 		},
-		Run: runRead,
+		Call: runRead,
 	})
 }
 

@@ -38,10 +38,11 @@ type WriteOutput struct {
 }
 
 // Write returns the Write tool.
-func Write() tools.Tool {
-	return tools.New(tools.Spec[WriteInput]{
+func Write() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "Write",
 		Description: writeDescription,
+	}, tools.Handler[WriteInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"file_path": "Path of the file to write (absolute, or relative to the current directory)",
@@ -54,7 +55,7 @@ func Write() tools.Tool {
 			}
 			return nil
 		},
-		Run: runWrite,
+		Call: runWrite,
 	})
 }
 

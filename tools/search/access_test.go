@@ -23,7 +23,7 @@ func TestPaths(t *testing.T) {
 	j := func(p ...string) string { return filepath.Join(append([]string{cwd}, p...)...) }
 
 	tests := []struct {
-		tool  tools.Tool
+		tool  *tools.Tool
 		name  string
 		input string
 		uc    *tools.UseContext
@@ -57,14 +57,14 @@ func TestPaths(t *testing.T) {
 		{Grep(), "without_session", `{"pattern": "x"}`, &tools.UseContext{}, "."},
 	}
 	for _, tt := range tests {
-		t.Run(tt.tool.Name()+"/"+tt.name, func(t *testing.T) {
+		t.Run(tt.tool.Name+"/"+tt.name, func(t *testing.T) {
 			in, err := tt.tool.Decode(json.RawMessage(tt.input))
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, ok := tools.Paths(in, tt.uc)
 			if !ok {
-				t.Fatalf("%s's input does not implement tools.PathInput", tt.tool.Name())
+				t.Fatalf("%s's input does not implement tools.PathInput", tt.tool.Name)
 			}
 			want := []tools.PathAccess{{Path: tt.want}}
 			if !reflect.DeepEqual(got, want) {

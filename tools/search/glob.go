@@ -47,19 +47,21 @@ type GlobOutput struct {
 }
 
 // Glob returns the Glob tool.
-func Glob() tools.Tool {
-	return tools.New(tools.Spec[GlobInput]{
+func Glob() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:               "Glob",
 		Description:        globDescription,
 		MaxResultSizeChars: GlobMaxResultSizeChars,
+		ReadOnly:           true,
+		ConcurrencySafe:    true,
+		Idempotent:         true,
+	}, tools.Handler[GlobInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"pattern": `Glob pattern to match file paths against, e.g. "**/*.go", "src/**/*.{ts,tsx}", "*.md" (no slash: any depth)`,
 				"path":    "Directory to search in (absolute, or relative to the current directory); leave it out to search the current directory",
 			})
 		},
-		ReadOnly:        func(*GlobInput) bool { return true },
-		ConcurrencySafe: func(*GlobInput) bool { return true },
 		Validate: func(_ context.Context, in *GlobInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.Pattern) == "" {
 				return errors.New(`pattern must not be empty: give a glob such as "**/*.go"`)
@@ -69,7 +71,7 @@ func Glob() tools.Tool {
 			}
 			return nil
 		},
-		Run: runGlob,
+		Call: runGlob,
 	})
 }
 

@@ -52,11 +52,15 @@ type GrepInput struct {
 }
 
 // Grep returns the Grep tool.
-func Grep() tools.Tool {
-	return tools.New(tools.Spec[GrepInput]{
+func Grep() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:               "Grep",
 		Description:        grepDescription,
 		MaxResultSizeChars: GrepMaxResultSizeChars,
+		ReadOnly:           true,
+		ConcurrencySafe:    true,
+		Idempotent:         true,
+	}, tools.Handler[GrepInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"pattern":     "Regular expression to search file contents for (Go RE2 syntax, as in ripgrep)",
@@ -84,13 +88,11 @@ func Grep() tools.Tool {
 				tools.Prop(s, k).Minimum = tools.Ptr(0.0)
 			}
 		},
-		ReadOnly:        func(*GrepInput) bool { return true },
-		ConcurrencySafe: func(*GrepInput) bool { return true },
 		Validate: func(_ context.Context, in *GrepInput, _ *tools.UseContext) error {
 			_, err := in.plan()
 			return err
 		},
-		Run: runGrep,
+		Call: runGrep,
 	})
 }
 

@@ -21,7 +21,7 @@ func newSession(t testing.TB, dir string) *tools.Session {
 // returns its text, or the error's message with ok false. A result over the
 // tool's budget is read back whole from where the pipeline saved it, as a
 // client reads the resource.
-func call(t testing.TB, tool tools.Tool, s *tools.Session, input string) (text string, out any, ok bool) {
+func call(t testing.TB, tool *tools.Tool, s *tools.Session, input string) (text string, out any, ok bool) {
 	t.Helper()
 	o := tooltest.RunWith(context.Background(), t, nil, tool, &tools.UseContext{Session: s}, input, nil)
 	text = o.Result.Text

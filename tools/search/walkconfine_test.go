@@ -65,17 +65,17 @@ func swapAt(t *testing.T, work, when, rel, target string) {
 
 // callChecked runs a call as the pipeline does after a permission check
 // that saw each of resolved lead where it maps to.
-func callChecked(t *testing.T, tool tools.Tool, s *tools.Session, resolved map[string]string, input string) (string, bool) {
+func callChecked(t *testing.T, tool *tools.Tool, s *tools.Session, resolved map[string]string, input string) (string, bool) {
 	t.Helper()
 	in, err := tool.Decode(json.RawMessage(input))
 	if err != nil {
 		t.Fatal(err)
 	}
 	uc := &tools.UseContext{Session: s, Resolved: resolved}
-	if err := tool.ValidateInput(context.Background(), in, uc); err != nil {
+	if err := in.Validate(context.Background(), uc); err != nil {
 		return err.Error(), false
 	}
-	res, err := tool.Call(context.Background(), in, uc, nil)
+	res, err := in.Call(context.Background(), uc, nil)
 	if err != nil {
 		return err.Error(), false
 	}
@@ -97,7 +97,7 @@ func noOutside(t *testing.T, what, text string, ran bool) {
 // walk or after the permission check.
 func TestWalkConfinement(t *testing.T) {
 	searches := []struct {
-		tool  func() tools.Tool
+		tool  func() *tools.Tool
 		input string
 	}{
 		{Grep, `{"pattern":"needle","output_mode":"content"}`},
@@ -105,7 +105,7 @@ func TestWalkConfinement(t *testing.T) {
 		{Glob, `{"pattern":"**/*.txt"}`},
 	}
 	for _, sc := range searches {
-		name := sc.tool().Name() + sc.input
+		name := sc.tool().Name + sc.input
 		t.Run("directory_swapped_for_link_out_mid_walk_not_descended/"+name, func(t *testing.T) {
 			work, out := confineTree(t)
 			s := newSession(t, work)
@@ -114,7 +114,7 @@ func TestWalkConfinement(t *testing.T) {
 			if !ok {
 				t.Fatal(text)
 			}
-			noOutside(t, sc.tool().Name(), text, true)
+			noOutside(t, sc.tool().Name, text, true)
 			if !strings.Contains(text, "a.txt") && !strings.Contains(text, "a/a.txt") {
 				t.Errorf("the rest of the tree is missing:\n%s", text)
 			}
@@ -143,7 +143,7 @@ func TestWalkConfinement(t *testing.T) {
 			if ok {
 				t.Errorf("the search ran: %s", text)
 			}
-			noOutside(t, sc.tool().Name(), text, ok)
+			noOutside(t, sc.tool().Name, text, ok)
 			if !strings.Contains(text, "outside the working directories") {
 				t.Errorf("error %q does not say the path now leads outside", text)
 			}

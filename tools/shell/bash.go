@@ -136,13 +136,14 @@ type BashOutput struct {
 }
 
 // Bash returns the Bash tool.
-func Bash(opts Options) tools.Tool {
+func Bash(opts Options) *tools.Tool {
 	opts.slots = &backgroundSlots{max: cmpOr(opts.MaxServerBackgroundTasks, DefaultMaxServerBackgroundTasks)}
-	return tools.New(tools.Spec[BashInput]{
+	return tools.New(tools.Tool{
 		Name:                  "Bash",
 		Description:           bashDescription,
 		MaxResultSizeChars:    BashMaxResultSizeChars,
 		AbortsSiblingsOnError: true,
+	}, tools.Handler[BashInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"command":           "The bash command line to run",
@@ -170,7 +171,7 @@ func Bash(opts Options) tools.Tool {
 		},
 		ReadOnly:        func(in *BashInput) bool { return shellcmd.IsReadOnly(in.Command) },
 		ConcurrencySafe: func(in *BashInput) bool { return shellcmd.IsReadOnly(in.Command) },
-		Run: func(ctx context.Context, in *BashInput, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+		Call: func(ctx context.Context, in *BashInput, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
 			return runBash(ctx, opts, in, uc, progress)
 		},
 	})

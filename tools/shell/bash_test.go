@@ -419,15 +419,15 @@ func TestBash_read_only_and_concurrency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := bash.IsReadOnly(in); got != tt.want {
+		if got := in.ReadOnly(); got != tt.want {
 			t.Errorf("IsReadOnly(%q) = %v, want %v", tt.command, got, tt.want)
 		}
-		if got := bash.IsConcurrencySafe(in); got != tt.want {
+		if got := in.ConcurrencySafe(); got != tt.want {
 			t.Errorf("IsConcurrencySafe(%q) = %v, want %v", tt.command, got, tt.want)
 		}
 	}
-	if !bash.AbortsSiblingsOnError() || bash.MaxResultSizeChars() != 30000 {
-		t.Errorf("Bash spec: aborts siblings %v, budget %d", bash.AbortsSiblingsOnError(), bash.MaxResultSizeChars())
+	if !bash.AbortsSiblingsOnError || bash.MaxResultSizeChars != 30000 {
+		t.Errorf("Bash spec: aborts siblings %v, budget %d", bash.AbortsSiblingsOnError, bash.MaxResultSizeChars)
 	}
 }
 

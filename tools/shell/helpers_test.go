@@ -28,14 +28,14 @@ func newSession(t *testing.T) *tools.Session {
 // call runs tool through the pipeline as a client's call would run (schema
 // validation, permission decision, call, result budget) and applies the
 // result's session change. A refused or failed call is an error result.
-func call(t *testing.T, ctx context.Context, tool tools.Tool, s *tools.Session, args map[string]any, progress tools.Progress) *tools.Result {
+func call(t *testing.T, ctx context.Context, tool *tools.Tool, s *tools.Session, args map[string]any, progress tools.Progress) *tools.Result {
 	t.Helper()
 	return tooltest.Call(ctx, t, tool, &tools.UseContext{Session: s}, args, progress)
 }
 
 // mustCall is call with no progress and no deadline; the result may be an
 // error result (a command's non-zero exit), which the test checks.
-func mustCall(t *testing.T, tool tools.Tool, s *tools.Session, args map[string]any) *tools.Result {
+func mustCall(t *testing.T, tool *tools.Tool, s *tools.Session, args map[string]any) *tools.Result {
 	t.Helper()
 	return call(t, context.Background(), tool, s, args, nil)
 }
@@ -100,7 +100,7 @@ func taskOut(t *testing.T, res *tools.Result) TaskOutputOutput {
 // for tests of what the pipeline adds (aliases, budget).
 func pipelineFor(t *testing.T, opts Options) *orchestrator.Pipeline {
 	t.Helper()
-	pool, err := orchestrator.AssemblePool([]tools.Tool{Bash(opts), TaskOutput(), TaskStop()}, nil, nil)
+	pool, err := orchestrator.AssemblePool([]*tools.Tool{Bash(opts), TaskOutput(), TaskStop()}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,11 +69,17 @@ type TaskInfo struct {
 const taskType = "local_bash"
 
 // TaskOutput returns the TaskOutput tool.
-func TaskOutput() tools.Tool {
-	return tools.New(tools.Spec[TaskOutputInput]{
+func TaskOutput() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "TaskOutput",
 		Aliases:     []string{"BashOutput", "AgentOutput"},
 		Description: taskOutputDescription,
+		// Reading a task's output moves the session's read position and
+		// changes nothing else, so it is a read (allowed in plan mode) that
+		// may run beside other reads; it is not idempotent.
+		ReadOnly:        true,
+		ConcurrencySafe: true,
+	}, tools.Handler[TaskOutputInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"task_id": "The id of the background task (given by Bash when it started or moved the command to the background)",
@@ -87,12 +93,6 @@ func TaskOutput() tools.Tool {
 			tools.Default(s, "block", true)
 			tools.Default(s, "timeout", TaskOutputDefaultTimeoutMS)
 		},
-		// Reading a task's output moves the session's read position and
-		// changes nothing else, so it is a read (allowed in plan mode) that
-		// may run beside other reads; it is not idempotent.
-		ReadOnly:        func(*TaskOutputInput) bool { return true },
-		ConcurrencySafe: func(*TaskOutputInput) bool { return true },
-		Idempotent:      func(*TaskOutputInput) bool { return false },
 		Validate: func(_ context.Context, in *TaskOutputInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.TaskID) == "" {
 				return errors.New("task_id is empty: give the id Bash reported for the background task")
@@ -107,7 +107,7 @@ func TaskOutput() tools.Tool {
 			}
 			return nil
 		},
-		Run: runTaskOutput,
+		Call: runTaskOutput,
 	})
 }
 

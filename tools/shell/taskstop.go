@@ -47,11 +47,13 @@ type TaskStopOutput struct {
 }
 
 // TaskStop returns the TaskStop tool.
-func TaskStop() tools.Tool {
-	return tools.New(tools.Spec[TaskStopInput]{
+func TaskStop() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "TaskStop",
 		Aliases:     []string{"KillShell", "KillBash"},
 		Description: taskStopDescription,
+		Idempotent:  true,
+	}, tools.Handler[TaskStopInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"task_id":  "The id of the background task to stop",
@@ -59,12 +61,11 @@ func TaskStop() tools.Tool {
 			})
 			tools.Prop(s, "shell_id").Deprecated = true
 		},
-		Idempotent: func(*TaskStopInput) bool { return true },
 		Validate: func(_ context.Context, in *TaskStopInput, _ *tools.UseContext) error {
 			_, err := in.id()
 			return err
 		},
-		Run: func(_ context.Context, in *TaskStopInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		Call: func(_ context.Context, in *TaskStopInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			if uc == nil || uc.Session == nil {
 				return nil, errors.New("TaskStop needs a session")
 			}

@@ -102,7 +102,7 @@ type fetcher struct {
 }
 
 // WebFetch returns the WebFetch tool.
-func WebFetch(opts FetchOptions) tools.Tool {
+func WebFetch(opts FetchOptions) *tools.Tool {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultFetchTimeout
 	}
@@ -116,11 +116,15 @@ func WebFetch(opts FetchOptions) tools.Tool {
 		opts.now = time.Now
 	}
 	f := &fetcher{opts: opts, client: newGuardedClient(opts.AllowPrivate)}
-	return tools.New(tools.Spec[WebFetchInput]{
+	return tools.New(tools.Tool{
 		Name:               "WebFetch",
 		Description:        webFetchDescription,
 		MaxResultSizeChars: FetchMaxResultSizeChars,
 		OpenWorld:          true,
+		ReadOnly:           true,
+		ConcurrencySafe:    true,
+		Idempotent:         true,
+	}, tools.Handler[WebFetchInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"url":    "The absolute http or https URL to fetch",
@@ -130,8 +134,6 @@ func WebFetch(opts FetchOptions) tools.Tool {
 			tools.Prop(s, "url").Format = "uri"
 			tools.Prop(s, "offset").Minimum = tools.Ptr(0.0)
 		},
-		ReadOnly:        func(*WebFetchInput) bool { return true },
-		ConcurrencySafe: func(*WebFetchInput) bool { return true },
 		Validate: func(_ context.Context, in *WebFetchInput, _ *tools.UseContext) error {
 			if _, err := fetchURL(in.URL); err != nil {
 				return err
@@ -141,7 +143,7 @@ func WebFetch(opts FetchOptions) tools.Tool {
 			}
 			return nil
 		},
-		Run: f.run,
+		Call: f.run,
 	})
 }
 

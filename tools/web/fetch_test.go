@@ -25,7 +25,7 @@ func newSession(t *testing.T) *tools.Session {
 
 // call runs tool with args through the pipeline, as a client's call runs;
 // an error result comes back as the error.
-func call(t *testing.T, tool tools.Tool, uc *tools.UseContext, args any) (*tools.Result, error) {
+func call(t *testing.T, tool *tools.Tool, uc *tools.UseContext, args any) (*tools.Result, error) {
 	t.Helper()
 	res := tooltest.Call(context.Background(), t, tool, uc, args, nil)
 	if res.IsError {
@@ -34,7 +34,7 @@ func call(t *testing.T, tool tools.Tool, uc *tools.UseContext, args any) (*tools
 	return res, nil
 }
 
-func mustCall(t *testing.T, tool tools.Tool, uc *tools.UseContext, args any) (*tools.Result, WebFetchOutput) {
+func mustCall(t *testing.T, tool *tools.Tool, uc *tools.UseContext, args any) (*tools.Result, WebFetchOutput) {
 	t.Helper()
 	res, err := call(t, tool, uc, args)
 	if err != nil {

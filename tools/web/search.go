@@ -79,7 +79,7 @@ type searchBackend interface {
 }
 
 // WebSearch returns the WebSearch tool.
-func WebSearch(opts SearchOptions) tools.Tool {
+func WebSearch(opts SearchOptions) *tools.Tool {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultSearchTimeout
 	}
@@ -96,10 +96,15 @@ func WebSearch(opts SearchOptions) tools.Tool {
 	case opts.BraveAPIKey != "":
 		backend = &brave{endpoint: opts.BraveURL, key: opts.BraveAPIKey, client: opts.Client}
 	}
-	return tools.New(tools.Spec[WebSearchInput]{
-		Name:        "WebSearch",
-		Description: webSearchDescription,
-		OpenWorld:   true,
+	return tools.New(tools.Tool{
+		Name:            "WebSearch",
+		Description:     webSearchDescription,
+		OpenWorld:       true,
+		ReadOnly:        true,
+		ConcurrencySafe: true,
+		Idempotent:      true,
+		Disabled:        backend == nil,
+	}, tools.Handler[WebSearchInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"query":           "The search query",
@@ -108,9 +113,6 @@ func WebSearch(opts SearchOptions) tools.Tool {
 			})
 			tools.Prop(s, "query").MinLength = tools.Ptr(2)
 		},
-		Enabled:         func() bool { return backend != nil },
-		ReadOnly:        func(*WebSearchInput) bool { return true },
-		ConcurrencySafe: func(*WebSearchInput) bool { return true },
 		Validate: func(_ context.Context, in *WebSearchInput, _ *tools.UseContext) error {
 			if len(strings.TrimSpace(in.Query)) < 2 {
 				return errors.New("query must be at least 2 characters long")
@@ -127,7 +129,7 @@ func WebSearch(opts SearchOptions) tools.Tool {
 			}
 			return nil
 		},
-		Run: func(ctx context.Context, in *WebSearchInput, _ *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+		Call: func(ctx context.Context, in *WebSearchInput, _ *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
 			if backend == nil {
 				return nil, errors.New("WebSearch has no search backend: the operator must configure --searxng-url or --brave-api-key")
 			}

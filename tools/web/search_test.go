@@ -35,7 +35,7 @@ func fakeSearXNG(t *testing.T, queries *[]string) *httptest.Server {
 	return srv
 }
 
-func searchCall(t *testing.T, tool tools.Tool, args map[string]any) (*tools.Result, error) {
+func searchCall(t *testing.T, tool *tools.Tool, args map[string]any) (*tools.Result, error) {
 	t.Helper()
 	return call(t, tool, &tools.UseContext{Session: newSession(t)}, args)
 }
@@ -45,7 +45,7 @@ func TestWebSearch_searxng(t *testing.T) {
 	var queries []string
 	srv := fakeSearXNG(t, &queries)
 	tool := WebSearch(SearchOptions{SearXNGURL: srv.URL + "/"})
-	if !tool.IsEnabled() {
+	if !!tool.Disabled {
 		t.Fatal("WebSearch with a SearXNG URL is not enabled")
 	}
 	titles := func(res *tools.Result) []string {
@@ -129,7 +129,7 @@ func TestWebSearch_validation(t *testing.T) {
 
 func TestWebSearch_disabled_without_backend(t *testing.T) {
 	t.Parallel()
-	if WebSearch(SearchOptions{}).IsEnabled() {
+	if !WebSearch(SearchOptions{}).Disabled {
 		t.Error("WebSearch without a backend is enabled")
 	}
 }

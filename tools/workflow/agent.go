@@ -68,10 +68,6 @@ type AgentInput struct {
 	SubagentType string `json:"subagent_type,omitempty"`
 }
 
-// ActsOnConversation marks the tool as one a sub-agent is not offered
-// (tools.ConversationInput).
-func (*AgentInput) ActsOnConversation() {}
-
 func (in *AgentInput) kind() SubAgentType {
 	t, ok := subAgentType(in.SubagentType)
 	if !ok {
@@ -99,15 +95,22 @@ type AgentOptions struct {
 // Agent returns the Agent tool (alias Task): it runs a sub-agent with its
 // own conversation through the call's SubAgentRunner and returns the
 // sub-agent's final answer.
-func Agent(opts AgentOptions) tools.Tool {
+func Agent(opts AgentOptions) *tools.Tool {
 	names := make([]any, len(subAgentTypes))
 	for i, t := range subAgentTypes {
 		names[i] = t.Name
 	}
-	return tools.New(tools.Spec[AgentInput]{
+	return tools.New(tools.Tool{
 		Name:        AgentToolName,
 		Aliases:     []string{"Task"},
 		Description: agentDescription,
+		// Read-only sub-agents change nothing; a general-purpose one may,
+		// but each of its calls is decided by the permission rules in the
+		// session's mode on its own.
+		NonDestructive:     true,
+		ConcurrencySafe:    true,
+		ActsOnConversation: true,
+	}, tools.Handler[AgentInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"description":   "A short (3 to 5 word) title of the task",
@@ -120,12 +123,8 @@ func Agent(opts AgentOptions) tools.Tool {
 			st.Enum = names
 			tools.Default(s, "subagent_type", subAgentTypes[0].Name)
 		},
-		// Read-only sub-agents change nothing; a general-purpose one may,
-		// but each of its calls is decided by the permission rules in the
-		// session's mode on its own.
-		ReadOnly:        func(in *AgentInput) bool { return in.kind().ReadOnly },
-		Destructive:     func(*AgentInput) bool { return false },
-		ConcurrencySafe: func(*AgentInput) bool { return true },
+		// The Explore and Plan sub-agents are read-only.
+		ReadOnly: func(in *AgentInput) bool { return in.kind().ReadOnly },
 		Validate: func(_ context.Context, in *AgentInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.Prompt) == "" {
 				return errors.New("prompt must describe the sub-agent's task")
@@ -140,7 +139,7 @@ func Agent(opts AgentOptions) tools.Tool {
 			}
 			return nil
 		},
-		Run: func(ctx context.Context, in *AgentInput, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+		Call: func(ctx context.Context, in *AgentInput, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
 			if uc.SubAgents == nil {
 				return nil, errors.New("no model is available to run a sub-agent: in `agent-mcp serve` the client must support MCP sampling. Do the task yourself instead")
 			}

@@ -103,12 +103,12 @@ func TestAgent(t *testing.T) {
 				t.Errorf("output = %+v", out)
 			}
 			in, _ := tool.Decode([]byte(`{"description":"d","prompt":"p","subagent_type":"` + c.wantType + `"}`))
-			if tool.IsReadOnly(in) != c.wantReadOnly || !tool.IsConcurrencySafe(in) || tool.IsDestructive(in) {
-				t.Errorf("read-only %v, concurrency-safe %v, destructive %v", tool.IsReadOnly(in), tool.IsConcurrencySafe(in), tool.IsDestructive(in))
+			if in.ReadOnly() != c.wantReadOnly || !in.ConcurrencySafe() || in.Destructive() {
+				t.Errorf("read-only %v, concurrency-safe %v, destructive %v", in.ReadOnly(), in.ConcurrencySafe(), in.Destructive())
 			}
 		})
 	}
-	if got := tool.Aliases(); len(got) != 1 || got[0] != "Task" {
+	if got := tool.Aliases; len(got) != 1 || got[0] != "Task" {
 		t.Errorf("aliases = %q, want [Task]", got)
 	}
 }

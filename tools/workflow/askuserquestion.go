@@ -29,10 +29,6 @@ type AskUserQuestionInput struct {
 	Questions []Question `json:"questions"`
 }
 
-// ActsOnConversation marks the tool as one a sub-agent is not offered
-// (tools.ConversationInput).
-func (*AskUserQuestionInput) ActsOnConversation() {}
-
 // Question is one multiple-choice question.
 type Question struct {
 	Question    string           `json:"question"`
@@ -56,10 +52,15 @@ type AskUserQuestionOutput struct {
 }
 
 // AskUserQuestion returns the AskUserQuestion tool.
-func AskUserQuestion() tools.Tool {
-	return tools.New(tools.Spec[AskUserQuestionInput]{
+func AskUserQuestion() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "AskUserQuestion",
 		Description: askUserQuestionDescription,
+		// Asking changes nothing; one question form at a time.
+		ReadOnly:           true,
+		Idempotent:         true,
+		ActsOnConversation: true,
+	}, tools.Handler[AskUserQuestionInput]{
 		Schema: func(s *jsonschema.Schema) {
 			qs := tools.Prop(s, "questions")
 			qs.Description = "The questions to ask (1 to 4)"
@@ -83,12 +84,10 @@ func AskUserQuestion() tools.Tool {
 			})
 			tools.Prop(opts.Items, "label").MinLength = tools.Ptr(1)
 		},
-		// Asking changes nothing; one question form at a time.
-		ReadOnly: func(*AskUserQuestionInput) bool { return true },
 		Validate: func(_ context.Context, in *AskUserQuestionInput, _ *tools.UseContext) error {
 			return validateQuestions(in.Questions)
 		},
-		Run: func(ctx context.Context, in *AskUserQuestionInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		Call: func(ctx context.Context, in *AskUserQuestionInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			if uc.Asker == nil {
 				return nil, errors.New("AskUserQuestion cannot reach the user: this client does not support MCP elicitation. Ask the questions in your reply instead, or go on with your best judgement and say what you assumed")
 			}

@@ -40,10 +40,6 @@ func sessionPlan(s *tools.Session) *planState {
 // EnterPlanModeInput is EnterPlanMode's input: none.
 type EnterPlanModeInput struct{}
 
-// ActsOnConversation marks the tool as one a sub-agent is not offered
-// (tools.ConversationInput).
-func (*EnterPlanModeInput) ActsOnConversation() {}
-
 // PlanModeOutput is the structured output of EnterPlanMode and ExitPlanMode.
 type PlanModeOutput struct {
 	// Mode is the session's permission mode after the call.
@@ -57,13 +53,16 @@ type PlanModeOutput struct {
 
 // EnterPlanMode returns the EnterPlanMode tool: it switches the session to
 // plan mode, where only read-only tools run, through a context modifier.
-func EnterPlanMode() tools.Tool {
-	return tools.New(tools.Spec[EnterPlanModeInput]{
+func EnterPlanMode() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "EnterPlanMode",
 		Description: enterPlanModeDescription,
 		// Entering plan mode only takes abilities away.
-		ReadOnly: func(*EnterPlanModeInput) bool { return true },
-		Run: func(_ context.Context, _ *EnterPlanModeInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		ReadOnly:           true,
+		Idempotent:         true,
+		ActsOnConversation: true,
+	}, tools.Handler[EnterPlanModeInput]{
+		Call: func(_ context.Context, _ *EnterPlanModeInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			if uc.Session.Mode() == permissions.ModePlan {
 				return &tools.Result{
 					Output: PlanModeOutput{Mode: string(permissions.ModePlan)},
@@ -94,32 +93,31 @@ type ExitPlanModeInput struct {
 	Plan string `json:"plan"`
 }
 
-// ActsOnConversation marks the tool as one a sub-agent is not offered
-// (tools.ConversationInput).
-func (*ExitPlanModeInput) ActsOnConversation() {}
-
 // ExitPlanMode returns the ExitPlanMode tool: it puts the plan to the user
 // and, on approval, restores the mode the session had before plan mode.
-func ExitPlanMode() tools.Tool {
-	return tools.New(tools.Spec[ExitPlanModeInput]{
+func ExitPlanMode() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "ExitPlanMode",
 		Description: exitPlanModeDescription,
+		// Leaving plan mode must be callable in plan mode, and it changes no
+		// files: the user's approval is the gate.
+		ReadOnly:           true,
+		Idempotent:         true,
+		ActsOnConversation: true,
+	}, tools.Handler[ExitPlanModeInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{
 				"plan": "The plan for the user to approve, in Markdown: the steps, the files involved, how the result will be checked",
 			})
 			tools.Prop(s, "plan").MinLength = tools.Ptr(1)
 		},
-		// Leaving plan mode must be callable in plan mode, and it changes no
-		// files: the user's approval is the gate.
-		ReadOnly: func(*ExitPlanModeInput) bool { return true },
 		Validate: func(_ context.Context, in *ExitPlanModeInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.Plan) == "" {
 				return errors.New("plan must be a non-empty description of what you intend to do")
 			}
 			return nil
 		},
-		Run: exitPlanMode,
+		Call: exitPlanMode,
 	})
 }
 

@@ -129,13 +129,13 @@ func TestEnterPlanMode_twice_keeps_the_first_previous_mode(t *testing.T) {
 
 func TestPlanModeTools_are_read_only(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []tools.Tool{EnterPlanMode(), ExitPlanMode(), AskUserQuestion()} {
+	for _, tool := range []*tools.Tool{EnterPlanMode(), ExitPlanMode(), AskUserQuestion()} {
 		in, err := tool.Decode([]byte(`{}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !tool.IsReadOnly(in) {
-			t.Errorf("%s is not read-only, so plan mode would refuse it", tool.Name())
+		if !in.ReadOnly() {
+			t.Errorf("%s is not read-only, so plan mode would refuse it", tool.Name)
 		}
 	}
 }

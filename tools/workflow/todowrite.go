@@ -29,10 +29,14 @@ type TodoWriteOutput struct {
 var todoStatuses = []string{"pending", "in_progress", "completed"}
 
 // TodoWrite returns the TodoWrite tool.
-func TodoWrite() tools.Tool {
-	return tools.New(tools.Spec[TodoWriteInput]{
+func TodoWrite() *tools.Tool {
+	return tools.New(tools.Tool{
 		Name:        "TodoWrite",
 		Description: todoWriteDescription,
+		Idempotent:  true,
+		// Changing the session's list is a write, but a harmless one.
+		NonDestructive: true,
+	}, tools.Handler[TodoWriteInput]{
 		Schema: func(s *jsonschema.Schema) {
 			todos := tools.Prop(s, "todos")
 			todos.Description = "The complete, updated todo list"
@@ -49,9 +53,6 @@ func TodoWrite() tools.Tool {
 				st.Enum = append(st.Enum, v)
 			}
 		},
-		// Changing the session's list is a write, but a harmless one.
-		Destructive: func(*TodoWriteInput) bool { return false },
-		Idempotent:  func(*TodoWriteInput) bool { return true },
 		Validate: func(_ context.Context, in *TodoWriteInput, _ *tools.UseContext) error {
 			for i, t := range in.Todos {
 				if strings.TrimSpace(t.Content) == "" {
@@ -63,7 +64,7 @@ func TodoWrite() tools.Tool {
 			}
 			return nil
 		},
-		Run: func(_ context.Context, in *TodoWriteInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+		Call: func(_ context.Context, in *TodoWriteInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			todos := in.Todos
 			if todos == nil {
 				todos = []tools.Todo{}

@@ -18,7 +18,7 @@ func newSession(t *testing.T, mode permissions.Mode) *tools.Session {
 // call runs a tool call through the pipeline, as a client's call runs, and
 // applies the result's session change; an error result comes back as the
 // error.
-func call(t *testing.T, tool tools.Tool, uc *tools.UseContext, args any) (*tools.Result, error) {
+func call(t *testing.T, tool *tools.Tool, uc *tools.UseContext, args any) (*tools.Result, error) {
 	t.Helper()
 	res := tooltest.Call(context.Background(), t, tool, uc, args, nil)
 	if res.IsError {

@@ -196,7 +196,7 @@ func TestAsk_workflow_tools(t *testing.T) {
 	plan := map[string]any{"plan": "1. Add the cache\n2. Test it"}
 	for _, tc := range []struct {
 		name   string
-		tool   tools.Tool
+		tool   *tools.Tool
 		args   map[string]any
 		input  string
 		isErr  bool
@@ -235,10 +235,10 @@ func TestAsk_workflow_tools(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := tc.tool.ValidateInput(context.Background(), in, uc); err != nil {
+			if err := in.Validate(context.Background(), uc); err != nil {
 				t.Fatal(err)
 			}
-			res, err := tc.tool.Call(context.Background(), in, uc, func(tools.ProgressUpdate) {})
+			res, err := in.Call(context.Background(), uc, func(tools.ProgressUpdate) {})
 			text := ""
 			if err != nil {
 				text = err.Error()

@@ -276,7 +276,7 @@ func (r *REPL) command(line string) (quit bool, err error) {
 			if i >= pool.Builtins() {
 				kind = "mcp"
 			}
-			u.Printf("  %-40s %s\n", t.Name(), kind)
+			u.Printf("  %-40s %s\n", t.Name, kind)
 		}
 	case "/mcp":
 		if r.Servers == nil || len(r.Servers()) == 0 {

@@ -51,7 +51,7 @@ func runWithPrompt(t *testing.T, input string) (dir, out string, reqs []testmode
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := orchestrator.AssemblePool([]tools.Tool{fs.Write()}, nil, nil)
+	pool, err := orchestrator.AssemblePool([]*tools.Tool{fs.Write()}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
