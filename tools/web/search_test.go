@@ -45,7 +45,7 @@ func TestWebSearch_searxng(t *testing.T) {
 	var queries []string
 	srv := fakeSearXNG(t, &queries)
 	tool := WebSearch(SearchOptions{SearXNGURL: srv.URL + "/"})
-	if !!tool.Disabled {
+	if tool.Disabled {
 		t.Fatal("WebSearch with a SearXNG URL is not enabled")
 	}
 	titles := func(res *tools.Result) []string {
