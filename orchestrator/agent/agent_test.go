@@ -584,7 +584,7 @@ func TestRun_usage_events_sum_the_run(t *testing.T) {
 			t.Parallel()
 			call := testmodel.Call(testmodel.ToolCall{ID: "c1", Name: "Echo", Input: `{"text":"x"}`})
 			call.InputTokens, call.OutputTokens = 100, 10
-			h := newHarness(t, format, options{builtins: []tools.Tool{echoTool()}}, call,
+			h := newHarness(t, format, options{builtins: []*tools.Tool{echoTool()}}, call,
 				testmodel.Reply{Parts: []testmodel.Part{{Text: "done"}}, InputTokens: 150, OutputTokens: 5},
 				testmodel.Reply{Parts: []testmodel.Part{{Text: "again"}}, InputTokens: 7, OutputTokens: 3})
 			var mu sync.Mutex
