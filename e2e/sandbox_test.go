@@ -464,6 +464,35 @@ func listener(t *testing.T) (port int, accepted *atomic.Int64) {
 	return l.Addr().(*net.TCPAddr).Port, accepted
 }
 
+// udpListener counts the datagrams received on a host loopback port.
+func udpListener(t *testing.T) (port int, received *atomic.Int64) {
+	t.Helper()
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	received = &atomic.Int64{}
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			if _, _, err := c.ReadFrom(buf); err != nil {
+				return
+			}
+			received.Add(1)
+		}
+	}()
+	return c.LocalAddr().(*net.UDPAddr).Port, received
+}
+
+// waitCount waits up to 10 seconds for n to reach want.
+func waitCount(n *atomic.Int64, want int64) int64 {
+	for deadline := time.Now().Add(10 * time.Second); n.Load() != want && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n.Load()
+}
+
 func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -471,26 +500,43 @@ func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
 	}
 	forEachSandbox(t, func(t *testing.T, e *sandboxEnv, layers string) {
 		connect := `python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', %d), timeout=5); print('connected')"`
+		// UDP is not TCP: Landlock alone does not hold it (a seccomp
+		// filter does), a network namespace does.
+		send := `python3 -c "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('127.0.0.1', %d)); print('sent')"`
 		port, accepted := listener(t)
+		udpPort, received := udpListener(t)
 		on, _ := e.serve(t, layers, nil)
 		if out, failed := bash(t, on, fmt.Sprintf(connect, port), false); failed || !strings.Contains(out, "connected") {
 			t.Fatalf("network on: %v %s", failed, out)
 		}
 		// The accept may land just after the client returns.
-		for deadline := time.Now().Add(10 * time.Second); accepted.Load() != 1 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := accepted.Load(); n != 1 {
+		if n := waitCount(accepted, 1); n != 1 {
 			t.Fatalf("network on: the listener accepted %d connections, want 1", n)
+		}
+		if out, failed := bash(t, on, fmt.Sprintf(send, udpPort), false); failed || !strings.Contains(out, "sent") {
+			t.Fatalf("network on: UDP: %v %s", failed, out)
+		}
+		if n := waitCount(received, 1); n != 1 {
+			t.Fatalf("network on: the UDP listener received %d datagrams, want 1", n)
 		}
 		off, _ := e.serve(t, layers, nil, "--settings", `{"sandbox":{"network":false}}`)
 		out, failed := bash(t, off, fmt.Sprintf(connect, port), false)
 		if !failed || strings.Contains(out, "connected") {
 			t.Errorf("network off: the connection was made: %s", out)
 		}
-		time.Sleep(100 * time.Millisecond) // let a stray accept land
+		out, _ = bash(t, off, fmt.Sprintf(send, udpPort)+"; echo RAN", false)
+		if !strings.Contains(out, "RAN") {
+			t.Errorf("network off: the UDP sender did not run: %s", out)
+		}
+		if filtered := runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64"; filtered && !strings.Contains(layers, "namespaces") && !strings.Contains(out, "Permission denied") {
+			t.Errorf("network off, Landlock alone: making the UDP socket was not refused: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond) // let a stray accept or datagram land
 		if n := accepted.Load(); n != 1 {
 			t.Errorf("network off: the host listener accepted %d connections, want 1 (the network-on one)", n)
+		}
+		if n := received.Load(); n != 1 {
+			t.Errorf("network off: the host UDP listener received %d datagrams, want 1 (the network-on one)", n)
 		}
 	})
 }

@@ -30,7 +30,9 @@
 //     init kills the namespace.
 //   - Landlock: writes only beneath the writable roots, TCP bind and
 //     connect refused when the network is off and no network namespace
-//     holds it, signals and abstract unix sockets scoped to the sandbox.
+//     holds it (and a seccomp filter refusing every other internet or
+//     packet socket), signals and abstract unix sockets scoped to the
+//     sandbox.
 //     Where namespaces are unavailable init is a child subreaper that ends
 //     its whole subtree.
 //

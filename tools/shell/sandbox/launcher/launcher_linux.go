@@ -14,9 +14,11 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -119,6 +121,14 @@ func initMain(p Plan) int {
 	if p.Landlock {
 		if err := restrictLandlock(p); err != nil {
 			return fail("landlock: %v", err)
+		}
+	}
+	if p.NetworkOff && !p.Namespaces {
+		// No network namespace: Landlock holds TCP (ABI 4+), a seccomp
+		// filter every other socket.
+		abi, _ := LandlockABI()
+		if err := restrictSockets(p.Landlock && abi >= 4); err != nil {
+			return fail("refusing sockets: %v", err)
 		}
 	}
 	sigs := make(chan os.Signal, 4)
@@ -363,6 +373,39 @@ func restrictLandlock(p Plan) error {
 		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing(), landlock.RWFiles("/proc"))
 	}
 	return cfg.Restrict(rules...)
+}
+
+// restrictSockets installs the socket filter (seccomp.go) on every thread
+// of init, so the shell and what it starts inherit it; tcp lets internet
+// stream sockets through. Where no filter is built for the architecture
+// nothing is installed.
+func restrictSockets(tcp bool) error {
+	sets := archSyscalls()
+	if sets == nil {
+		return nil
+	}
+	ins, err := socketFilter(sets, tcp)
+	if err != nil {
+		return err
+	}
+	raw, err := bpf.Assemble(ins)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
+	switch {
+	case errno != 0:
+		return fmt.Errorf("seccomp: %w", errno)
+	case r != 0:
+		return fmt.Errorf("seccomp: thread %d could not take the filter", r)
+	}
+	return nil
 }
 
 // probeChild checks, inside fresh namespaces, that the mounts the sandbox
