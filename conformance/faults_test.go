@@ -178,13 +178,16 @@ func TestServeHTTP_refuses_unsafe_flags(t *testing.T) {
 		{"no_auth_on_all_interfaces", []string{"--addr", "0.0.0.0:0", "--no-auth", "--allow-remote"}, "only allowed on a loopback"},
 		{"remote_without_flag", []string{"--addr", "0.0.0.0:0", "--token", "x"}, "--allow-remote"},
 		{"half_tls", []string{"--tls-cert", "c.pem", "--token", "x"}, "--tls-cert and --tls-key"},
+		// The value is not echoed: it may be the token itself.
+		{"client_token_without_name", []string{"--token", "x", "--client-token", "s3cret-0123456789abcdef"}, "expected NAME=TOKEN (the value given has no \"=\")"},
+		{"short_client_token", []string{"--token", "x", "--client-token", "ci=short"}, "--client-token ci: the token must be at least 16 characters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(binary, append([]string{"serve", "--http", "--cwd", t.TempDir()}, tc.args...)...)
 			cmd.Env = filteredEnv()
 			out, err := cmd.CombinedOutput()
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), tc.want) {
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), tc.want) || strings.Contains(string(out), "s3cret") {
 				t.Fatalf("serve %v: %v\n%s\nwant exit 1 mentioning %q", tc.args, err, out, tc.want)
 			}
 		})

@@ -3,7 +3,9 @@
 //
 // It owns the mapping from MCP sessions to agent-mcp sessions
 // (tools.Session): one per stdio process, one per HTTP session, closed (and
-// their processes killed) when the MCP session ends. Every tools/call goes
+// their processes killed) when the MCP session ends; and, for protocol
+// 2026-07-28 over HTTP, which has no sessions, one per bearer token
+// (principal.go), closed when idle. Every tools/call goes
 // through the orchestrator's pipeline; this package only translates: MCP
 // arguments in, the model-facing text out (plus structuredContent only with
 // --structured-output: hosts show the model that JSON instead of the text

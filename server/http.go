@@ -54,6 +54,12 @@ type HTTPOptions struct {
 	// Token is the bearer token clients must send. Empty with NoAuth false
 	// is an error: the caller generates one.
 	Token string
+	// ClientTokens are further bearer tokens, each naming a principal of
+	// its own: requests without a protocol session (protocol 2026-07-28)
+	// keep their state per principal, so hosts given different tokens
+	// keep separate state (see principal.go). Token is the principal
+	// DefaultPrincipal.
+	ClientTokens []ClientToken
 	// NoAuth serves without a token; only allowed on a loopback address.
 	NoAuth bool
 	// AllowRemote permits binding a non-loopback address (a token is still
@@ -84,6 +90,18 @@ type HTTPOptions struct {
 	MaxSessions int
 }
 
+// ClientToken is a further bearer token and the principal it names.
+type ClientToken struct{ Name, Token string }
+
+// Principals of the tokens that name none.
+const (
+	// DefaultPrincipal is the principal of HTTPOptions.Token.
+	DefaultPrincipal = "default"
+	// AnonymousPrincipal is the principal of every request served with
+	// NoAuth.
+	AnonymousPrincipal = "anonymous"
+)
+
 // HTTPServer is a running streamable HTTP endpoint.
 type HTTPServer struct {
 	// URL is the endpoint clients connect to (…/mcp).
@@ -95,11 +113,19 @@ type HTTPServer struct {
 	tls    bool
 	opt    HTTPOptions
 	calls  *callTracker
+	tokens []ClientToken // every accepted token with its principal
 
-	// Sessions, for the cap: when each was last sent a request, and the
-	// new sessions being created.
+	// sessions serves requests that belong to protocol sessions (before
+	// 2026-07-28); sessionless serves the others, one throwaway MCP
+	// session per request, their state kept per principal.
+	sessions, sessionless http.Handler
+
+	// Sessions, for the cap: when each was last sent a request (recorded
+	// when the response that gives the client its id starts), the
+	// principal that made it, and the new sessions being created.
 	smu      sync.Mutex
 	lastSeen map[string]time.Time
+	owner    map[string]string
 	creating int
 	evicted  map[string]bool // closed for the cap, maybe not gone yet
 }
@@ -122,6 +148,10 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 	}
 	if !opts.NoAuth && opts.Token == "" {
 		return nil, errors.New("a bearer token is required (--token or AGENT_MCP_TOKEN), or --no-auth on loopback")
+	}
+	tokens, err := acceptedTokens(opts)
+	if err != nil {
+		return nil, err
 	}
 	if (opts.TLSCert == "") != (opts.TLSKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key must be given together")
@@ -146,9 +176,12 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 	if opts.TLSCert != "" {
 		scheme = "https"
 	}
-	h := &HTTPServer{server: s, ln: ln, tls: opts.TLSCert != "", opt: opts, calls: newCallTracker(opts.MaxSessionCalls, opts.ResumeWindow), lastSeen: map[string]time.Time{}, evicted: map[string]bool{}}
+	h := &HTTPServer{server: s, ln: ln, tls: opts.TLSCert != "", opt: opts, tokens: tokens,
+		calls:    newCallTracker(opts.MaxSessionCalls, opts.ResumeWindow),
+		lastSeen: map[string]time.Time{}, owner: map[string]string{}, evicted: map[string]bool{}}
 	h.URL = fmt.Sprintf("%s://%s/mcp", scheme, ln.Addr().String())
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	getServer := func(*http.Request) *mcp.Server { return s.mcp }
+	h.sessions = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger:              s.cfg.Logger,
 		SessionTimeout:      opts.SessionTimeout,
 		MaxRequestBodyBytes: opts.MaxBodyBytes,
@@ -158,9 +191,21 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 		// guard was told to accept, so it stands down only then.
 		DisableLocalhostProtection: len(opts.AllowedHosts) > 0,
 	})
+	// go-sdk serves protocol 2026-07-28 over HTTP only statelessly: each
+	// request in an MCP session of its own, closed after it. Its
+	// server/discover answer then offers 2026-07-28 besides the older
+	// versions. Without sessions a POST is the whole life of its request
+	// (no stream to resume), so a client that drops it cancels its calls.
+	h.sessionless = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		Logger:                       s.cfg.Logger,
+		MaxRequestBodyBytes:          opts.MaxBodyBytes,
+		DisableLocalhostProtection:   len(opts.AllowedHosts) > 0,
+		PropagateRequestCancellation: true,
+	})
 	s.mcp.AddReceivingMiddleware(h.calls.middleware)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h.guard(mcpHandler))
+	mux.Handle("/mcp", h.guard())
 	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	return h, nil
 }
@@ -210,9 +255,14 @@ func (h *HTTPServer) drain(grace time.Duration) {
 }
 
 // guard checks Host, Origin and the bearer token before MCP sees a request,
+// routes it by protocol (a request of 2026-07-28 or later belongs to no
+// protocol session and is served sessionless, in its principal's state),
 // and tracks POSTs so a disconnected client's calls can be cancelled.
-func (h *HTTPServer) guard(next http.Handler) http.Handler {
+func (h *HTTPServer) guard() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Only the guard names principals and tags POSTs.
+		r.Header.Del(principalHeader)
+		r.Header.Del(postTagHeader)
 		if !h.hostAllowed(r) {
 			http.Error(w, "Forbidden: Host header not allowed", http.StatusForbidden)
 			return
@@ -221,19 +271,25 @@ func (h *HTTPServer) guard(next http.Handler) http.Handler {
 			http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
 			return
 		}
-		if !h.opt.NoAuth {
-			got, ok := bearerToken(r.Header.Get("Authorization"))
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(h.opt.Token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
-				http.Error(w, "Unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
-				return
-			}
+		principal, ok := h.principalOf(r)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
+			http.Error(w, "Unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			return
 		}
 		if r.ContentLength > h.opt.MaxBodyBytes {
 			http.Error(w, fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, h.opt.MaxBodyBytes), http.StatusRequestEntityTooLarge)
 			return
 		}
+		if sessionless(r) {
+			h.serveSessionless(w, r, principal)
+			return
+		}
 		sid := r.Header.Get("Mcp-Session-Id")
+		if sid != "" && !h.sessionOwnedBy(sid, principal) {
+			http.Error(w, "Forbidden: the session belongs to another token", http.StatusForbidden)
+			return
+		}
 		switch r.Method {
 		case http.MethodPost:
 			if sid == "" && h.calls.isDraining() {
@@ -247,72 +303,207 @@ func (h *HTTPServer) guard(next http.Handler) http.Handler {
 					http.Error(w, "Service Unavailable: "+err.Error(), http.StatusServiceUnavailable)
 					return
 				}
-				defer func() { h.sessionCreated(w.Header().Get("Mcp-Session-Id")) }()
+				sw := &sessionStartWriter{ResponseWriter: w, h: h, principal: principal}
+				defer sw.started()
+				w = sw
 			} else {
 				h.seen(sid)
 			}
-			tag := tools.RandomID()
-			r.Header.Set(postTagHeader, tag)
-			h.calls.postStarted()
-			defer h.calls.postDone()
-			next.ServeHTTP(w, r)
-			if r.Context().Err() != nil {
-				h.calls.orphan(tag)
-			}
-			return
+			h.servePOST(w, r, h.sessions)
 		case http.MethodGet:
-			r.Header.Del(postTagHeader)
 			if sid != "" && r.Header.Get("Last-Event-ID") != "" {
 				h.calls.resumed(sid)
-				next.ServeHTTP(w, r)
+				h.sessions.ServeHTTP(w, r)
 				h.calls.resumeEnded(sid)
 				return
 			}
+			h.sessions.ServeHTTP(w, r)
 		default:
-			r.Header.Del(postTagHeader)
+			h.sessions.ServeHTTP(w, r)
 		}
-		next.ServeHTTP(w, r)
 	})
 }
+
+// sessionless reports whether a request follows protocol 2026-07-28 or
+// later, which has no protocol sessions: its Mcp-Protocol-Version header
+// says so (go-sdk checks that it matches the request's _meta).
+func sessionless(r *http.Request) bool {
+	return r.Header.Get("Mcp-Protocol-Version") >= roundTripVersion
+}
+
+// serveSessionless serves a request without a protocol session in the
+// state of its principal, which stays while the principal's requests are
+// in flight and closes after SessionTimeout without one. A
+// subscriptions/listen stream, open for as long as the client likes, is
+// no activity (as a session's standalone stream is none) and no work a
+// drain waits for.
+func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, principal string) {
+	r.Header.Set(principalHeader, principal)
+	if r.Method != http.MethodPost {
+		h.sessionless.ServeHTTP(w, r) // refused: no GET stream, no DELETE
+		return
+	}
+	if h.calls.isDraining() {
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+		h.sessionless.ServeHTTP(w, r)
+		return
+	}
+	h.server.principalBegin(principal)
+	defer h.server.principalEnd(principal, h.opt.SessionTimeout)
+	h.servePOST(w, r, h.sessionless)
+}
+
+// servePOST tags a POST and serves it, noting the calls it carried when
+// the client dropped it.
+func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	tag := tools.RandomID()
+	r.Header.Set(postTagHeader, tag)
+	h.calls.postStarted()
+	defer h.calls.postDone()
+	next.ServeHTTP(w, r)
+	if r.Context().Err() != nil {
+		h.calls.orphan(tag)
+	}
+}
+
+// principalOf checks a request's bearer token and returns the principal
+// it names; ok is false when the token is missing or wrong.
+func (h *HTTPServer) principalOf(r *http.Request) (principal string, ok bool) {
+	if h.opt.NoAuth {
+		return AnonymousPrincipal, true
+	}
+	got, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		return "", false
+	}
+	for _, t := range h.tokens { // every one compared, in constant time
+		if subtle.ConstantTimeCompare([]byte(got), []byte(t.Token)) == 1 {
+			principal = t.Name
+		}
+	}
+	return principal, principal != ""
+}
+
+// acceptedTokens lists the tokens opts accept with their principals, and
+// checks the client tokens: each named, none repeated.
+func acceptedTokens(opts HTTPOptions) ([]ClientToken, error) {
+	if opts.NoAuth {
+		if len(opts.ClientTokens) > 0 {
+			return nil, errors.New("--client-token needs bearer tokens: it cannot be used with --no-auth")
+		}
+		return nil, nil
+	}
+	tokens := []ClientToken{{Name: DefaultPrincipal, Token: opts.Token}}
+	for _, t := range opts.ClientTokens {
+		switch {
+		case t.Name == "" || strings.ContainsAny(t.Name, " \t\r\n"):
+			return nil, fmt.Errorf("--client-token %q: expected NAME=TOKEN with a name of no spaces", t.Name+"=…")
+		case len(t.Token) < 16:
+			return nil, fmt.Errorf("--client-token %s: the token must be at least 16 characters, got %d", t.Name, len(t.Token))
+		}
+		for _, o := range tokens {
+			if o.Name == t.Name {
+				return nil, fmt.Errorf("--client-token %s: the name %q is taken (%q is --token's)", t.Name, t.Name, DefaultPrincipal)
+			}
+			if o.Token == t.Token {
+				return nil, fmt.Errorf("--client-token %s: the same token as %s; each principal needs its own", t.Name, o.Name)
+			}
+		}
+		tokens = append(tokens, t)
+	}
+	return tokens, nil
+}
+
+// sessionOwnedBy reports whether the session sid may be used with the
+// principal's token: a session is bound to the token that made it. An
+// unknown session is left to go-sdk (it answers 404).
+func (h *HTTPServer) sessionOwnedBy(sid, principal string) bool {
+	h.smu.Lock()
+	defer h.smu.Unlock()
+	owner, ok := h.owner[sid]
+	return !ok || owner == principal
+}
+
+// sessionStartWriter records a new session when the response that gives
+// the client its id starts: from then on the client may use the session,
+// and it counts as seen now.
+type sessionStartWriter struct {
+	http.ResponseWriter
+	h         *HTTPServer
+	principal string
+	once      sync.Once
+}
+
+func (w *sessionStartWriter) started() {
+	w.once.Do(func() { w.h.sessionCreated(w.Header().Get("Mcp-Session-Id"), w.principal) })
+}
+
+func (w *sessionStartWriter) WriteHeader(code int) {
+	w.started()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *sessionStartWriter) Write(b []byte) (int, error) {
+	w.started()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush and Unwrap keep the SSE streaming of the writer underneath.
+func (w *sessionStartWriter) Flush() {
+	w.started()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *sessionStartWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // admitSession makes room for a new session: under the cap it only
 // counts it as being created; at the cap it closes the session idle the
 // longest (no POST and no call in flight), and refuses when every session
 // is busy. sessionCreated must follow.
+//
+// A session is recorded (given a last-seen time) when the response that
+// gives its client the id starts; until then its client cannot use it,
+// and it is counted among those being created, not among the live ones,
+// and is never the one closed.
 func (h *HTTPServer) admitSession() error {
 	h.smu.Lock()
 	defer h.smu.Unlock()
 	live := map[string]*mcp.ServerSession{}
 	stillClosing := map[string]bool{}
 	for ss := range h.server.mcp.Sessions() {
-		if h.evicted[ss.ID()] {
-			stillClosing[ss.ID()] = true
-			continue
+		id := ss.ID()
+		switch {
+		case id == "":
+			// A sessionless request's throwaway session.
+		case h.evicted[id]:
+			stillClosing[id] = true
+		default:
+			live[id] = ss
 		}
-		live[ss.ID()] = ss
 	}
 	h.evicted = stillClosing
 	for id := range h.lastSeen {
 		if live[id] == nil {
 			delete(h.lastSeen, id) // ended: timed out, deleted or closed
+			delete(h.owner, id)
 		}
 	}
-	if len(live)+h.creating < h.opt.MaxSessions {
+	if len(h.lastSeen)+h.creating < h.opt.MaxSessions {
 		h.creating++
 		return nil
 	}
 	var oldest *mcp.ServerSession
 	var oldestSeen time.Time
-	for id, ss := range live {
+	for id, seen := range h.lastSeen {
 		if h.calls.busy(id) {
 			continue
 		}
-		seen, ok := h.lastSeen[id]
-		if oldest == nil || !ok || seen.Before(oldestSeen) {
-			oldest, oldestSeen = ss, seen
-			if !ok {
-				break // never used since it was created: the idlest
-			}
+		if oldest == nil || seen.Before(oldestSeen) {
+			oldest, oldestSeen = live[id], seen
 		}
 	}
 	if oldest == nil {
@@ -320,6 +511,7 @@ func (h *HTTPServer) admitSession() error {
 	}
 	h.server.cfg.Logger.Info("session cap reached: closing the session idle the longest", "session", oldest.ID(), "idle", time.Since(oldestSeen).Round(time.Second))
 	delete(h.lastSeen, oldest.ID())
+	delete(h.owner, oldest.ID())
 	h.evicted[oldest.ID()] = true
 	h.creating++
 	// Its background processes are killed and its state removed, as
@@ -328,14 +520,16 @@ func (h *HTTPServer) admitSession() error {
 	return nil
 }
 
-// sessionCreated ends admitSession's count of a session being created;
-// id is the session it became ("" when none was made).
-func (h *HTTPServer) sessionCreated(id string) {
+// sessionCreated ends admitSession's count of a session being created and
+// records the session it became, made with the principal's token (id is
+// "" when none was made).
+func (h *HTTPServer) sessionCreated(id, principal string) {
 	h.smu.Lock()
 	defer h.smu.Unlock()
 	h.creating--
 	if id != "" {
 		h.lastSeen[id] = time.Now()
+		h.owner[id] = principal
 	}
 }
 
@@ -450,10 +644,7 @@ func (c *callTracker) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		sid := ""
-		if ss := req.GetSession(); ss != nil {
-			sid = ss.ID()
-		}
+		sid := callerKey(req)
 		tag := ""
 		if ex := req.GetExtra(); ex != nil && ex.Header != nil {
 			tag = ex.Header.Get(postTagHeader)

@@ -272,16 +272,28 @@ func callBody(id int, tool, key string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"key":%q}}}`, id, tool, key)
 }
 
-// sdkClient connects the go-sdk client with the bearer token.
-func sdkClient(t *testing.T, h *HTTPServer, token string) *mcp.ClientSession {
+// Protocol versions over HTTP: the newest, which has no protocol sessions
+// (state is kept per token), and the newest with sessions.
+const (
+	sessionless2026 = "2026-07-28"
+	withSessions    = "2025-11-25"
+)
+
+// sdkClient connects the go-sdk client with the bearer token, asking for
+// the protocol version (the client starts with server/discover for
+// 2026-07-28) and checking that it is the one negotiated.
+func sdkClient(t *testing.T, h *HTTPServer, token, version string) *mcp.ClientSession {
 	t.Helper()
 	hc := &http.Client{Transport: bearer{token, http.DefaultTransport}}
 	c := mcp.NewClient(&mcp.Implementation{Name: "sdk", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.URL, HTTPClient: hc}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.URL, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connecting: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("negotiated protocol %s, want %s", got, version)
+	}
 	return cs
 }
 
@@ -440,7 +452,7 @@ func TestHTTP_oversized_chunked_body_is_refused(t *testing.T) {
 func TestHTTP_bad_session_keeps_others_serving(t *testing.T) {
 	t.Parallel()
 	h, _, _ := startHTTP(t, HTTPOptions{})
-	good := sdkClient(t, h, testToken)
+	good := sdkClient(t, h, testToken, withSessions)
 	bad := newRaw(t, h)
 	bad.initialize()
 	for _, body := range []string{`not json`, `[]`, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":42}}`} {
@@ -498,7 +510,7 @@ func TestHTTP_idle_session_expires_and_its_state_goes(t *testing.T) {
 func TestHTTP_session_call_cap(t *testing.T) {
 	t.Parallel()
 	h, g, _ := startHTTP(t, HTTPOptions{MaxSessionCalls: 2})
-	cs := sdkClient(t, h, testToken)
+	cs := sdkClient(t, h, testToken, withSessions)
 	var wg sync.WaitGroup
 	for _, k := range []string{"a", "b"} {
 		wg.Add(1)
@@ -519,7 +531,7 @@ func TestHTTP_session_call_cap(t *testing.T) {
 		t.Fatalf("third concurrent call: err = %v, want the cap error", err)
 	}
 	// Another session is not affected by this one's cap.
-	other := sdkClient(t, h, testToken)
+	other := sdkClient(t, h, testToken, withSessions)
 	if res, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "Mark", Arguments: map[string]any{"key": "other"}}); err != nil || res.IsError {
 		t.Fatalf("other session's call: %v %+v", err, res)
 	}
@@ -612,8 +624,17 @@ func TestHTTP_resume_with_last_event_id(t *testing.T) {
 
 func TestHTTP_drain_lets_calls_finish(t *testing.T) {
 	t.Parallel()
+	for _, version := range []string{sessionless2026, withSessions} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			testDrainLetsCallsFinish(t, version)
+		})
+	}
+}
+
+func testDrainLetsCallsFinish(t *testing.T, version string) {
 	h, g, stop := startHTTP(t, HTTPOptions{})
-	cs := sdkClient(t, h, testToken)
+	cs := sdkClient(t, h, testToken, version)
 	result := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Hold", Arguments: map[string]any{"key": "drain"}})
@@ -644,8 +665,17 @@ func TestHTTP_drain_lets_calls_finish(t *testing.T) {
 
 func TestHTTP_drain_cancels_calls_after_grace(t *testing.T) {
 	t.Parallel()
+	for _, version := range []string{sessionless2026, withSessions} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			testDrainCancelsCallsAfterGrace(t, version)
+		})
+	}
+}
+
+func testDrainCancelsCallsAfterGrace(t *testing.T, version string) {
 	h, g, stop := startHTTP(t, HTTPOptions{}) // grace is 2s in startHTTP
-	cs := sdkClient(t, h, testToken)
+	cs := sdkClient(t, h, testToken, version)
 	go func() {
 		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Sleep", Arguments: map[string]any{"key": "stuck"}})
 	}()
@@ -782,7 +812,7 @@ func TestHTTP_session_cap(t *testing.T) {
 		// can only close an idle one, never the session just opened.
 		var wg sync.WaitGroup
 		for _, key := range []string{"busy1", "busy2"} {
-			cs := sdkClient(t, h, testToken)
+			cs := sdkClient(t, h, testToken, withSessions)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -806,4 +836,58 @@ func TestHTTP_session_cap(t *testing.T) {
 		// Idle again: a new session gets in.
 		c.initialize()
 	})
+}
+
+// TestHTTP_session_cap_spares_a_session_being_created: a session whose
+// initialize is still being answered (its client does not know its id
+// yet) is not idle: a new session over the cap closes an idle one instead.
+func TestHTTP_session_cap_spares_a_session_being_created(t *testing.T) {
+	t.Parallel()
+	h, _, _ := startHTTP(t, HTTPOptions{MaxSessions: 2})
+	entered, release := make(chan struct{}), make(chan struct{})
+	h.server.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p.ClientInfo != nil && p.ClientInfo.Name == "slow" {
+				close(entered)
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	ping := func(c *rawClient) int {
+		resp := c.request(context.Background(), "POST", `{"jsonrpc":"2.0","id":7,"method":"ping"}`, nil)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	idle := newRaw(t, h)
+	idle.initialize()
+
+	slow := newRaw(t, h)
+	answered := make(chan *http.Response, 1)
+	go func() {
+		answered <- slow.request(context.Background(), "POST", strings.Replace(initBody, `"name":"raw"`, `"name":"slow"`, 1), nil)
+	}()
+	receive(t, "the slow initialize to be handled", entered)
+
+	third := newRaw(t, h)
+	third.initialize() // over the cap: closes a session
+	close(release)
+	resp := receive(t, "the slow initialize's answer", answered)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"protocolVersion"`) {
+		t.Fatalf("the slow initialize: %s %s", resp.Status, body)
+	}
+	slow.session = resp.Header.Get("Mcp-Session-Id")
+	if got := ping(slow); got != http.StatusOK {
+		t.Fatalf("the session created while the cap was reached answers %d: it was closed instead of the idle one", got)
+	}
+	waitFor(t, "the idle session to be closed", func() bool { return ping(idle) == http.StatusNotFound })
+	if ping(third) != http.StatusOK {
+		t.Fatal("the new session does not answer")
+	}
 }

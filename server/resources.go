@@ -71,9 +71,19 @@ func (s *Server) listResults(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok {
 			return res, err
 		}
+		var mine *tools.Session
+		if name := principalOf(req.GetExtra()); name != "" {
+			s.principals.mu.Lock()
+			if p := s.principals.byID[name]; p != nil {
+				mine = p.ts
+			}
+			s.principals.mu.Unlock()
+		}
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		s.mu.Lock()
-		mine := s.sessions[ss]
+		if mine == nil {
+			mine = s.sessions[ss]
+		}
 		kept := []*mcp.Resource{}
 		for _, r := range list.Resources {
 			if owner, isResult := s.resultOwner[r.URI]; !isResult || (mine != nil && owner == mine) {

@@ -49,9 +49,12 @@ type callOutcome struct {
 // pendingCall is a tools/call running across round trips.
 type pendingCall struct {
 	// parked is the server's map of requestState tokens to parked calls
-	// (Server.pending). Tokens are 128 random bits bound to their session.
-	parked  *sync.Map
-	ss      *mcp.ServerSession
+	// (Server.pending). Tokens are 128 random bits bound to their caller.
+	parked *sync.Map
+	// caller is whom the call belongs to (callerKey): its protocol
+	// session, or its principal when requests carry no session (over HTTP
+	// each round trip then arrives in a throwaway MCP session).
+	caller  any
 	cancel  context.CancelFunc
 	inputs  chan inputEvent  // the call needs input
 	answers chan inputAnswer // the client's answer to the current input
@@ -79,7 +82,7 @@ func (s *Server) roundTrip(h mcp.ToolHandler) mcp.ToolHandler {
 		if token := req.Params.RequestState; token != "" {
 			v, ok := s.pending.LoadAndDelete(token)
 			pc, _ := v.(*pendingCall)
-			if !ok || pc.ss != req.Session {
+			if !ok || pc.caller != callerOf(req) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 					Message: "requestState is unknown or expired: the call it belonged to has ended; call the tool again"}
 			}
@@ -95,7 +98,7 @@ func (s *Server) roundTrip(h mcp.ToolHandler) mcp.ToolHandler {
 		}
 		cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		pc := &pendingCall{
-			parked: &s.pending, ss: req.Session, cancel: cancel,
+			parked: &s.pending, caller: callerOf(req), cancel: cancel,
 			inputs: make(chan inputEvent), answers: make(chan inputAnswer, 1), done: make(chan callOutcome, 1),
 		}
 		go func() {

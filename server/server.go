@@ -64,8 +64,13 @@ type Server struct {
 	// read, by token, until the call is served (see holdArguments).
 	held sync.Map
 
+	// principals keeps the state of requests that belong to no protocol
+	// session (protocol 2026-07-28 over HTTP), by principal (see
+	// principal.go).
+	principals principals
+
 	// closing counts sessions being closed because their MCP session
-	// ended; Close waits for them.
+	// ended or their principal was idle; Close waits for them.
 	closing sync.WaitGroup
 }
 
@@ -185,10 +190,7 @@ func (s *Server) session(ss *mcp.ServerSession) (*tools.Session, error) {
 			return
 		}
 		defer s.closing.Done()
-		s.unpublishResults(ts)
-		if err := ts.Close(); err != nil {
-			s.cfg.Logger.Warn("closing session", "session", ts.ID(), "err", err)
-		}
+		s.closeState(ts)
 	}()
 	return ts, nil
 }
@@ -204,6 +206,7 @@ func (s *Server) Close() {
 	}
 	s.sessions = map[*mcp.ServerSession]*tools.Session{}
 	s.mu.Unlock()
+	sessions = append(sessions, s.takePrincipals()...)
 	s.pending.Range(func(token, v any) bool {
 		s.pending.Delete(token)
 		v.(*pendingCall).cancel()
@@ -212,7 +215,7 @@ func (s *Server) Close() {
 	var wg sync.WaitGroup
 	for _, ts := range sessions {
 		wg.Add(1)
-		go func() { defer wg.Done(); s.unpublishResults(ts); _ = ts.Close() }()
+		go func() { defer wg.Done(); s.closeState(ts) }()
 	}
 	wg.Wait()
 	s.closing.Wait()
@@ -242,7 +245,7 @@ func (s *Server) handler(t *tools.Tool) mcp.ToolHandler {
 		}
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ts, err := s.session(req.Session)
+		ts, err := s.stateOf(req.Session, req.Extra)
 		if err != nil {
 			return nil, err
 		}
@@ -333,7 +336,7 @@ func progressSender(ctx context.Context, req *mcp.CallToolRequest) tools.Progres
 // readResult serves a persisted result of the calling session.
 func (s *Server) readResult(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	ts, err := s.session(req.Session)
+	ts, err := s.stateOf(req.Session, req.Extra)
 	if err != nil {
 		return nil, err
 	}

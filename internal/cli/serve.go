@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -147,6 +148,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	useHTTP := fs.Bool("http", false, "serve streamable HTTP instead of stdio")
 	addr := fs.String("addr", "127.0.0.1:8765", "HTTP listen address; port 0 picks a free port")
 	token := fs.String("token", "", "bearer token HTTP clients must send (default: $AGENT_MCP_TOKEN, else a generated one, printed once)")
+	var clientTokens stringList
+	fs.Var(&clientTokens, "client-token", "NAME=TOKEN: a further bearer token for one host or client (repeatable). Clients of protocol 2026-07-28,\n"+
+		"which has no sessions over HTTP, keep their state (files read, background tasks, todo list) per token:\n"+
+		"give each host its own token to keep their state apart")
 	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (loopback addresses only)")
 	allowRemote := fs.Bool("allow-remote", false, "allow binding a non-loopback address (a token is still required)")
 	tlsCert := fs.String("tls-cert", "", "TLS certificate file for HTTPS")
@@ -216,11 +221,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if tok == "" && !*noAuth {
 		tok, generated = tools.RandomID(), true
 	}
+	var named []server.ClientToken
+	for _, ct := range clientTokens {
+		name, secret, ok := strings.Cut(ct, "=")
+		if !ok {
+			return errors.New("--client-token: expected NAME=TOKEN (the value given has no \"=\")")
+		}
+		named = append(named, server.ClientToken{Name: name, Token: secret})
+	}
 	if *maxSessions < 1 {
 		return fmt.Errorf("--max-sessions must be at least 1, got %d", *maxSessions)
 	}
 	h, err := srv.ListenHTTP(server.HTTPOptions{
-		Addr: *addr, Token: tok, NoAuth: *noAuth, AllowRemote: *allowRemote,
+		Addr: *addr, Token: tok, ClientTokens: named, NoAuth: *noAuth, AllowRemote: *allowRemote,
 		TLSCert: *tlsCert, TLSKey: *tlsKey, SessionTimeout: *sessionTimeout,
 		AllowedHosts: allowHosts, AllowedOrigins: allowOrigins, MaxSessionCalls: *maxSessionCalls,
 		MaxBodyBytes: *maxBodyBytes, ResumeWindow: *resumeWindow, MaxSessions: *maxSessions,
