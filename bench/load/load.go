@@ -281,7 +281,11 @@ func runLoad(ctx context.Context, cfg Config) (*Report, error) {
 		go func() {
 			defer wg.Done()
 			client := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp-load", Version: "1"}, nil)
-			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc}, nil)
+			// Sessions, each with its own state: protocol 2026-07-28 has
+			// none over HTTP, and every client with the one token would
+			// share a single state (README, "HTTP mode").
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc},
+				&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 			if err != nil {
 				fail("session %d: connect: %v", s, err)
 				return
