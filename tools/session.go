@@ -222,9 +222,9 @@ func (s *Session) File(abs string) (FileState, bool) {
 
 // Todo is one item of the session's todo list.
 type Todo struct {
-	Content    string `json:"content"`
-	Status     string `json:"status"`
-	ActiveForm string `json:"activeForm"`
+	Content    string `json:"content" jsonschema:"What is to be done, in the imperative"`
+	Status     string `json:"status" jsonschema:"pending, in_progress or completed"`
+	ActiveForm string `json:"activeForm" jsonschema:"The same in the present continuous, shown while in progress"`
 }
 
 // Todos returns the todo list.

@@ -18,10 +18,10 @@ var editDescription string
 
 // EditInput is Edit's input.
 type EditInput struct {
-	FilePath   string `json:"file_path"`
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll *bool  `json:"replace_all,omitempty"`
+	FilePath   string `json:"file_path" jsonschema:"Path of the file to change (absolute, or relative to the current directory)"`
+	OldString  string `json:"old_string" jsonschema:"The exact text to replace; empty to create a file that does not exist yet"`
+	NewString  string `json:"new_string" jsonschema:"The text to put in its place (must differ from old_string)"`
+	ReplaceAll *bool  `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_string instead of requiring exactly one (default false)"`
 }
 
 // EditOutput is Edit's structured output.
@@ -51,12 +51,6 @@ func Edit() *tools.Tool {
 		Description: editDescription,
 	}, tools.Handler[EditInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"file_path":   "Path of the file to change (absolute, or relative to the current directory)",
-				"old_string":  "The exact text to replace; empty to create a file that does not exist yet",
-				"new_string":  "The text to put in its place (must differ from old_string)",
-				"replace_all": "Replace every occurrence of old_string instead of requiring exactly one (default false)",
-			})
 			tools.Default(s, "replace_all", false)
 		},
 		Validate: func(_ context.Context, in *EditInput, _ *tools.UseContext) error {

@@ -14,7 +14,6 @@ import (
 	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/tools"
@@ -28,8 +27,8 @@ const LSMaxEntries = 1000
 
 // LSInput is LS's input.
 type LSInput struct {
-	Path   string   `json:"path"`
-	Ignore []string `json:"ignore,omitempty"`
+	Path   string   `json:"path" jsonschema:"Directory to list (absolute, or relative to the current directory)"`
+	Ignore []string `json:"ignore,omitempty" jsonschema:"Glob patterns of entries to leave out, matched against each entry's name and its path relative to the listed directory (e.g. \"node_modules\", \"**/*.log\", \"build/\")"`
 }
 
 // LSOutput is LS's structured output.
@@ -54,12 +53,6 @@ func LS() *tools.Tool {
 		ConcurrencySafe: true,
 		Idempotent:      true,
 	}, tools.Handler[LSInput]{
-		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"path":   "Directory to list (absolute, or relative to the current directory)",
-				"ignore": `Glob patterns of entries to leave out, matched against each entry's name and its path relative to the listed directory (e.g. "node_modules", "**/*.log", "build/")`,
-			})
-		},
 		Validate: func(_ context.Context, in *LSInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.Path) == "" {
 				return errors.New("path must not be empty: give the directory to list")

@@ -16,15 +16,15 @@ var multiEditDescription string
 
 // MultiEditInput is MultiEdit's input.
 type MultiEditInput struct {
-	FilePath string          `json:"file_path"`
-	Edits    []MultiEditItem `json:"edits"`
+	FilePath string          `json:"file_path" jsonschema:"Path of the file to change (absolute, or relative to the current directory)"`
+	Edits    []MultiEditItem `json:"edits" jsonschema:"Edits to apply in order, each to the result of the one before; all apply or none does"`
 }
 
 // MultiEditItem is one edit of a MultiEdit.
 type MultiEditItem struct {
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll *bool  `json:"replace_all,omitempty"`
+	OldString  string `json:"old_string" jsonschema:"The exact text to replace"`
+	NewString  string `json:"new_string" jsonschema:"The text to put in its place (must differ from old_string)"`
+	ReplaceAll *bool  `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_string instead of requiring exactly one (default false)"`
 }
 
 // MultiEditOutput is MultiEdit's structured output.
@@ -47,17 +47,8 @@ func MultiEdit() *tools.Tool {
 		Description: multiEditDescription,
 	}, tools.Handler[MultiEditInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"file_path": "Path of the file to change (absolute, or relative to the current directory)",
-				"edits":     "Edits to apply in order, each to the result of the one before; all apply or none does",
-			})
 			edits := tools.Prop(s, "edits")
 			edits.MinItems = tools.Ptr(1)
-			tools.Describe(edits.Items, map[string]string{
-				"old_string":  "The exact text to replace",
-				"new_string":  "The text to put in its place (must differ from old_string)",
-				"replace_all": "Replace every occurrence of old_string instead of requiring exactly one (default false)",
-			})
 			tools.Default(edits.Items, "replace_all", false)
 		},
 		Validate: func(_ context.Context, in *MultiEditInput, _ *tools.UseContext) error {

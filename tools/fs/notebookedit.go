@@ -21,11 +21,11 @@ var notebookEditDescription string
 
 // NotebookEditInput is NotebookEdit's input.
 type NotebookEditInput struct {
-	NotebookPath string  `json:"notebook_path"`
-	CellID       *string `json:"cell_id,omitempty"`
-	NewSource    string  `json:"new_source"`
-	CellType     *string `json:"cell_type,omitempty"`
-	EditMode     *string `json:"edit_mode,omitempty"`
+	NotebookPath string  `json:"notebook_path" jsonschema:"Path of the Jupyter notebook (.ipynb) to change (absolute, or relative to the current directory)"`
+	CellID       *string `json:"cell_id,omitempty" jsonschema:"Id of the cell to replace or delete, or to insert after; omit it to insert at the top. Read shows each cell's id (cell-N, the position from 0, for notebooks without ids)"`
+	NewSource    string  `json:"new_source" jsonschema:"The new source of the cell (ignored when deleting)"`
+	CellType     *string `json:"cell_type,omitempty" jsonschema:"Type of the cell: code or markdown. Required when inserting; when replacing, defaults to the cell's current type"`
+	EditMode     *string `json:"edit_mode,omitempty" jsonschema:"replace (default), insert or delete"`
 }
 
 // NotebookEditOutput is NotebookEdit's structured output.
@@ -54,13 +54,6 @@ func NotebookEdit() *tools.Tool {
 		Description: notebookEditDescription,
 	}, tools.Handler[NotebookEditInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"notebook_path": "Path of the Jupyter notebook (.ipynb) to change (absolute, or relative to the current directory)",
-				"cell_id":       "Id of the cell to replace or delete, or to insert after; omit it to insert at the top. Read shows each cell's id (cell-N, the position from 0, for notebooks without ids)",
-				"new_source":    "The new source of the cell (ignored when deleting)",
-				"cell_type":     "Type of the cell: code or markdown. Required when inserting; when replacing, defaults to the cell's current type",
-				"edit_mode":     "replace (default), insert or delete",
-			})
 			tools.Prop(s, "cell_type").Enum = []any{"code", "markdown"}
 			tools.Prop(s, "edit_mode").Enum = []any{editReplace, editInsert, editDelete}
 			tools.Default(s, "edit_mode", editReplace)

@@ -43,10 +43,10 @@ const (
 
 // ReadInput is Read's input.
 type ReadInput struct {
-	FilePath string `json:"file_path"`
-	Offset   *int   `json:"offset,omitempty"`
-	Limit    *int   `json:"limit,omitempty"`
-	Pages    string `json:"pages,omitempty"`
+	FilePath string `json:"file_path" jsonschema:"Path of the file to read (absolute, or relative to the current directory)"`
+	Offset   *int   `json:"offset,omitempty" jsonschema:"1-based line number to start reading at; only needed for files too large to read at once"`
+	Limit    *int   `json:"limit,omitempty" jsonschema:"Number of lines to read; only needed for files too large to read at once"`
+	Pages    string `json:"pages,omitempty" jsonschema:"Page range of a PDF to read, e.g. \"1-5\" or \"3\"; at most 20 pages per call"`
 }
 
 // ReadOutput is Read's structured output.
@@ -85,12 +85,6 @@ func Read() *tools.Tool {
 		Idempotent:         true,
 	}, tools.Handler[ReadInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"file_path": "Path of the file to read (absolute, or relative to the current directory)",
-				"offset":    "1-based line number to start reading at; only needed for files too large to read at once",
-				"limit":     "Number of lines to read; only needed for files too large to read at once",
-				"pages":     `Page range of a PDF to read, e.g. "1-5" or "3"; at most 20 pages per call`,
-			})
 			tools.Prop(s, "offset").Minimum = tools.Ptr(0.0)
 			tools.Prop(s, "limit").ExclusiveMinimum = tools.Ptr(0.0)
 			tools.Default(s, "offset", 1)

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -18,8 +16,8 @@ var writeDescription string
 
 // WriteInput is Write's input.
 type WriteInput struct {
-	FilePath string `json:"file_path"`
-	Content  string `json:"content"`
+	FilePath string `json:"file_path" jsonschema:"Path of the file to write (absolute, or relative to the current directory)"`
+	Content  string `json:"content" jsonschema:"The complete content the file will hold"`
 }
 
 // WriteOutput is Write's structured output.
@@ -43,12 +41,6 @@ func Write() *tools.Tool {
 		Name:        "Write",
 		Description: writeDescription,
 	}, tools.Handler[WriteInput]{
-		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"file_path": "Path of the file to write (absolute, or relative to the current directory)",
-				"content":   "The complete content the file will hold",
-			})
-		},
 		Validate: func(_ context.Context, in *WriteInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.FilePath) == "" {
 				return errors.New("file_path must not be empty: give the path of the file to write")

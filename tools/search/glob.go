@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -33,8 +32,8 @@ const (
 
 // GlobInput is Glob's input.
 type GlobInput struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path,omitempty"`
+	Pattern string `json:"pattern" jsonschema:"Glob pattern to match file paths against, e.g. \"**/*.go\", \"src/**/*.{ts,tsx}\", \"*.md\" (no slash: any depth)"`
+	Path    string `json:"path,omitempty" jsonschema:"Directory to search in (absolute, or relative to the current directory); leave it out to search the current directory"`
 }
 
 // GlobOutput is Glob's structured output.
@@ -56,12 +55,6 @@ func Glob() *tools.Tool {
 		ConcurrencySafe:    true,
 		Idempotent:         true,
 	}, tools.Handler[GlobInput]{
-		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"pattern": `Glob pattern to match file paths against, e.g. "**/*.go", "src/**/*.{ts,tsx}", "*.md" (no slash: any depth)`,
-				"path":    "Directory to search in (absolute, or relative to the current directory); leave it out to search the current directory",
-			})
-		},
 		Validate: func(_ context.Context, in *GlobInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.Pattern) == "" {
 				return errors.New(`pattern must not be empty: give a glob such as "**/*.go"`)

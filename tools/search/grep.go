@@ -34,21 +34,21 @@ const (
 
 // GrepInput is Grep's input.
 type GrepInput struct {
-	Pattern         string `json:"pattern"`
-	Path            string `json:"path,omitempty"`
-	Glob            string `json:"glob,omitempty"`
-	Type            string `json:"type,omitempty"`
-	OutputMode      string `json:"output_mode,omitempty"`
-	CaseInsensitive bool   `json:"-i,omitempty"`
-	LineNumbers     *bool  `json:"-n,omitempty"`
-	OnlyMatching    bool   `json:"-o,omitempty"`
-	After           *int   `json:"-A,omitempty"`
-	Before          *int   `json:"-B,omitempty"`
-	ContextC        *int   `json:"-C,omitempty"`
-	Context         *int   `json:"context,omitempty"`
-	Multiline       bool   `json:"multiline,omitempty"`
-	HeadLimit       *int   `json:"head_limit,omitempty"`
-	Offset          *int   `json:"offset,omitempty"`
+	Pattern         string `json:"pattern" jsonschema:"Regular expression to search file contents for (Go RE2 syntax, as in ripgrep)"`
+	Path            string `json:"path,omitempty" jsonschema:"File or directory to search (absolute, or relative to the current directory); default the current directory"`
+	Glob            string `json:"glob,omitempty" jsonschema:"Only search files matching these glob patterns, e.g. \"*.js\", \"*.{ts,tsx}\", \"!*_test.go\"; several may be separated by spaces or commas"`
+	Type            string `json:"type,omitempty" jsonschema:"Only search files of this type, e.g. go, py, js, ts, rust, java, c, cpp, md, json, yaml, sh, html, css"`
+	OutputMode      string `json:"output_mode,omitempty" jsonschema:"\"files_with_matches\" (default) lists matching files, newest first; \"content\" shows matching lines; \"count\" shows match counts per file"`
+	CaseInsensitive bool   `json:"-i,omitempty" jsonschema:"Case-insensitive search"`
+	LineNumbers     *bool  `json:"-n,omitempty" jsonschema:"Show line numbers (content mode); default true"`
+	OnlyMatching    bool   `json:"-o,omitempty" jsonschema:"Show only the matched parts of lines (content mode)"`
+	After           *int   `json:"-A,omitempty" jsonschema:"Lines to show after each match (content mode)"`
+	Before          *int   `json:"-B,omitempty" jsonschema:"Lines to show before each match (content mode)"`
+	ContextC        *int   `json:"-C,omitempty" jsonschema:"Lines to show before and after each match (content mode)"`
+	Context         *int   `json:"context,omitempty" jsonschema:"Lines to show before and after each match (content mode); same as -C"`
+	Multiline       bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines: . matches newlines"`
+	HeadLimit       *int   `json:"head_limit,omitempty" jsonschema:"Show at most this many output lines, files or count lines; default 250, 0 for no limit"`
+	Offset          *int   `json:"offset,omitempty" jsonschema:"Skip this many output lines, files or count lines first, to page through results; default 0"`
 }
 
 // Grep returns the Grep tool.
@@ -62,23 +62,6 @@ func Grep() *tools.Tool {
 		Idempotent:         true,
 	}, tools.Handler[GrepInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"pattern":     "Regular expression to search file contents for (Go RE2 syntax, as in ripgrep)",
-				"path":        "File or directory to search (absolute, or relative to the current directory); default the current directory",
-				"glob":        `Only search files matching these glob patterns, e.g. "*.js", "*.{ts,tsx}", "!*_test.go"; several may be separated by spaces or commas`,
-				"type":        "Only search files of this type, e.g. go, py, js, ts, rust, java, c, cpp, md, json, yaml, sh, html, css",
-				"output_mode": `"files_with_matches" (default) lists matching files, newest first; "content" shows matching lines; "count" shows match counts per file`,
-				"-i":          "Case-insensitive search",
-				"-n":          "Show line numbers (content mode); default true",
-				"-o":          "Show only the matched parts of lines (content mode)",
-				"-A":          "Lines to show after each match (content mode)",
-				"-B":          "Lines to show before each match (content mode)",
-				"-C":          "Lines to show before and after each match (content mode)",
-				"context":     "Lines to show before and after each match (content mode); same as -C",
-				"multiline":   "Let the pattern span lines: . matches newlines",
-				"head_limit":  "Show at most this many output lines, files or count lines; default 250, 0 for no limit",
-				"offset":      "Skip this many output lines, files or count lines first, to page through results; default 0",
-			})
 			tools.Prop(s, "output_mode").Enum = []any{"content", "files_with_matches", "count"}
 			tools.Default(s, "output_mode", "files_with_matches")
 			tools.Default(s, "-n", true)

@@ -97,10 +97,10 @@ func (o Options) backgroundDisabled() bool {
 
 // BashInput is Bash's input.
 type BashInput struct {
-	Command         string   `json:"command"`
+	Command         string   `json:"command" jsonschema:"The bash command line to run"`
 	Timeout         *float64 `json:"timeout,omitempty"`
-	Description     string   `json:"description,omitempty"`
-	RunInBackground bool     `json:"run_in_background,omitempty"`
+	Description     string   `json:"description,omitempty" jsonschema:"A short description of what the command does, in 5-10 words"`
+	RunInBackground bool     `json:"run_in_background,omitempty" jsonschema:"Run the command as a background task and return its id at once; read its output with TaskOutput"`
 }
 
 // CommandLine is the line the call runs (tools.CommandInput).
@@ -145,11 +145,10 @@ func Bash(opts Options) *tools.Tool {
 		AbortsSiblingsOnError: true,
 	}, tools.Handler[BashInput]{
 		Schema: func(s *jsonschema.Schema) {
+			// The other descriptions are in the input's tags; this one
+			// quotes a constant.
 			tools.Describe(s, map[string]string{
-				"command":           "The bash command line to run",
-				"timeout":           fmt.Sprintf("Timeout in milliseconds (at most %d); when it passes the command moves to the background", BashMaxTimeoutMS),
-				"description":       "A short description of what the command does, in 5-10 words",
-				"run_in_background": "Run the command as a background task and return its id at once; read its output with TaskOutput",
+				"timeout": fmt.Sprintf("Timeout in milliseconds (at most %d); when it passes the command moves to the background", BashMaxTimeoutMS),
 			})
 			tools.Prop(s, "command").MinLength = tools.Ptr(1)
 			tools.Prop(s, "timeout").Minimum = tools.Ptr(1.0)

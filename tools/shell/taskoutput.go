@@ -36,10 +36,10 @@ const (
 
 // TaskOutputInput is TaskOutput's input.
 type TaskOutputInput struct {
-	TaskID  string   `json:"task_id"`
-	Block   *bool    `json:"block,omitempty"`
+	TaskID  string   `json:"task_id" jsonschema:"The id of the background task (given by Bash when it started or moved the command to the background)"`
+	Block   *bool    `json:"block,omitempty" jsonschema:"Wait for the task to finish (up to timeout) before answering"`
 	Timeout *float64 `json:"timeout,omitempty"`
-	Filter  string   `json:"filter,omitempty"`
+	Filter  string   `json:"filter,omitempty" jsonschema:"A regular expression (RE2 syntax); only output lines matching it are returned"`
 }
 
 // TaskOutputOutput is TaskOutput's structured output.
@@ -81,11 +81,10 @@ func TaskOutput() *tools.Tool {
 		ConcurrencySafe: true,
 	}, tools.Handler[TaskOutputInput]{
 		Schema: func(s *jsonschema.Schema) {
+			// The other descriptions are in the input's tags; this one
+			// quotes a constant.
 			tools.Describe(s, map[string]string{
-				"task_id": "The id of the background task (given by Bash when it started or moved the command to the background)",
-				"block":   "Wait for the task to finish (up to timeout) before answering",
 				"timeout": fmt.Sprintf("How long to wait when blocking, in milliseconds (at most %d)", BashMaxTimeoutMS),
-				"filter":  "A regular expression (RE2 syntax); only output lines matching it are returned",
 			})
 			tools.Prop(s, "task_id").MinLength = tools.Ptr(1)
 			tools.Prop(s, "timeout").Minimum = tools.Ptr(1.0)

@@ -18,8 +18,8 @@ var taskStopDescription string
 // TaskStopInput is TaskStop's input. ShellID is the deprecated name of
 // TaskID; one of them is required.
 type TaskStopInput struct {
-	TaskID  string `json:"task_id,omitempty"`
-	ShellID string `json:"shell_id,omitempty"`
+	TaskID  string `json:"task_id,omitempty" jsonschema:"The id of the background task to stop"`
+	ShellID string `json:"shell_id,omitempty" jsonschema:"Deprecated: use task_id"`
 }
 
 // id returns the task id given under either name.
@@ -55,10 +55,6 @@ func TaskStop() *tools.Tool {
 		Idempotent:  true,
 	}, tools.Handler[TaskStopInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"task_id":  "The id of the background task to stop",
-				"shell_id": "Deprecated: use task_id",
-			})
 			tools.Prop(s, "shell_id").Deprecated = true
 		},
 		Validate: func(_ context.Context, in *TaskStopInput, _ *tools.UseContext) error {

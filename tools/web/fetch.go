@@ -60,9 +60,9 @@ type FetchOptions struct {
 
 // WebFetchInput is WebFetch's input.
 type WebFetchInput struct {
-	URL    string `json:"url"`
-	Prompt string `json:"prompt"`
-	Offset *int   `json:"offset,omitempty"`
+	URL    string `json:"url" jsonschema:"The absolute http or https URL to fetch"`
+	Prompt string `json:"prompt" jsonschema:"What to find out from the page's content"`
+	Offset *int   `json:"offset,omitempty" jsonschema:"Character offset in the page's Markdown to start at, to read past where an earlier call stopped (default 0)"`
 }
 
 // FetchURL is the address the call fetches (tools.URLInput).
@@ -126,11 +126,6 @@ func WebFetch(opts FetchOptions) *tools.Tool {
 		Idempotent:         true,
 	}, tools.Handler[WebFetchInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"url":    "The absolute http or https URL to fetch",
-				"prompt": "What to find out from the page's content",
-				"offset": "Character offset in the page's Markdown to start at, to read past where an earlier call stopped (default 0)",
-			})
 			tools.Prop(s, "url").Format = "uri"
 			tools.Prop(s, "offset").Minimum = tools.Ptr(0.0)
 		},

@@ -52,9 +52,9 @@ type SearchOptions struct {
 
 // WebSearchInput is WebSearch's input.
 type WebSearchInput struct {
-	Query          string   `json:"query"`
-	AllowedDomains []string `json:"allowed_domains,omitempty"`
-	BlockedDomains []string `json:"blocked_domains,omitempty"`
+	Query          string   `json:"query" jsonschema:"The search query"`
+	AllowedDomains []string `json:"allowed_domains,omitempty" jsonschema:"Only return results from these domains (and their subdomains)"`
+	BlockedDomains []string `json:"blocked_domains,omitempty" jsonschema:"Never return results from these domains (and their subdomains)"`
 }
 
 // SearchResult is one search hit.
@@ -106,11 +106,6 @@ func WebSearch(opts SearchOptions) *tools.Tool {
 		Disabled:        backend == nil,
 	}, tools.Handler[WebSearchInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"query":           "The search query",
-				"allowed_domains": "Only return results from these domains (and their subdomains)",
-				"blocked_domains": "Never return results from these domains (and their subdomains)",
-			})
 			tools.Prop(s, "query").MinLength = tools.Ptr(2)
 		},
 		Validate: func(_ context.Context, in *WebSearchInput, _ *tools.UseContext) error {

@@ -63,9 +63,9 @@ func subAgentType(name string) (SubAgentType, bool) {
 
 // AgentInput is the Agent tool's input.
 type AgentInput struct {
-	Description  string `json:"description"`
-	Prompt       string `json:"prompt"`
-	SubagentType string `json:"subagent_type,omitempty"`
+	Description  string `json:"description" jsonschema:"A short (3 to 5 word) title of the task"`
+	Prompt       string `json:"prompt" jsonschema:"The task for the sub-agent, with everything it needs to know: it sees nothing of this conversation"`
+	SubagentType string `json:"subagent_type,omitempty" jsonschema:"The kind of sub-agent: general-purpose (default; all tools), Explore (read-only; finds things in the code base) or Plan (read-only; designs an implementation plan)"`
 }
 
 func (in *AgentInput) kind() SubAgentType {
@@ -112,11 +112,6 @@ func Agent(opts AgentOptions) *tools.Tool {
 		ActsOnConversation: true,
 	}, tools.Handler[AgentInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"description":   "A short (3 to 5 word) title of the task",
-				"prompt":        "The task for the sub-agent, with everything it needs to know: it sees nothing of this conversation",
-				"subagent_type": "The kind of sub-agent: general-purpose (default; all tools), Explore (read-only; finds things in the code base) or Plan (read-only; designs an implementation plan)",
-			})
 			tools.Prop(s, "description").MinLength = tools.Ptr(1)
 			tools.Prop(s, "prompt").MinLength = tools.Ptr(1)
 			st := tools.Prop(s, "subagent_type")

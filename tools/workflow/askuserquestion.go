@@ -26,21 +26,21 @@ const (
 
 // AskUserQuestionInput is AskUserQuestion's input.
 type AskUserQuestionInput struct {
-	Questions []Question `json:"questions"`
+	Questions []Question `json:"questions" jsonschema:"The questions to ask (1 to 4)"`
 }
 
 // Question is one multiple-choice question.
 type Question struct {
-	Question    string           `json:"question"`
-	Header      string           `json:"header"`
-	Options     []QuestionOption `json:"options"`
-	MultiSelect bool             `json:"multiSelect,omitempty"`
+	Question    string           `json:"question" jsonschema:"The full question, ending with a question mark"`
+	Header      string           `json:"header" jsonschema:"A very short label for the question (at most 12 characters), e.g. \"Auth method\""`
+	Options     []QuestionOption `json:"options" jsonschema:"The choices (2 to 4); the user can always type another answer instead"`
+	MultiSelect bool             `json:"multiSelect,omitempty" jsonschema:"Whether the user may pick several choices (default false)"`
 }
 
 // QuestionOption is one choice of a Question.
 type QuestionOption struct {
-	Label       string `json:"label"`
-	Description string `json:"description"`
+	Label       string `json:"label" jsonschema:"The choice as shown (1 to 5 words)"`
+	Description string `json:"description" jsonschema:"What choosing it means or implies"`
 }
 
 // AskUserQuestionOutput is AskUserQuestion's structured output.
@@ -63,25 +63,14 @@ func AskUserQuestion() *tools.Tool {
 	}, tools.Handler[AskUserQuestionInput]{
 		Schema: func(s *jsonschema.Schema) {
 			qs := tools.Prop(s, "questions")
-			qs.Description = "The questions to ask (1 to 4)"
 			qs.MinItems, qs.MaxItems = tools.Ptr(1), tools.Ptr(askMaxQuestions)
 			q := qs.Items
-			tools.Describe(q, map[string]string{
-				"question":    "The full question, ending with a question mark",
-				"header":      "A very short label for the question (at most 12 characters), e.g. \"Auth method\"",
-				"options":     "The choices (2 to 4); the user can always type another answer instead",
-				"multiSelect": "Whether the user may pick several choices (default false)",
-			})
 			tools.Prop(q, "question").MinLength = tools.Ptr(1)
 			h := tools.Prop(q, "header")
 			h.MinLength, h.MaxLength = tools.Ptr(1), tools.Ptr(askMaxHeader)
 			tools.Default(q, "multiSelect", false)
 			opts := tools.Prop(q, "options")
 			opts.MinItems, opts.MaxItems = tools.Ptr(askMinOptions), tools.Ptr(askMaxOptions)
-			tools.Describe(opts.Items, map[string]string{
-				"label":       "The choice as shown (1 to 5 words)",
-				"description": "What choosing it means or implies",
-			})
 			tools.Prop(opts.Items, "label").MinLength = tools.Ptr(1)
 		},
 		Validate: func(_ context.Context, in *AskUserQuestionInput, _ *tools.UseContext) error {

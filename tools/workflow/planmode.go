@@ -90,7 +90,7 @@ func EnterPlanMode() *tools.Tool {
 
 // ExitPlanModeInput is ExitPlanMode's input.
 type ExitPlanModeInput struct {
-	Plan string `json:"plan"`
+	Plan string `json:"plan" jsonschema:"The plan for the user to approve, in Markdown: the steps, the files involved, how the result will be checked"`
 }
 
 // ExitPlanMode returns the ExitPlanMode tool: it puts the plan to the user
@@ -106,9 +106,6 @@ func ExitPlanMode() *tools.Tool {
 		ActsOnConversation: true,
 	}, tools.Handler[ExitPlanModeInput]{
 		Schema: func(s *jsonschema.Schema) {
-			tools.Describe(s, map[string]string{
-				"plan": "The plan for the user to approve, in Markdown: the steps, the files involved, how the result will be checked",
-			})
 			tools.Prop(s, "plan").MinLength = tools.Ptr(1)
 		},
 		Validate: func(_ context.Context, in *ExitPlanModeInput, _ *tools.UseContext) error {

@@ -16,7 +16,7 @@ var todoWriteDescription string
 
 // TodoWriteInput is TodoWrite's input.
 type TodoWriteInput struct {
-	Todos []tools.Todo `json:"todos"`
+	Todos []tools.Todo `json:"todos" jsonschema:"The complete, updated todo list"`
 }
 
 // TodoWriteOutput is TodoWrite's structured output: the list before and after.
@@ -39,13 +39,7 @@ func TodoWrite() *tools.Tool {
 	}, tools.Handler[TodoWriteInput]{
 		Schema: func(s *jsonschema.Schema) {
 			todos := tools.Prop(s, "todos")
-			todos.Description = "The complete, updated todo list"
 			item := todos.Items
-			tools.Describe(item, map[string]string{
-				"content":    "What is to be done, in the imperative",
-				"activeForm": "The same in the present continuous, shown while in progress",
-				"status":     "pending, in_progress or completed",
-			})
 			tools.Prop(item, "content").MinLength = tools.Ptr(1)
 			tools.Prop(item, "activeForm").MinLength = tools.Ptr(1)
 			st := tools.Prop(item, "status")
