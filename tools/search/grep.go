@@ -186,7 +186,9 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 		// A single file is searched whatever the globs, type and ignore
 		// files say, and its lines are printed without its name.
 		res := &fileResult{abs: root, display: s.Display(root)}
-		newSearcher(plan.m, plan.opt, &pr.pageFull).search(rawFromOS(top), res)
+		sr := newSearcher(plan.m, plan.opt, &pr.pageFull)
+		sr.search(rawFromOS(top), res)
+		sr.release()
 		if res.err != nil {
 			return nil, fmt.Errorf("cannot search %s: %w", root, res.err)
 		}
@@ -257,6 +259,7 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 			// searched by workers that do not hold mu.
 			order <- c
 		} else {
+			c.recycle()
 			c = nil
 		}
 		if ended {
@@ -271,6 +274,7 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		go func() {
 			defer wg.Done()
 			sr := newSearcher(plan.m, plan.opt, &pr.pageFull)
+			defer sr.release()
 			for c := take(); c != nil; c = take() {
 				for i := range c.results {
 					r := &c.results[i]
@@ -299,6 +303,7 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		for i := range c.results {
 			pr.add(&c.results[i])
 		}
+		c.recycle()
 	}
 	wg.Wait()
 	it.stop()
@@ -318,6 +323,21 @@ type chunk struct {
 	done    chan struct{} // closed when every result is filled in
 }
 
+// chunks holds chunks the merger is done with, for the next ones: a
+// chunk's results are the search's largest allocation per file.
+var chunks = sync.Pool{New: func() any { return &chunk{results: make([]fileResult, 0, chunkFiles)} }}
+
 func newChunk() *chunk {
-	return &chunk{results: make([]fileResult, 0, chunkFiles), done: make(chan struct{})}
+	c := chunks.Get().(*chunk)
+	c.done = make(chan struct{})
+	return c
+}
+
+// recycle returns c, merged, to the pool; nothing may refer to it or its
+// results after.
+func (c *chunk) recycle() {
+	clear(c.results)
+	c.results = c.results[:0]
+	c.done = nil
+	chunks.Put(c)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp/syntax"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -90,8 +91,17 @@ type searcher struct {
 	countLine int   // line number at countOff
 }
 
+// readBufs holds read buffers (*[]byte) between searches: a search's
+// workers each need one, and allocating them afresh made every search of
+// a small tree on many cores allocate (and fault in) a quarter megabyte a
+// worker, more where a long line had grown one.
+var readBufs = sync.Pool{New: func() any {
+	b := make([]byte, readBufferSize)
+	return &b
+}}
+
 func newSearcher(m *matcher, opt searchOptions, pageFull *atomic.Bool) *searcher {
-	s := &searcher{m: m, opt: opt, pageFull: pageFull, buf: make([]byte, readBufferSize)}
+	s := &searcher{m: m, opt: opt, pageFull: pageFull, buf: *readBufs.Get().(*[]byte)}
 	if m.pf != nil {
 		s.sc = m.pf.newScan(nil)
 		s.lineSc = m.pf.newScan(nil)
@@ -103,6 +113,16 @@ func newSearcher(m *matcher, opt searchOptions, pageFull *atomic.Bool) *searcher
 		s.rdfa = newReverseDFA(m.rprog)
 	}
 	return s
+}
+
+// release hands the searcher's read buffer back for another search; the
+// searcher must not be used after.
+func (s *searcher) release() {
+	b := s.buf
+	s.buf = nil
+	if len(b) <= keepBufferMax {
+		readBufs.Put(&b)
+	}
 }
 
 // searchFile searches the file at abs, filling res.
