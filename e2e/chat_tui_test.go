@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,6 +57,11 @@ func startTUI(t *testing.T, c *chatRun, format string, srv *testmodel.Server, ex
 	})
 	// Keys typed from now on reach the editor (and wait there for the
 	// prompt, if need be).
+	if slices.Contains(extra, "--fullscreen") {
+		// The alternate screen is drawn cell by cell: read it as shown.
+		u.waitDisplay("Type /help for commands.")
+		return u
+	}
 	u.wait("Type /help for commands.")
 	return u
 }
@@ -75,6 +81,18 @@ func (u *tui) waitDisplay(want string) {
 	for !strings.Contains(u.disp.String(), want) {
 		if time.Now().After(deadline) {
 			u.t.Fatalf("the display never showed %q:\n%s", want, u.disp.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitDisplayGone waits until the display no longer shows gone.
+func (u *tui) waitDisplayGone(gone string) {
+	u.t.Helper()
+	deadline := time.Now().Add(ptyWait)
+	for strings.Contains(u.disp.String(), gone) {
+		if time.Now().After(deadline) {
+			u.t.Fatalf("the display still shows %q:\n%s", gone, u.disp.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -467,11 +485,15 @@ func TestChatTUI_permission_prompt_with_diff_and_instead(t *testing.T) {
 }
 
 func TestChat_plain_lines_with_no_color_on_a_terminal(t *testing.T) {
-	for _, env := range []string{"NO_COLOR=1", "TERM=dumb"} {
+	for _, env := range []string{"NO_COLOR=1", "TERM=dumb", "NO_COLOR=1 --fullscreen", "TERM=dumb --fullscreen"} {
 		t.Run(env, func(t *testing.T) {
 			c := newChatRun(t)
 			srv := testmodel.NewServer(t, testmodel.Say("# Plain\n\nanswer"))
 			e, args := modelFlags("anthropic", srv)
+			env, flag, _ := strings.Cut(env, " ")
+			if flag != "" {
+				args = append(args, flag)
+			}
 			cmd := exec.Command(binary, append([]string{"chat"}, args...)...)
 			cmd.Dir = c.dir
 			cmd.Env = append(append(append([]string{}, c.env...), e...), "TERM=xterm-256color", env)
@@ -490,7 +512,7 @@ func TestChat_plain_lines_with_no_color_on_a_terminal(t *testing.T) {
 			if err := cmd.Wait(); err != nil {
 				t.Errorf("exit: %v\n%s", err, scr.String())
 			}
-			if raw := scr.Raw(); strings.Contains(raw, "\x1b[?2004h") || strings.Contains(raw, "Working…") {
+			if raw := scr.Raw(); strings.Contains(raw, "\x1b[?2004h") || strings.Contains(raw, "Working…") || strings.Contains(raw, "\x1b[?1049h") {
 				t.Errorf("the full terminal UI ran:\n%q", raw)
 			}
 		})
@@ -512,10 +534,102 @@ func TestChatTUI_long_output_cut_then_expanded(t *testing.T) {
 	if strings.Contains(u.scr.String(), "row-30") {
 		t.Fatalf("the middle of a successful command's output was shown before expanding:\n%s", u.scr.String())
 	}
-	u.keys("\x0f") // Ctrl-O
-	u.wait("expanded")
-	u.wait("row-30")
+	u.keys("\x0f") // Ctrl-O: the transcript, every output expanded
+	u.waitDisplay("every output expanded")
+	u.keys("\x1b[H") // Home
+	u.waitDisplay("row-30")
+	u.keys("\x0f") // back
+	u.waitDisplayGone("every output expanded")
 	u.exit()
+}
+
+// Ctrl-O shows every earlier output cut short, not only the last: the
+// transcript covers the inline screen with all of them expanded and
+// scrolls; Ctrl-O again brings the screen back, and what was printed
+// while the transcript was open reaches the scrollback after it.
+func TestChatTUI_ctrl_o_shows_every_earlier_output(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "b1", Name: "Bash", Input: `{"command":"seq 1 60 | sed 's/^/first-/'"}`}),
+		testmodel.Call(testmodel.ToolCall{ID: "b2", Name: "Bash", Input: `{"command":"seq 1 60 | sed 's/^/second-/'"}`}),
+		testmodel.Say("Both counted."))
+	u := startTUI(t, c, "anthropic", srv, "--allowed-tools", "Bash")
+	u.keys("count twice\r")
+	u.wait("Both counted.")
+	u.wait("tokens:")
+	if s := u.scr.String(); strings.Contains(s, "first-30") || strings.Contains(s, "second-30") {
+		t.Fatalf("an output's middle was shown before Ctrl-O:\n%s", s)
+	}
+	u.keys("\x0f")
+	u.waitDisplay("every output expanded")
+	u.waitDisplay("second-59") // it opens at the bottom
+	u.keys("\x1b[H")           // Home: the first call's output, whole
+	u.waitDisplay("first-30")
+	for range 2 {
+		u.keys("\x1b[6~") // PgDn
+	}
+	u.waitDisplay("second-20")
+	u.keys("\x1b") // Esc goes back
+	u.waitDisplayGone("every output expanded")
+	u.waitDisplay("Both counted.")
+	// A turn that ends while the transcript is open: its reply shows in
+	// the transcript, and reaches the screen once it closes.
+	srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: "Working on it."},
+		{Wait: onDisplay(u.disp, "every output expanded")}, {Text: " Arrived meanwhile."}}})
+	u.keys("again\r")
+	u.waitDisplay("Working on it.")
+	u.keys("\x0f")
+	u.waitDisplay("every output expanded")
+	u.waitDisplay("Arrived meanwhile.")
+	u.keys("\x0f")
+	u.waitDisplayGone("every output expanded")
+	u.waitDisplay("Arrived meanwhile.")
+	u.waitDisplay("tokens: 0 in, 0 out · 1 model call(s)")
+	u.exit()
+}
+
+// --fullscreen: the session in the alternate screen, the conversation in
+// a view above the input that scrolls (PgUp/PgDn), Ctrl-O expanding and
+// collapsing every cut output in place.
+func TestChatTUI_fullscreen(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "b1", Name: "Bash", Input: `{"command":"seq 1 200 | sed 's/^/row-/'"}`}),
+		testmodel.Say("## Counted\n\nTwo hundred rows."))
+	u := startTUI(t, c, "anthropic", srv, "--fullscreen", "--allowed-tools", "Bash")
+	if !strings.Contains(u.scr.Raw(), "\x1b[?1049h") {
+		t.Fatalf("no alternate screen:\n%q", u.scr.Raw())
+	}
+	u.keys("count\r")
+	u.waitDisplay("Two hundred rows.")
+	u.waitDisplay("tokens:")
+	u.waitDisplay("more line(s)")
+	if d := u.disp.String(); strings.Contains(d, "row-100") || !strings.Contains(d, "row-200") || !strings.Contains(d, "> ") {
+		t.Fatalf("the cut output, the reply and the input are not all on screen:\n%s", d)
+	}
+	u.keys("\x0f") // Ctrl-O: expanded in place
+	u.waitDisplay("row-190")
+	for range 2 {
+		u.keys("\x1b[5~") // PgUp, a screen each
+	}
+	u.waitDisplay("row-110")
+	u.keys("\x0f") // collapsed again
+	u.waitDisplay("more line(s)")
+	if d := u.disp.String(); strings.Contains(d, "row-100") {
+		t.Fatalf("Ctrl-O did not collapse the output:\n%s", d)
+	}
+	srv.Push(testmodel.Say("Next answer."))
+	u.keys("next\r")
+	u.waitDisplay("Next answer.")
+	u.exit()
+	// The terminal gets its own screen back.
+	deadline := time.Now().Add(ptyWait)
+	for !strings.Contains(u.scr.Raw(), "\x1b[?1049l") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the alternate screen was not left at the end:\n%q", u.scr.Raw()[max(0, len(u.scr.Raw())-400):])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestChatTUI_spinner_counts_the_tokens_the_provider_reports(t *testing.T) {

@@ -71,6 +71,7 @@ type chatFlags struct {
 	pickResume    bool
 	think         bool
 	appendSystem  string
+	fullscreen    bool
 }
 
 func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -82,8 +83,11 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			"PROVIDER/NAME with --base-url. Upstream MCP servers come from the project's .mcp.json,\n"+
 			"~/.config/agent-mcp/mcp.json and --mcp-config.\n\n"+
 			"In a terminal: Enter sends, Ctrl-J/Alt-Enter or a trailing \\ adds a line, ↑/↓ history, Tab completes\n"+
-			"@path, Ctrl-O expands the last output, Esc/Ctrl-C cancels the turn; /help lists the commands (/model,\n"+
-			"/compact, /cost, ...). Plain lines when stdout is not a terminal, TERM=dumb or NO_COLOR is set.\n\n"+
+			"@path, Esc/Ctrl-C cancels the turn; /help lists the commands (/model, /compact, /cost, ...). Ctrl-O\n"+
+			"shows every output cut short: inline, the transcript covers the screen with all of them expanded\n"+
+			"(↑/↓ PgUp/PgDn Home/End scroll, Ctrl-O or Esc goes back); with --fullscreen, where the conversation\n"+
+			"scrolls above the input (PgUp/PgDn, mouse wheel), it expands and collapses them all in place. Plain\n"+
+			"lines when stdout is not a terminal, TERM=dumb or NO_COLOR is set (--fullscreen then does nothing).\n\n"+
 			"Exit codes: 0 done, 1 error, 2 usage, 3 max turns reached, 130 interrupted, 143 terminated.", stdout, stderr)
 	var f chatFlags
 	f.w.add(fs.FlagSet)
@@ -105,6 +109,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.resume, "resume", "", "resume the conversation with this id (without one: pick from this directory's)")
 	fs.BoolVar(&f.think, "think", false, "thinking on: Anthropic's extended thinking, a reasoning effort for OpenAI-compatible models (/think toggles it; shown dimmed)")
 	fs.StringVar(&f.appendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
+	fs.BoolVar(&f.fullscreen, "fullscreen", false, "in a terminal, draw the session in the alternate screen: the conversation scrolls (PgUp/PgDn, wheel) above the input")
 	// --resume without an id (last, or before another flag) opens a picker.
 	args = append([]string(nil), args...)
 	for i, a := range args {
@@ -432,7 +437,7 @@ func newChatUI(stdout io.Writer, f *chatFlags) *term.UI {
 	if abs, err := filepath.Abs(cwd); err == nil {
 		cwd = abs
 	}
-	opts := term.FullOptions{Cwd: func() string { return cwd }}
+	opts := term.FullOptions{Cwd: func() string { return cwd }, FullScreen: f.fullscreen}
 	if dir, err := agent.DefaultStateDir(); err == nil {
 		opts.HistoryFile = term.HistoryPath(dir, cwd)
 	}

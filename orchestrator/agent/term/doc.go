@@ -1,8 +1,11 @@
 // Package term is chat's terminal front end. On a terminal that takes
-// colours it is a full terminal UI ([NewFull], on bubbletea): rendered
-// Markdown, tool lines with coloured diffs and command output, a spinner
-// with elapsed time and tokens, a multi-line editor with bracketed paste,
-// history and @path completion, arrow-key permission prompts. Otherwise it
+// colours it is a full terminal UI ([NewFull], on bubbletea), inline or
+// in the alternate screen ([FullOptions].FullScreen): rendered Markdown,
+// tool lines with coloured diffs and command output, a spinner with
+// elapsed time and the tokens the provider reports, a multi-line editor
+// with bracketed paste, history and @path completion, arrow-key
+// permission prompts, and a transcript of the session in which Ctrl-O
+// shows every output cut short (transcript.go). Otherwise it
 // writes plain lines: streamed text, one line per
 // tool call with a spinner while it runs, the forms tools put to the user
 // (a tools.Asker, [UI.Ask]: permission prompts, AskUserQuestion's

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -42,36 +43,25 @@ type full struct {
 
 	live liveState
 
-	// expandMu guards expandable: the whole of the last output shown cut
-	// short (a tool's output, long thinking), printed on Ctrl-O.
-	expandMu   sync.Mutex
-	expandable string
+	// fullscreen draws the whole conversation in the alternate screen
+	// (see FullOptions.FullScreen); otherwise it goes to the scrollback.
+	fullscreen bool
+	// holding is set while the transcript covers the inline screen: what
+	// is printed meanwhile waits in held (guarded by outMu).
+	holding bool
+	held    []string
 }
 
-// maxExpand bounds what Ctrl-O prints.
+// maxExpand bounds the lines of one expanded output.
 const maxExpand = 2000
 
-// setExpandable keeps text for Ctrl-O.
-func (f *full) setExpandable(text string) {
+// expandLines is text's lines, at most maxExpand of them.
+func expandLines(text string) []string {
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	if len(lines) > maxExpand {
 		lines = append(lines[:maxExpand], fmt.Sprintf("… %d more line(s)", len(lines)-maxExpand))
 	}
-	f.expandMu.Lock()
-	f.expandable = strings.Join(lines, "\n")
-	f.expandMu.Unlock()
-}
-
-// expand prints the last output that was cut short.
-func (f *full) expand() {
-	f.expandMu.Lock()
-	text := f.expandable
-	f.expandMu.Unlock()
-	if text == "" {
-		f.println(styleDim.Render("(nothing to expand)"))
-		return
-	}
-	f.println(styleDim.Render("── expanded ──") + "\n" + text + "\n" + styleDim.Render("──"))
+	return lines
 }
 
 // thinkingShown is how many lines of thinking the scrollback keeps before
@@ -105,13 +95,17 @@ type FullOptions struct {
 	Cwd func() string
 	// HistoryFile keeps the prompts typed, across sessions; "" keeps none.
 	HistoryFile string
+	// FullScreen draws the session in the terminal's alternate screen: the
+	// conversation in a scrollable view above the input, instead of
+	// printing it into the scrollback.
+	FullScreen bool
 }
 
 // NewFull makes a UI that drives the terminal in and out with the full
 // terminal UI; both must be the same terminal. Call [UI.Close] at the end.
 func NewFull(in, out *os.File, opts FullOptions) *UI {
 	u := &UI{in: in, out: out, tty: true, running: map[string]*running{}}
-	f := &full{done: make(chan struct{}), cwd: opts.Cwd, histFile: opts.HistoryFile}
+	f := &full{done: make(chan struct{}), cwd: opts.Cwd, histFile: opts.HistoryFile, fullscreen: opts.FullScreen}
 	f.live.calls = map[string]*running{}
 	f.live.width = 80
 	if f.cwd == nil {
@@ -139,9 +133,15 @@ func (u *UI) Close() {
 	f.outMu.Lock()
 	f.flushLocked()
 	f.ended = true
+	held := f.held
+	f.held = nil
 	f.outMu.Unlock()
 	f.prog.Quit()
 	<-f.done
+	// What the transcript held back goes to the scrollback after all.
+	for _, s := range held {
+		fmt.Fprintln(os.Stdout, s)
+	}
 }
 
 // Full reports whether u is the full terminal UI.
@@ -183,18 +183,54 @@ func (f *full) println(s string) {
 	f.printLocked(s)
 }
 
-func (f *full) printLocked(s string) {
+func (f *full) printLocked(s string) { f.emitLocked(block{short: s}) }
+
+// emitLocked shows a finished block: printed into the scrollback (or held
+// while the transcript covers the screen) and kept in the transcript, or
+// in full-screen mode only the latter.
+func (f *full) emitLocked(b block) {
 	select {
 	case <-f.done:
 		f.ended = true
 	default:
 	}
 	if f.ended {
-		fmt.Fprintln(os.Stdout, s)
+		fmt.Fprintln(os.Stdout, b.short)
 		return
 	}
 	// Send, unlike Program.Println, gives up if the program has ended.
-	f.prog.Send(tea.Println(s)())
+	if !f.fullscreen {
+		if f.holding {
+			f.held = append(f.held, b.short)
+		} else {
+			f.prog.Send(tea.Println(b.short)())
+		}
+	}
+	f.prog.Send(blockMsg(b))
+}
+
+// openTranscript covers the inline screen with the transcript: from now
+// on what is printed is held until release.
+func (f *full) openTranscript() {
+	f.outMu.Lock()
+	defer f.outMu.Unlock()
+	if f.holding || f.ended {
+		return
+	}
+	f.holding = true
+	f.prog.Send(transcriptMsg{})
+}
+
+// release prints what was held while the transcript was open, once the
+// screen is back.
+func (f *full) release() {
+	f.outMu.Lock()
+	defer f.outMu.Unlock()
+	if len(f.held) > 0 && !f.ended {
+		f.prog.Send(tea.Println(strings.Join(f.held, "\n"))())
+		f.held = nil
+	}
+	f.holding = false
 }
 
 // flushLocked prints the streamed reply, rendered, and clears it.
@@ -208,12 +244,15 @@ func (f *full) flushLocked() {
 		return
 	}
 	if thinking {
+		style := styleDim.Italic(true)
 		lines := strings.Split(strings.TrimSpace(text), "\n")
+		var b block
 		if len(lines) > thinkingShown {
-			f.setExpandable(strings.TrimSpace(text))
+			b.long = style.Render("✻ Thinking…\n" + strings.Join(expandLines(strings.TrimSpace(text)), "\n"))
 			lines = append(lines[:thinkingShown], fmt.Sprintf("… %d more line(s) (ctrl+o to expand)", len(lines)-thinkingShown))
 		}
-		f.printLocked(styleDim.Italic(true).Render("✻ Thinking…\n" + strings.Join(lines, "\n")))
+		b.short = style.Render("✻ Thinking…\n" + strings.Join(lines, "\n"))
+		f.emitLocked(b)
 		return
 	}
 	f.printLocked(f.md.render(text, width))
@@ -327,6 +366,8 @@ type fullModel struct {
 	history []string
 	histPos int    // index into history while browsing; len(history) when not
 	histCur string // what was typed before browsing
+
+	transcriptState
 }
 
 func newFullModel(u *UI, f *full) *fullModel {
@@ -345,6 +386,8 @@ func newFullModel(u *UI, f *full) *fullModel {
 	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "alt+enter", "shift+enter")
 	ta.Focus()
 	m := &fullModel{u: u, f: f, ta: ta}
+	m.vp = viewport.New()
+	m.follow = true
 	m.history = loadHistory(f.histFile)
 	m.histPos = len(m.history)
 	return m
@@ -360,6 +403,14 @@ func (m *fullModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tickMsg:
 		m.frame++
+		if m.releaseTicks > 0 {
+			// The screen the transcript covered is back (the renderer
+			// draws a frame every 16ms; two ticks leave it 100ms and
+			// more): print what was held.
+			if m.releaseTicks--; m.releaseTicks == 0 {
+				go m.f.release()
+			}
+		}
 		return m, tick()
 	case tea.WindowSizeMsg:
 		m.height = msg.Height
@@ -383,7 +434,24 @@ func (m *fullModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.resize()
 		return m, nil
 	case tea.KeyPressMsg:
+		if m.trOpen {
+			return m, m.transcriptKey(msg)
+		}
 		return m.key(msg)
+	case blockMsg:
+		m.addBlock(block(msg))
+		return m, nil
+	case transcriptMsg:
+		m.openTranscript()
+		return m, nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scroll(true, 3)
+		case tea.MouseWheelDown:
+			m.scroll(false, 3)
+		}
+		return m, nil
 	}
 	var cmd tea.Cmd
 	m.ta, cmd = m.ta.Update(msg)
@@ -451,8 +519,12 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case "ctrl+o":
-		go m.f.expand()
-		return m, nil
+		return m, m.toggleExpanded()
+	case "pgup", "pgdown":
+		if m.f.fullscreen {
+			m.scroll(k == "pgup", m.vp.Height()-1)
+			return m, nil
+		}
 	case "esc":
 		if m.read == nil {
 			m.u.sentKeyInterrupt()
@@ -534,6 +606,17 @@ func normaliseNewlines(s string) string {
 var spinFramesFull = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func (m *fullModel) View() tea.View {
+	switch {
+	case m.trOpen:
+		v := tea.NewView(m.transcriptView())
+		v.AltScreen = true
+		return v
+	case m.f.fullscreen:
+		v := tea.NewView(m.fullscreenView())
+		v.AltScreen = true
+		v.MouseMode = tea.MouseModeCellMotion
+		return v
+	}
 	return tea.NewView(m.view())
 }
 
@@ -680,7 +763,12 @@ func (m *fullModel) complete() tea.Cmd {
 		}
 	}
 	if len(matches) > 1 && pick == word[1:] {
-		return tea.Println(styleDim.Render(strings.Join(matches, "  ")))
+		list := styleDim.Render(strings.Join(matches, "  "))
+		if m.f.fullscreen {
+			m.addBlock(block{short: list})
+			return nil
+		}
+		return tea.Println(list)
 	}
 	m.ta.SetValue(text[:i+1] + "@" + pick)
 	return nil

@@ -1,6 +1,8 @@
 package term
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -49,5 +51,42 @@ func TestFull_ctrl_c_before_the_turn_sets_its_handler(t *testing.T) {
 	case got := <-calls:
 		t.Fatalf("a Ctrl-C typed before the prompt ran %q", got)
 	default:
+	}
+}
+
+// In full-screen mode the conversation is the transcript's blocks: Ctrl-O
+// swaps every cut block for its whole form and back, and the transcript
+// keeps at most maxBlocks blocks, the newest.
+func TestFull_fullscreen_transcript_expands_in_place_and_is_bounded(t *testing.T) {
+	u := &UI{tty: true, running: map[string]*running{}}
+	f := &full{done: make(chan struct{}), fullscreen: true}
+	f.live.calls = map[string]*running{}
+	f.live.width = 80
+	u.full = f
+	m := newFullModel(u, f)
+	m.height = 20
+	m.Update(blockMsg{short: "plain"})
+	m.Update(blockMsg{short: "cut (ctrl+o to expand)", long: "whole\nof it"})
+	if got := strings.Join(m.lines(), "|"); got != "plain|cut (ctrl+o to expand)" {
+		t.Fatalf("collapsed: %q", got)
+	}
+	ctrlO := tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	m.Update(ctrlO)
+	if got := strings.Join(m.lines(), "|"); got != "plain|whole|of it" {
+		t.Fatalf("expanded: %q", got)
+	}
+	if v := m.View(); !v.AltScreen || !strings.Contains(v.Content, "whole") {
+		t.Fatalf("the full-screen view %+v does not show the expanded block", v)
+	}
+	m.Update(ctrlO)
+	if got := strings.Join(m.lines(), "|"); got != "plain|cut (ctrl+o to expand)" {
+		t.Fatalf("collapsed again: %q", got)
+	}
+	for i := range maxBlocks + 5 {
+		m.Update(blockMsg{short: fmt.Sprint("b", i)})
+	}
+	lines := m.lines()
+	if len(m.blocks) != maxBlocks || lines[0] != "b5" || lines[len(lines)-1] != fmt.Sprint("b", maxBlocks+4) {
+		t.Fatalf("%d blocks kept, from %q to %q", len(m.blocks), lines[0], lines[len(lines)-1])
 	}
 }

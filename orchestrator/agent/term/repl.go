@@ -69,7 +69,10 @@ const helpText = `Commands:
   /think [on|off|TOKENS]  toggle thinking: Anthropic's budget, OpenAI-compatible reasoning effort (shown dimmed)
   /exit          leave (also Ctrl-D)
 Ctrl-C cancels the running turn and its tools (or a question being asked);
-a second Ctrl-C exits. Ctrl-D at an empty prompt exits too.
+a second Ctrl-C exits. Ctrl-D at an empty prompt exits too. Ctrl-O shows
+every output cut short (inline: the transcript over the screen, Ctrl-O or
+Esc goes back; with --fullscreen: expanded and collapsed in place, PgUp/PgDn
+and the mouse wheel scroll the conversation).
 `
 
 // Run reads prompts until /exit, end of input (Ctrl-D), two Ctrl-C in a

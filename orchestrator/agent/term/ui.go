@@ -305,14 +305,26 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 	status, detail := resultDetail(out)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n  ⎿ %s", mark, styleBold.Render(label), status)
+	head := b.String()
 	for _, l := range detail {
 		b.WriteString("\n    " + l)
 	}
+	var blk block
 	if whole := outputText(out); whole != "" && !changesFiles(out.Call.Name) && strings.Count(whole, "\n")+1 > len(detail) {
-		f.setExpandable(whole)
+		// Cut short: the transcript (Ctrl-O) shows all of it.
 		b.WriteString("\n    " + styleDim.Render("(ctrl+o to expand)"))
+		var l strings.Builder
+		l.WriteString(head)
+		for _, line := range expandLines(whole) {
+			l.WriteString("\n    " + line)
+		}
+		blk.long = l.String()
 	}
-	f.println(b.String())
+	blk.short = b.String()
+	f.outMu.Lock()
+	defer f.outMu.Unlock()
+	f.flushLocked()
+	f.emitLocked(blk)
 }
 
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
