@@ -24,12 +24,6 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-// needsSampling names the tools a session is shown only when its client
-// supports MCP sampling: without the client's model they cannot work.
-// (The Agent tool's Disabled is fixed, it cannot see the session, so the server
-// filters tools/list per session instead.)
-var needsSampling = map[string]bool{"Agent": true}
-
 // addSampling gives a call the client's model when the client declared
 // sampling: WebFetch's prompt and the Agent tool's sub-agents use it.
 func (s *Server) addSampling(uc *tools.UseContext, ss *mcp.ServerSession, caps *mcp.ClientCapabilities) {
@@ -52,7 +46,9 @@ func (s *Server) subAgents(ss *mcp.ServerSession, caps *mcp.SamplingCapabilities
 }
 
 // hideUnavailableTools removes from tools/list the tools this session's
-// client cannot use (see needsSampling).
+// client cannot use: those that need a model (tools.Tool.NeedsModel) when
+// the client offers none through sampling. (A tool's Disabled is fixed and
+// cannot see the session, so tools/list is filtered per session instead.)
 func (s *Server) hideUnavailableTools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
@@ -66,7 +62,7 @@ func (s *Server) hideUnavailableTools(next mcp.MethodHandler) mcp.MethodHandler 
 		}
 		kept := make([]*mcp.Tool, 0, len(list.Tools))
 		for _, t := range list.Tools {
-			if !needsSampling[t.Name] {
+			if pt, found := s.cfg.Pipeline.Pool.Find(t.Name); !found || !pt.NeedsModel {
 				kept = append(kept, t)
 			}
 		}

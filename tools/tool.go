@@ -66,6 +66,14 @@ type Tool struct {
 	// switches the plan mode (EnterPlanMode, ExitPlanMode) or starts
 	// sub-agents (Agent). A sub-agent is never offered it.
 	ActsOnConversation bool
+	// NeedsModel: the tool's calls run a model (the Agent tool's
+	// sub-agents), so it is of use only where one is at hand: the MCP
+	// server lists it only to clients that offer sampling.
+	NeedsModel bool
+	// Upstream is the MCP server the tool forwards its calls to, empty for
+	// a built-in. Such a tool needs a rule to run unless the call is
+	// read-only.
+	Upstream string
 	// Disabled leaves the tool out of the pool (WebSearch without a
 	// search backend).
 	Disabled bool

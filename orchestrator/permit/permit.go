@@ -280,7 +280,7 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 		needs = append(needs, need{reason: "fetching from " + tg.URL.Hostname() + " is not allowed by a rule",
 			suggestion: &s, byTrust: true, byBypass: true, byHook: true})
 	}
-	if strings.HasPrefix(name, "mcp__") && !req.Input.ReadOnly() {
+	if req.Tool.Upstream != "" && !req.Input.ReadOnly() {
 		s := permissions.Rule{Tool: name}
 		needs = append(needs, need{reason: "no rule allows the MCP tool " + name, suggestion: &s, byTrust: true, byBypass: true, byHook: true})
 	}

@@ -49,7 +49,7 @@ var (
 	writeTool = tools.New(tools.Tool{Name: "Write"}, tools.Handler[writeIn]{Call: noop[writeIn]})
 	fetchTool = tools.New(tools.Tool{Name: "WebFetch", OpenWorld: true, ReadOnly: true}, tools.Handler[fetchIn]{Call: noop[fetchIn]})
 	mysteryOp = tools.New(tools.Tool{Name: "Mystery"}, tools.Handler[noIn]{Call: noop[noIn]})
-	mcpWriter = tools.New(tools.Tool{Name: "mcp__srv__write", NonDestructive: true}, tools.Handler[noIn]{Call: noop[noIn]})
+	mcpWriter = tools.New(tools.Tool{Name: "mcp__srv__write", Upstream: "srv", NonDestructive: true}, tools.Handler[noIn]{Call: noop[noIn]})
 )
 
 type fixture struct {

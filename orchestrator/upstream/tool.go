@@ -60,7 +60,7 @@ func convertResult(res *mcp.CallToolResult) *tools.Result {
 // (restarting it first if it died). Read-only tools may run beside
 // others.
 func adapt(srv *server, name string, rt *mcp.Tool) *tools.Tool {
-	t := tools.Tool{Name: name, Description: rt.Description, OpenWorld: true}
+	t := tools.Tool{Name: name, Description: rt.Description, OpenWorld: true, Upstream: srv.cfg.Name}
 	if t.Description == "" {
 		t.Description = fmt.Sprintf("The %s tool of the %s MCP server.", rt.Name, srv.cfg.Name)
 	}

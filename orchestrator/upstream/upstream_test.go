@@ -223,8 +223,8 @@ func TestManager_transports(t *testing.T) {
 			if !in.ConcurrencySafe() || !in.ReadOnly() || ain.ConcurrencySafe() || !ain.Destructive() {
 				t.Error("annotations: echo must be read-only and safe, add neither and destructive")
 			}
-			if !echo.ReadOnly || echo.Destructive() || add.ReadOnly || !add.Destructive() {
-				t.Error("fixed facts: echo must be read-only, add destructive")
+			if !echo.ReadOnly || echo.Destructive() || add.ReadOnly || !add.Destructive() || echo.Upstream != "s" {
+				t.Errorf("fixed facts: echo must be read-only, add destructive, both from server s (Upstream %q)", echo.Upstream)
 			}
 			res, err := in.Call(context.Background(), &tools.UseContext{}, nil)
 			if err != nil || res.Text != "echo: yo" || res.IsError {

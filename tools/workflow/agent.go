@@ -110,6 +110,7 @@ func Agent(opts AgentOptions) *tools.Tool {
 		NonDestructive:     true,
 		ConcurrencySafe:    true,
 		ActsOnConversation: true,
+		NeedsModel:         true,
 	}, tools.Handler[AgentInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Prop(s, "description").MinLength = tools.Ptr(1)
