@@ -188,9 +188,6 @@ type Input struct {
 // arguments as json.RawMessage for one built by NewRaw.
 func (in *Input) Value() any { return in.bound.value() }
 
-// Tool is the tool that decoded the input.
-func (in *Input) Tool() *Tool { return in.tool }
-
 // ReadOnly reports whether this call changes nothing.
 func (in *Input) ReadOnly() bool { return in.tool.ReadOnly || in.bound.readOnly() }
 
