@@ -34,9 +34,17 @@ func TestClaudeCode_HTTP(t *testing.T) {
 	host(t, "claude") // skip before starting the server
 	ws := workspace(t)
 	cmd := testbin.ServeCmd(t, binary, ws, "--http", "--addr", "127.0.0.1:0", "--token", "claude-secret")
-	url := testbin.StartHTTP(t, cmd)
-	server := map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer claude-secret"}}
+	log := newProtocolLog(t, testbin.StartHTTP(t, cmd))
+	server := map[string]any{"type": "http", "url": log.URL, "headers": map[string]string{"Authorization": "Bearer claude-secret"}}
 	runClaude(t, ws, server)
+	// Claude Code speaks the newest protocol over HTTP as over stdio: no
+	// initialize, every request 2026-07-28, its state kept for its token
+	// (the battery's Edit follows a Read, TaskOutput a background Bash).
+	ok, seen, inits := log.modern()
+	t.Logf("Claude Code's POSTs by protocol version: %v; initialize requests: %d", seen, inits)
+	if !ok {
+		t.Errorf("Claude Code's POSTs by protocol version: %v, %d initialize requests; want every one 2026-07-28 and none", seen, inits)
+	}
 }
 
 func runClaude(t *testing.T, ws string, server map[string]any) {

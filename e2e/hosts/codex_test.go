@@ -35,8 +35,10 @@ func TestCodex_HTTP(t *testing.T) {
 	t.Parallel()
 	host(t, "codex") // skip before starting the server
 	ws := workspace(t)
-	url := testbin.StartHTTP(t, testbin.ServeCmd(t, binary, ws, "--http", "--addr", "127.0.0.1:0", "--token", "codex-secret"))
-	runCodex(t, ws, fmt.Sprintf("url = %s\nhttp_headers = { Authorization = \"Bearer codex-secret\" }\n", strconv.Quote(url)))
+	log := newProtocolLog(t, testbin.StartHTTP(t, testbin.ServeCmd(t, binary, ws, "--http", "--addr", "127.0.0.1:0", "--token", "codex-secret")))
+	runCodex(t, ws, fmt.Sprintf("url = %s\nhttp_headers = { Authorization = \"Bearer codex-secret\" }\n", strconv.Quote(log.URL)))
+	_, seen, inits := log.modern()
+	t.Logf("Codex's POSTs by protocol version: %v; initialize requests: %d", seen, inits)
 }
 
 // runCodex runs the battery through Codex with agent-mcp configured by
