@@ -80,9 +80,11 @@ func (s *Server) roundTrip(h mcp.ToolHandler) mcp.ToolHandler {
 			return h(ctx, req)
 		}
 		if token := req.Params.RequestState; token != "" {
-			v, ok := s.pending.LoadAndDelete(token)
+			// Taken only by its own caller: a retry from anyone else
+			// leaves the call parked for the right one.
+			v, ok := s.pending.Load(token)
 			pc, _ := v.(*pendingCall)
-			if !ok || pc.caller != callerOf(req) {
+			if !ok || pc.caller != callerOf(req) || !s.pending.CompareAndDelete(token, pc) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 					Message: "requestState is unknown or expired: the call it belonged to has ended; call the tool again"}
 			}

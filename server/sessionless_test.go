@@ -1,8 +1,12 @@
 package server
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -340,5 +344,59 @@ func TestListenHTTP_refuses_bad_client_tokens(t *testing.T) {
 				t.Fatalf("ListenHTTP = %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestHTTP_sessionless_round_trips: a call that needs the user's answer
+// runs across two requests without a session (multi round-trip): the
+// retry with the answer resumes it when it carries the same token, and
+// another token's retry is refused without ending the call.
+func TestHTTP_sessionless_round_trips(t *testing.T) {
+	t.Parallel()
+	h, _ := startToolsHTTP(t)
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
+	const args = `"arguments":{"questions":[{"question":"Which database?","header":"Database","options":[{"label":"Postgres","description":"Relational"},{"label":"SQLite","description":"Embedded"}]}]}`
+	hdr := func(token string) map[string]string {
+		return map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "AskUserQuestion", "Authorization": "Bearer " + token}
+	}
+	post := func(token, body string) map[string]any {
+		t.Helper()
+		resp := newRaw(t, h).request(context.Background(), "POST", body, hdr(token))
+		defer resp.Body.Close()
+		// A JSON-RPC error comes as JSON with a 4xx status, a result on
+		// an event stream.
+		data, _ := io.ReadAll(resp.Body)
+		if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			ev, err := readEvent(bufio.NewReader(bytes.NewReader(data)))
+			if err != nil {
+				t.Fatalf("%s: %v", data, err)
+			}
+			data = []byte(ev.data)
+		}
+		var msg map[string]any
+		if err := json.Unmarshal(data, &msg); err != nil {
+			t.Fatalf("POST: %s %q: %v", resp.Status, data, err)
+		}
+		return msg
+	}
+	first := post(testToken, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"AskUserQuestion",`+args+`,`+meta+`}}`)
+	res, _ := first["result"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	inputs, _ := res["inputRequests"].(map[string]any)
+	if state == "" || len(inputs) != 1 {
+		t.Fatalf("the first answer is not input-required: %v", first)
+	}
+	var id string
+	for k := range inputs {
+		id = k
+	}
+	retry := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"AskUserQuestion",` + args + `,"requestState":"` + state +
+		`","inputResponses":{"` + id + `":{"action":"accept","content":{"q1":"SQLite"}}},` + meta + `}}`
+	if got := post(otherToken, retry); got["error"] == nil || !strings.Contains(fmt.Sprint(got["error"]), "requestState is unknown or expired") {
+		t.Fatalf("another token's retry: %v", got)
+	}
+	got := post(testToken, retry)
+	if !strings.Contains(fmt.Sprint(got["result"]), `"Which database?"="SQLite"`) {
+		t.Fatalf("the retry with the answer: %v", got)
 	}
 }
