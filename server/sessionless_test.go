@@ -175,7 +175,8 @@ func TestHTTP_sessionless_keeps_state_per_token(t *testing.T) {
 }
 
 // TestHTTP_sessionless_state_expires: a token's state closes after the
-// session timeout without a request, its background processes killed.
+// session timeout without a request (its background processes are killed
+// with it: tools.Session.Close) and its directory goes.
 func TestHTTP_sessionless_state_expires(t *testing.T) {
 	t.Parallel()
 	h, g, _ := startHTTP(t, HTTPOptions{SessionTimeout: 300 * time.Millisecond})
@@ -184,10 +185,8 @@ func TestHTTP_sessionless_state_expires(t *testing.T) {
 		t.Fatalf("Mark: %v %+v", err, res)
 	}
 	ts := receive(t, "the Mark call", g.sessions)
-	closed := make(chan struct{})
-	ts.OnClose(func() { close(closed) }) // stands for a background task
 	dir := ts.StateDir()
-	receive(t, "the idle state to close", closed)
+	waitFor(t, "the idle state to close", ts.Closed)
 	waitFor(t, "the state directory to be removed", func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) })
 	// The next request starts afresh.
 	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Mark", Arguments: map[string]any{"key": "again"}}); err != nil || res.IsError {
