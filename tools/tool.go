@@ -266,16 +266,10 @@ func (t *typed[In]) decode(raw json.RawMessage) (bound, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	// Unknown fields are refused. The check runs on the input with its
-	// long strings emptied (its structure is all the check needs), so a
-	// large argument, a Write's content, is not buffered again and again
-	// by a json.Decoder; the input itself is decoded once.
-	dec := json.NewDecoder(bytes.NewReader(withoutLongStrings(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(new(In)); err != nil {
-		return nil, fmt.Errorf("%s: decoding input: %w", t.name, err)
-	}
-	if err := json.Unmarshal(raw, in); err != nil {
+	// Unknown fields are refused; a large argument, a Write's content, is
+	// decoded once, not buffered again and again by a json.Decoder (see
+	// decodeInput).
+	if err := decodeInput(raw, in); err != nil {
 		return nil, fmt.Errorf("%s: decoding input: %w", t.name, err)
 	}
 	return typedInput[In]{h: &t.h, v: in}, nil

@@ -460,6 +460,30 @@ func planAllows(req orchestrator.PermissionRequest, tg *permissions.Target, unkn
 		!req.Input.Destructive() && !req.Tool.OpenWorld
 }
 
+// rawMembers is the members of the JSON object raw by name, each value a
+// slice of raw: nothing is copied, so judging a Write does not duplicate
+// its content. nil if raw is not an object.
+func rawMembers(raw json.RawMessage) map[string]json.RawMessage {
+	var m map[string]rawSlice
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		out[k] = json.RawMessage(v)
+	}
+	return out
+}
+
+// rawSlice is a JSON value as the slice of the decoder's input it is
+// (json.RawMessage copies it); json.Unmarshal's input is the caller's.
+type rawSlice []byte
+
+func (r *rawSlice) UnmarshalJSON(b []byte) error {
+	*r = b[:len(b):len(b)]
+	return nil
+}
+
 // buildTarget describes the call for the rules. unknownPaths is true when
 // the call may touch files it does not name; bashUnknown are the paths a
 // Bash line touches that are only known when it runs.
@@ -472,7 +496,7 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 		}
 		slices.Sort(tg.Fields)
 	}
-	_ = json.Unmarshal(req.Raw, &tg.Input)
+	tg.Input = rawMembers(req.Raw)
 	str := func(key string) (string, bool) {
 		var v string
 		raw, ok := tg.Input[key]
