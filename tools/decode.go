@@ -32,7 +32,9 @@ func decodeInput(raw []byte, in any) error {
 		if len(long) > 0 {
 			dec := json.NewDecoder(bytes.NewReader(short))
 			dec.DisallowUnknownFields()
-			if dec.Decode(in) == nil && restoreLong(reflect.ValueOf(in), long) {
+			err := dec.Decode(in)
+			// Nothing may follow the object (json.Unmarshal's rule).
+			if err == nil && len(bytes.TrimSpace(short[dec.InputOffset():])) == 0 && restoreLong(reflect.ValueOf(in), long) {
 				return nil
 			}
 			reflect.ValueOf(in).Elem().SetZero()
