@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -261,6 +262,36 @@ func TestCapsOnTheBinary(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitUntil(t, "the first session to be closed", func() bool { _, err := first.ListTools(ctx, nil); return err != nil })
+	})
+	t.Run("http_body", func(t *testing.T) {
+		// With the defaults the body cap is the input cap (10 MiB) plus 1
+		// MiB: a 9MB Write fits, a larger body is refused naming the flag.
+		dir := t.TempDir()
+		url := startHTTP(t, dir, "--token", "s3cret")
+		cs := httpClient(t, url, "s3cret")
+		content := strings.Repeat("an ordinary line of generated content for the big write\n", 9_000_000/56+1)[:9_000_000]
+		path := filepath.Join(dir, "nine.txt")
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Write", Arguments: map[string]any{"file_path": path, "content": content}})
+		if err != nil || res.IsError {
+			t.Fatalf("a 9MB Write over HTTP with the default caps: %v %s", err, text(t, res))
+		}
+		if got, err := os.ReadFile(path); err != nil || string(got) != content {
+			t.Fatalf("the file holds %d bytes (%v), want the %d written", len(got), err, len(content))
+		}
+		body := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 12<<20) + `"}}`
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer s3cret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(msg), "exceeds the limit of 11534336 bytes (--max-body-bytes; by default the largest tool call input, --max-input-bytes, and 1 MiB around it)") {
+			t.Fatalf("a 12MB body: %s %s", resp.Status, msg)
+		}
 	})
 	t.Run("lowercase_bearer", func(t *testing.T) {
 		url := startHTTP(t, t.TempDir(), "--token", "s3cret")

@@ -22,8 +22,10 @@ import (
 
 // Defaults for HTTPOptions fields left zero.
 const (
-	// DefaultMaxBodyBytes bounds a request body.
-	DefaultMaxBodyBytes = 4 << 20
+	// MessageOverhead is the room a request body (HTTP) or line (stdio)
+	// has beyond the largest call input (--max-input-bytes) for the
+	// JSON-RPC message around it.
+	MessageOverhead = 1 << 20
 	// DefaultMaxSessionCalls is how many tools/call requests one session
 	// may have in flight at once.
 	DefaultMaxSessionCalls = 16
@@ -73,7 +75,8 @@ type HTTPOptions struct {
 	// SessionTimeout closes sessions idle this long; 0 never does. A closed
 	// session's background tasks are killed and its state removed.
 	SessionTimeout time.Duration
-	// MaxBodyBytes bounds a request body; 0 means DefaultMaxBodyBytes.
+	// MaxBodyBytes bounds a request body; 0 means the pipeline's input
+	// cap plus MessageOverhead, so that a call the pipeline accepts fits.
 	MaxBodyBytes int64
 	// MaxSessionCalls caps the tools/call requests one session may have in
 	// flight; 0 means DefaultMaxSessionCalls. Calls over the cap are
@@ -157,7 +160,7 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 		return nil, errors.New("--tls-cert and --tls-key must be given together")
 	}
 	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = DefaultMaxBodyBytes
+		opts.MaxBodyBytes = int64(s.cfg.Pipeline.InputLimit()) + MessageOverhead
 	}
 	if opts.MaxSessionCalls <= 0 {
 		opts.MaxSessionCalls = DefaultMaxSessionCalls
@@ -278,7 +281,7 @@ func (h *HTTPServer) guard() http.Handler {
 			return
 		}
 		if r.ContentLength > h.opt.MaxBodyBytes {
-			http.Error(w, fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, h.opt.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+			http.Error(w, fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes (--max-body-bytes; by default the largest tool call input, --max-input-bytes, and 1 MiB around it)", r.ContentLength, h.opt.MaxBodyBytes), http.StatusRequestEntityTooLarge)
 			return
 		}
 		if sessionless(r) {

@@ -162,7 +162,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(&allowOrigins, "allow-origin", "a further Origin browsers may send besides loopback ones, e.g. https://app.example (repeatable)")
 	maxSessionCalls := fs.Int("max-session-calls", server.DefaultMaxSessionCalls, "tools/call requests one HTTP session may have in flight")
 	maxSessions := fs.Int("max-sessions", server.DefaultMaxSessions, "MCP sessions one HTTP server keeps at once; a new one over the cap closes the session idle the longest, or gets 503 when all are busy")
-	maxBodyBytes := fs.Int64("max-body-bytes", server.DefaultMaxBodyBytes, "largest HTTP request body accepted, in bytes")
+	maxBodyBytes := fs.Int64("max-body-bytes", 0, "largest HTTP request body accepted, in bytes; larger ones get 413 naming this flag\n(default: --max-input-bytes plus 1 MiB for the JSON-RPC message around the input, so any call the input cap accepts fits)")
 	resumeWindow := fs.Duration("resume-window", server.DefaultResumeWindow, "how long a disconnected HTTP client's calls wait for it to resume (Last-Event-ID) before they are cancelled")
 	shutdownGrace := fs.Duration("shutdown-grace", 10*time.Second, "on SIGTERM, how long in-flight HTTP calls may finish before they are cancelled")
 	logLevel := fs.String("log-level", "warn", "stderr log level: debug, info, warn or error")
