@@ -726,3 +726,41 @@ func TestChatTUI_openai_reasoning(t *testing.T) {
 	}
 	u.exit()
 }
+
+// /fullscreen turns full-screen mode on mid-session, with the
+// conversation so far in its view, and off again: what it showed then
+// reaches the scrollback, and the inline screen goes on.
+func TestChatTUI_fullscreen_toggle(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t, testmodel.Say("First answer."), testmodel.Say("Second answer."), testmodel.Say("Third answer."))
+	u := startTUI(t, c, "anthropic", srv)
+	rawWait := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(ptyWait)
+		for !strings.Contains(u.scr.Raw(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the output never had %q", want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	u.keys("one\r")
+	u.wait("First answer.")
+	u.wait("tokens:")
+	u.keys("/fullscreen\r")
+	rawWait("\x1b[?1049h")
+	u.waitDisplay("Full screen: on")
+	u.waitDisplay("First answer.") // the conversation so far, in the view
+	u.keys("two\r")
+	u.waitDisplay("Second answer.")
+	u.keys("/fullscreen\r")
+	rawWait("\x1b[?1049l")
+	u.waitDisplay("Full screen: off")
+	u.waitDisplay("Second answer.") // printed into the scrollback
+	u.keys("three\r")
+	u.waitDisplay("Third answer.")
+	if d := u.disp.String(); strings.Index(d, "Second answer.") > strings.Index(d, "Third answer.") {
+		t.Errorf("the screen is out of order:\n%s", d)
+	}
+	u.exit()
+}

@@ -109,7 +109,7 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.resume, "resume", "", "resume the conversation with this id (without one: pick from this directory's)")
 	fs.BoolVar(&f.think, "think", false, "thinking on: Anthropic's extended thinking, a reasoning effort for OpenAI-compatible models (/think toggles it; shown dimmed)")
 	fs.StringVar(&f.appendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
-	fs.BoolVar(&f.fullscreen, "fullscreen", false, "in a terminal, draw the session in the alternate screen: the conversation scrolls (PgUp/PgDn, wheel) above the input")
+	fs.BoolVar(&f.fullscreen, "fullscreen", false, "in a terminal, draw the session in the alternate screen: the conversation scrolls (PgUp/PgDn, wheel) above the input (/fullscreen toggles it)")
 	// --resume without an id (last, or before another flag) opens a picker.
 	args = append([]string(nil), args...)
 	for i, a := range args {

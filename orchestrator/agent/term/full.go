@@ -44,10 +44,15 @@ type full struct {
 	live liveState
 
 	// fullscreen draws the whole conversation in the alternate screen
-	// (see FullOptions.FullScreen); otherwise it goes to the scrollback.
+	// (see FullOptions.FullScreen, UI.SetFullScreen); otherwise it goes to
+	// the scrollback. fsShown keeps what full-screen mode showed since it
+	// was turned on, for the scrollback when it is turned off. Both are
+	// guarded by outMu (the program keeps its own copy, fullModel.fs).
 	fullscreen bool
-	// holding is set while the transcript covers the inline screen: what
-	// is printed meanwhile waits in held (guarded by outMu).
+	fsShown    []string
+	// holding is set while the transcript covers the inline screen (or
+	// full-screen mode has just ended): what is printed meanwhile waits in
+	// held (guarded by outMu).
 	holding bool
 	held    []string
 }
@@ -147,6 +152,24 @@ func (u *UI) Close() {
 // Full reports whether u is the full terminal UI.
 func (u *UI) Full() bool { return u.full != nil }
 
+// FullScreen reports whether the full terminal UI is in full-screen mode.
+func (u *UI) FullScreen() bool {
+	if u.full == nil {
+		return false
+	}
+	u.full.outMu.Lock()
+	defer u.full.outMu.Unlock()
+	return u.full.fullscreen
+}
+
+// SetFullScreen turns the full terminal UI's full-screen mode on or off
+// (/fullscreen); a line UI has none.
+func (u *UI) SetFullScreen(on bool) {
+	if u.full != nil {
+		u.full.setFullScreen(on)
+	}
+}
+
 // Writer is an io.Writer whose complete lines are printed for the user,
 // dimmed: in the full UI, where writing to the terminal directly would
 // tear its screen, the place for warnings and logs.
@@ -199,7 +222,13 @@ func (f *full) emitLocked(b block) {
 		return
 	}
 	// Send, unlike Program.Println, gives up if the program has ended.
-	if !f.fullscreen {
+	switch {
+	case f.fullscreen:
+		if len(f.fsShown) >= maxBlocks {
+			f.fsShown = append(f.fsShown[:0], f.fsShown[len(f.fsShown)-maxBlocks+1:]...)
+		}
+		f.fsShown = append(f.fsShown, b.short)
+	default:
 		if f.holding {
 			f.held = append(f.held, b.short)
 		} else {
@@ -221,11 +250,39 @@ func (f *full) openTranscript() {
 	f.prog.Send(transcriptMsg{})
 }
 
-// release prints what was held while the transcript was open, once the
-// screen is back.
+// setFullScreen turns full-screen mode on or off. Turned off, what it
+// showed is printed into the scrollback once the screen is back.
+func (f *full) setFullScreen(on bool) {
+	f.outMu.Lock()
+	defer f.outMu.Unlock()
+	if on == f.fullscreen || f.ended {
+		return
+	}
+	f.flushLocked()
+	f.fullscreen = on
+	if on {
+		f.fsShown = nil
+	} else {
+		f.holding = true
+		f.held = append(f.held, f.fsShown...)
+		f.fsShown = nil
+	}
+	f.prog.Send(fullscreenMsg{on: on})
+}
+
+// release prints what was held while the transcript was open (or
+// full-screen mode ended), once the screen is back.
 func (f *full) release() {
 	f.outMu.Lock()
 	defer f.outMu.Unlock()
+	if f.fullscreen {
+		// Full-screen mode came back meanwhile: the held lines wait for
+		// its end with what it shows.
+		f.fsShown = append(f.held, f.fsShown...)
+		f.held = nil
+		f.holding = false
+		return
+	}
 	if len(f.held) > 0 && !f.ended {
 		f.prog.Send(tea.Println(strings.Join(f.held, "\n"))())
 		f.held = nil
@@ -385,7 +442,7 @@ func newFullModel(u *UI, f *full) *fullModel {
 	ta.SetStyles(st)
 	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "alt+enter", "shift+enter")
 	ta.Focus()
-	m := &fullModel{u: u, f: f, ta: ta}
+	m := &fullModel{u: u, f: f, ta: ta, transcriptState: transcriptState{fs: f.fullscreen}}
 	m.vp = viewport.New()
 	m.follow = true
 	m.history = loadHistory(f.histFile)
@@ -443,6 +500,13 @@ func (m *fullModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case transcriptMsg:
 		m.openTranscript()
+		return m, nil
+	case fullscreenMsg:
+		m.fs = msg.on
+		m.stale, m.follow = true, true
+		if !msg.on {
+			m.releaseTicks = 2
+		}
 		return m, nil
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -521,7 +585,7 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "ctrl+o":
 		return m, m.toggleExpanded()
 	case "pgup", "pgdown":
-		if m.f.fullscreen {
+		if m.fs {
 			m.scroll(k == "pgup", m.vp.Height()-1)
 			return m, nil
 		}
@@ -611,7 +675,7 @@ func (m *fullModel) View() tea.View {
 		v := tea.NewView(m.transcriptView())
 		v.AltScreen = true
 		return v
-	case m.f.fullscreen:
+	case m.fs:
 		v := tea.NewView(m.fullscreenView())
 		v.AltScreen = true
 		v.MouseMode = tea.MouseModeCellMotion
@@ -764,7 +828,7 @@ func (m *fullModel) complete() tea.Cmd {
 	}
 	if len(matches) > 1 && pick == word[1:] {
 		list := styleDim.Render(strings.Join(matches, "  "))
-		if m.f.fullscreen {
+		if m.fs {
 			m.addBlock(block{short: list})
 			return nil
 		}

@@ -66,6 +66,7 @@ const helpText = `Commands:
   /model [SPEC]  show or switch the model (provider/name, e.g. openai/gpt-4.1; a bare name keeps the provider)
   /compact [INSTRUCTIONS]  replace the conversation with a summary (what to keep, optionally)
   /cost          tokens used and their estimated price, per model
+  /fullscreen    toggle full-screen mode (the alternate screen; also --fullscreen)
   /think [on|off|TOKENS]  toggle thinking: Anthropic's budget, OpenAI-compatible reasoning effort (shown dimmed)
   /exit          leave (also Ctrl-D)
 Ctrl-C cancels the running turn and its tools (or a question being asked);
@@ -361,6 +362,17 @@ func (r *REPL) command(line string) (quit bool, err error) {
 		u.Printf("Compacted %d message(s) into a summary.\n", n)
 	case "/cost":
 		u.Printf("%s", r.costReport())
+	case "/fullscreen":
+		if !u.Full() {
+			return false, errors.New("/fullscreen: only in the full terminal UI (a terminal that takes colours)")
+		}
+		on := !u.FullScreen()
+		u.SetFullScreen(on)
+		if on {
+			u.Printf("Full screen: on (PgUp/PgDn and the mouse wheel scroll; /fullscreen again goes back)\n")
+		} else {
+			u.Printf("Full screen: off\n")
+		}
 	case "/think":
 		budget := 0
 		switch {
@@ -420,7 +432,8 @@ const DefaultThinkingBudget = 8192
 
 // builtinCommands are the commands a custom one cannot replace.
 var builtinCommands = map[string]bool{"help": true, "exit": true, "quit": true, "tools": true, "mcp": true, "permissions": true,
-	"mode": true, "clear": true, "model": true, "compact": true, "cost": true, "resume": true, "think": true}
+	"mode": true, "clear": true, "model": true, "compact": true, "cost": true, "resume": true, "think": true,
+	"fullscreen": true}
 
 // count adds the tokens used since before to the current model's total.
 func (r *REPL) count(now, before llm.Usage) {

@@ -26,11 +26,15 @@ type (
 	blockMsg block
 	// transcriptMsg opens the transcript over the inline screen.
 	transcriptMsg struct{}
+	// fullscreenMsg turns full-screen mode on or off.
+	fullscreenMsg struct{ on bool }
 )
 
 // transcriptState is the fullModel's part that keeps and shows the
 // transcript.
 type transcriptState struct {
+	// fs is set in full-screen mode: the transcript is the screen.
+	fs     bool
 	blocks []block
 	// expanded shows the blocks' long forms in full-screen mode.
 	expanded bool
@@ -65,7 +69,7 @@ func (m *fullModel) addBlock(b block) {
 		m.stale = true
 	}
 	m.blocks = append(m.blocks, b)
-	if m.f.fullscreen && !m.stale {
+	if m.fs && !m.stale {
 		m.content = append(m.content, strings.Split(b.view(m.expanded), "\n")...)
 		m.gen++
 	}
@@ -94,7 +98,7 @@ func (m *fullModel) lines() []string {
 // toggleExpanded is Ctrl-O: in full-screen mode every cut output expands
 // or collapses; inline, the transcript opens (or closes).
 func (m *fullModel) toggleExpanded() tea.Cmd {
-	if m.f.fullscreen {
+	if m.fs {
 		m.expanded = !m.expanded
 		m.stale = true
 		return nil
