@@ -201,6 +201,44 @@ func TestServeHTTP(t *testing.T) {
 	})
 }
 
+// TestServeHTTP_state_per_token: clients of protocol 2026-07-28 (no
+// sessions over HTTP) keep their state per bearer token: a file read with
+// one token may be edited with it on a new connection, not with another
+// token from --client-token.
+func TestServeHTTP_state_per_token(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	file := filepath.Join(dir, "per-token.txt")
+	if err := os.WriteFile(file, []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := startHTTP(t, dir, "--token", "s3cret", "--client-token", "ci=ci-token-0123456789")
+	first := httpClient(t, url, "s3cret")
+	if v := first.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s over HTTP, want 2026-07-28", v)
+	}
+	call := func(cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return text(t, res), res.IsError
+	}
+	if out, isErr := call(first, "Read", map[string]any{"file_path": file}); isErr {
+		t.Fatalf("Read: %s", out)
+	}
+	edit := func(from, to string) map[string]any {
+		return map[string]any{"file_path": file, "old_string": from, "new_string": to}
+	}
+	if out, isErr := call(httpClient(t, url, "ci-token-0123456789"), "Edit", edit("two", "2")); !isErr || !strings.Contains(out, "has not been read") {
+		t.Fatalf("Edit with the other token: %q (error %v), want refused as not read", out, isErr)
+	}
+	if out, isErr := call(httpClient(t, url, "s3cret"), "Edit", edit("two", "2")); isErr {
+		t.Fatalf("Edit with the token that read it, on a new connection: %s", out)
+	}
+}
+
 func TestCLI(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
