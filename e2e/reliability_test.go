@@ -252,12 +252,14 @@ func TestCapsOnTheBinary(t *testing.T) {
 		}
 	})
 	t.Run("http_sessions", func(t *testing.T) {
+		// The cap counts MCP sessions: clients of protocol 2025-11-25 (those
+		// of 2026-07-28 have none over HTTP; they share their token's state).
 		url := startHTTP(t, t.TempDir(), "--token", "s3cret", "--max-sessions", "1")
-		first := httpClient(t, url, "s3cret")
+		first := testbin.HTTPVersion(t, url, "s3cret", nil, "2025-11-25")
 		if _, err := first.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		second := httpClient(t, url, "s3cret") // closes the idle first one
+		second := testbin.HTTPVersion(t, url, "s3cret", nil, "2025-11-25") // closes the idle first one
 		if _, err := second.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}

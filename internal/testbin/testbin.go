@@ -162,8 +162,20 @@ func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // is closed when the test ends.
 func HTTP(t testing.TB, url, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return HTTPVersion(t, url, token, opts, "")
+}
+
+// HTTPVersion is [HTTP] with the client offering protocol version (the
+// go-sdk's newest when empty): "2025-11-25" gives a client with an MCP
+// session over HTTP, where 2026-07-28 has none.
+func HTTPVersion(t testing.TB, url, token string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: Bearer{token}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp-test", Version: "1"}, opts).Connect(context.Background(), tr, nil)
+	var copts *mcp.ClientSessionOptions
+	if version != "" {
+		copts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp-test", Version: "1"}, opts).Connect(context.Background(), tr, copts)
 	if err != nil {
 		t.Fatal(err)
 	}
