@@ -204,7 +204,7 @@ func TestServeHTTP(t *testing.T) {
 // TestServeHTTP_state_per_token: clients of protocol 2026-07-28 (no
 // sessions over HTTP) keep their state per bearer token: a file read with
 // one token may be edited with it on a new connection, not with another
-// token from --client-token.
+// token (--client-token, here from $AGENT_MCP_CLIENT_TOKENS).
 func TestServeHTTP_state_per_token(t *testing.T) {
 	t.Parallel()
 	dir := workspace(t)
@@ -212,7 +212,10 @@ func TestServeHTTP_state_per_token(t *testing.T) {
 	if err := os.WriteFile(file, []byte("one\ntwo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	url := startHTTP(t, dir, "--token", "s3cret", "--client-token", "ci=ci-token-0123456789")
+	// The further token from the environment, kept off the command line.
+	cmd := testbin.ServeCmd(t, binary, dir, "--http", "--addr", "127.0.0.1:0", "--token", "s3cret")
+	cmd.Env = append(cmd.Env, "AGENT_MCP_CLIENT_TOKENS=ci=ci-token-0123456789, other=other-token-0123456789")
+	url := testbin.StartHTTP(t, cmd)
 	first := httpClient(t, url, "s3cret")
 	if v := first.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Fatalf("negotiated %s over HTTP, want 2026-07-28", v)
@@ -231,8 +234,10 @@ func TestServeHTTP_state_per_token(t *testing.T) {
 	edit := func(from, to string) map[string]any {
 		return map[string]any{"file_path": file, "old_string": from, "new_string": to}
 	}
-	if out, isErr := call(httpClient(t, url, "ci-token-0123456789"), "Edit", edit("two", "2")); !isErr || !strings.Contains(out, "has not been read") {
-		t.Fatalf("Edit with the other token: %q (error %v), want refused as not read", out, isErr)
+	for _, other := range []string{"ci-token-0123456789", "other-token-0123456789"} {
+		if out, isErr := call(httpClient(t, url, other), "Edit", edit("two", "2")); !isErr || !strings.Contains(out, "has not been read") {
+			t.Fatalf("Edit with the token %s: %q (error %v), want refused as not read", other, out, isErr)
+		}
 	}
 	if out, isErr := call(httpClient(t, url, "s3cret"), "Edit", edit("two", "2")); isErr {
 		t.Fatalf("Edit with the token that read it, on a new connection: %s", out)

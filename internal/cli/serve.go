@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	xterm "golang.org/x/term"
 
@@ -149,7 +150,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addr := fs.String("addr", "127.0.0.1:8765", "HTTP listen address; port 0 picks a free port")
 	token := fs.String("token", "", "bearer token HTTP clients must send (default: $AGENT_MCP_TOKEN, else a generated one, printed once)")
 	var clientTokens stringList
-	fs.Var(&clientTokens, "client-token", "NAME=TOKEN: a further bearer token for one host or client (repeatable). Clients of protocol 2026-07-28,\n"+
+	fs.Var(&clientTokens, "client-token", "NAME=TOKEN: a further bearer token for one host or client (repeatable; default: $AGENT_MCP_CLIENT_TOKENS,\n"+
+		"NAME=TOKEN pairs separated by spaces or commas). Clients of protocol 2026-07-28,\n"+
 		"which has no sessions over HTTP, keep their state (files read, background tasks, todo list) per token:\n"+
 		"give each host its own token to keep their state apart")
 	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (loopback addresses only)")
@@ -222,6 +224,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		tok, generated = tools.RandomID(), true
 	}
 	var named []server.ClientToken
+	if len(clientTokens) == 0 {
+		clientTokens = strings.FieldsFunc(os.Getenv("AGENT_MCP_CLIENT_TOKENS"), func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	}
 	for _, ct := range clientTokens {
 		name, secret, ok := strings.Cut(ct, "=")
 		if !ok {
