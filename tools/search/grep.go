@@ -235,16 +235,18 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		walkErr error
 		ended   bool
 	)
-	// take pulls the next chunk from the walk, or nil at its end.
-	take := func() *chunk {
+	// take fills c with the walk's next files and queues it for the
+	// merger; false at the walk's end. Only the walk's advance and the
+	// queueing happen under mu: the chunk is made before and its results
+	// after.
+	take := func(c *chunk) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if ended {
-			return nil
+			return false
 		}
-		c := newChunk()
-		for len(c.results) < chunkFiles {
-			if len(c.results) > 0 && !it.ready() {
+		for c.n < chunkFiles {
+			if c.n > 0 && !it.ready() {
 				break // search what we have rather than wait for a listing
 			}
 			f, ok, err := it.next(ctx)
@@ -252,20 +254,18 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 				walkErr, ended = err, true
 				break
 			}
-			c.results = append(c.results, fileResult{abs: f.abs, file: f})
+			c.files[c.n] = f
+			c.n++
 		}
-		if len(c.results) > 0 {
+		if c.n > 0 {
 			// The merger frees room as the chunks ahead finish; those are
 			// searched by workers that do not hold mu.
 			order <- c
-		} else {
-			c.recycle()
-			c = nil
 		}
 		if ended {
 			close(order)
 		}
-		return c
+		return c.n > 0
 	}
 
 	var wg sync.WaitGroup
@@ -275,7 +275,15 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 			defer wg.Done()
 			sr := newSearcher(plan.m, plan.opt, &pr.pageFull)
 			defer sr.release()
-			for c := take(); c != nil; c = take() {
+			for {
+				c := newChunk()
+				if !take(c) {
+					c.recycle()
+					break
+				}
+				for _, f := range c.files[:c.n] {
+					c.results = append(c.results, fileResult{abs: f.abs, file: f})
+				}
 				for i := range c.results {
 					r := &c.results[i]
 					if ctx.Err() != nil {
@@ -319,6 +327,8 @@ const chunkFiles = 16
 
 // chunk is a run of consecutive files of the walk and their results.
 type chunk struct {
+	files   [chunkFiles]walkFile
+	n       int // files taken
 	results []fileResult
 	done    chan struct{} // closed when every result is filled in
 }
@@ -338,6 +348,8 @@ func newChunk() *chunk {
 func (c *chunk) recycle() {
 	clear(c.results)
 	c.results = c.results[:0]
+	clear(c.files[:c.n])
+	c.n = 0
 	c.done = nil
 	chunks.Put(c)
 }
