@@ -42,9 +42,11 @@ func httpServer(t *testing.T) *server {
 	return &server{cmd: cmd, url: testbin.StartHTTP(t, cmd)}
 }
 
+// connect opens an MCP session: protocol 2025-11-25, as 2026-07-28 has no
+// sessions over HTTP (its state is kept per token).
 func (s *server) connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	return testbin.HTTP(t, s.url, "T", nil)
+	return testbin.HTTPVersion(t, s.url, "T", nil, "2025-11-25")
 }
 
 func marker() string { return fmt.Sprintf("300.%d", rand.Int64N(1e12)) }
@@ -143,6 +145,26 @@ func TestE2E_http_session_close_and_sigterm(t *testing.T) {
 	}
 	waitProcs(t, m2, 0)
 	_ = second.Close()
+}
+
+// TestE2E_http_token_state_sigterm: a 2026-07-28 client has no session
+// over HTTP; the processes of its token's state end with the server.
+func TestE2E_http_token_state_sigterm(t *testing.T) {
+	t.Parallel()
+	srv := httpServer(t)
+	cs := testbin.HTTP(t, srv.url, "T", nil)
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s, want 2026-07-28", v)
+	}
+	m := marker()
+	spawn(t, cs, m)
+	// Closing the client ends nothing: the state is the token's.
+	_ = cs.Close()
+	waitProcs(t, m, 4)
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitProcs(t, m, 0)
 }
 
 func TestE2E_tools_listed_with_aliases(t *testing.T) {
