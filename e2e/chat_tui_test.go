@@ -86,6 +86,18 @@ func (u *tui) waitDisplay(want string) {
 	}
 }
 
+// waitDisplayIs waits until the display satisfies ok.
+func (u *tui) waitDisplayIs(what string, ok func(string) bool) {
+	u.t.Helper()
+	deadline := time.Now().Add(ptyWait)
+	for !ok(u.disp.String()) {
+		if time.Now().After(deadline) {
+			u.t.Fatalf("the display never showed %s:\n%s", what, u.disp.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // waitDisplayGone waits until the display no longer shows gone.
 func (u *tui) waitDisplayGone(gone string) {
 	u.t.Helper()
@@ -600,12 +612,18 @@ func TestChatTUI_fullscreen(t *testing.T) {
 	if !strings.Contains(u.scr.Raw(), "\x1b[?1049h") {
 		t.Fatalf("no alternate screen:\n%q", u.scr.Raw())
 	}
+	// The banner at the top, the input on the screen's last line.
+	u.waitDisplayIs("the banner on top, the input at the bottom", func(d string) bool {
+		lines := strings.Split(d, "\n")
+		return len(lines) == 40 && strings.HasPrefix(lines[0], "agent-mcp chat") && strings.HasPrefix(lines[39], ">")
+	})
 	u.keys("count\r")
 	u.waitDisplay("Two hundred rows.")
 	u.waitDisplay("tokens:")
 	u.waitDisplay("more line(s)")
-	if d := u.disp.String(); strings.Contains(d, "row-100") || !strings.Contains(d, "row-200") || !strings.Contains(d, "> ") {
-		t.Fatalf("the cut output, the reply and the input are not all on screen:\n%s", d)
+	u.waitDisplay("row-200")
+	if d := u.disp.String(); strings.Contains(d, "row-100") {
+		t.Fatalf("the output's middle is shown before Ctrl-O:\n%s", d)
 	}
 	u.keys("\x0f") // Ctrl-O: expanded in place
 	u.waitDisplay("row-190")
@@ -614,10 +632,8 @@ func TestChatTUI_fullscreen(t *testing.T) {
 	}
 	u.waitDisplay("row-110")
 	u.keys("\x0f") // collapsed again
+	u.waitDisplayGone("row-110")
 	u.waitDisplay("more line(s)")
-	if d := u.disp.String(); strings.Contains(d, "row-100") {
-		t.Fatalf("Ctrl-O did not collapse the output:\n%s", d)
-	}
 	srv.Push(testmodel.Say("Next answer."))
 	u.keys("next\r")
 	u.waitDisplay("Next answer.")
@@ -701,15 +717,26 @@ func TestChatTUI_model_switch_across_providers_keeps_each_endpoint_and_key(t *te
 func TestChatTUI_openai_reasoning(t *testing.T) {
 	c := newChatRun(t)
 	srv := testmodel.NewServer(t,
-		testmodel.Reply{Parts: []testmodel.Part{{Thinking: "Weighing the two options first."}, {Text: "Option A."}}, Model: "o4-mini"},
+		testmodel.Reply{Parts: []testmodel.Part{{Thinking: "Weighing the two options first.\nstep 2\nstep 3\nstep 4\nstep 5\nstep 6\nstep 7\nstep 8\nthe last step"},
+			{Text: "Option A."}}, Model: "o4-mini"},
 		testmodel.Say("Plain now."))
 	u := startTUI(t, c, "openai", srv, "--think", "--model", "openai/o4-mini")
 	u.keys("choose\r")
 	u.wait("Weighing the two options first.")
+	u.wait("3 more line(s) (ctrl+o to expand)") // cut like Anthropic's thinking
 	u.wait("Option A.")
 	if !regexp.MustCompile(`\x1b\[[0-9;]*2[;0-9]*m[^\x1b]*Weighing the two`).MatchString(u.scr.Raw()) {
 		t.Errorf("the reasoning is not dimmed:\n%q", u.scr.Raw())
 	}
+	// Whole in the transcript.
+	if strings.Contains(u.scr.String(), "the last step") {
+		t.Fatalf("the long reasoning was not cut:\n%s", u.scr.String())
+	}
+	u.wait("tokens:")
+	u.keys("\x0f")
+	u.waitDisplay("the last step")
+	u.keys("\x0f")
+	u.waitDisplayGone("every output expanded")
 	u.keys("/think\r")
 	u.wait("Extended thinking: off")
 	u.keys("again\r")

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/textarea"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -443,7 +442,7 @@ func newFullModel(u *UI, f *full) *fullModel {
 	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "alt+enter", "shift+enter")
 	ta.Focus()
 	m := &fullModel{u: u, f: f, ta: ta, transcriptState: transcriptState{fs: f.fullscreen}}
-	m.vp = viewport.New()
+	m.vp = newViewport()
 	m.follow = true
 	m.history = loadHistory(f.histFile)
 	m.histPos = len(m.history)

@@ -1,6 +1,7 @@
 package term
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/viewport"
@@ -119,7 +120,7 @@ func (m *fullModel) openTranscript() {
 	for _, b := range m.blocks {
 		lines = append(lines, strings.Split(b.view(true), "\n")...)
 	}
-	m.trVP = viewport.New()
+	m.trVP = newViewport()
 	m.trVP.SetContentLines(lines)
 	m.layoutTranscript()
 	m.trVP.GotoBottom()
@@ -128,6 +129,15 @@ func (m *fullModel) openTranscript() {
 func (m *fullModel) layoutTranscript() {
 	m.trVP.SetWidth(max(10, m.f.live.width))
 	m.trVP.SetHeight(max(1, m.height-1))
+}
+
+// newViewport is a view of the conversation: long lines wrap, and the
+// view fills its height (so that the input stays at the bottom).
+func newViewport() viewport.Model {
+	vp := viewport.New()
+	vp.SoftWrap = true
+	vp.FillHeight = true
+	return vp
 }
 
 // transcriptKey handles a key while the transcript covers the screen.
@@ -176,8 +186,9 @@ func (m *fullModel) fullscreenView() string {
 	h := strings.Count(live, "\n") + 1
 	m.vp.SetWidth(max(10, m.f.live.width))
 	m.vp.SetHeight(max(1, m.height-h))
-	if lines := m.lines(); m.vpGen != m.gen || m.vp.TotalLineCount() != len(lines) {
-		m.vp.SetContentLines(lines)
+	if lines := m.lines(); m.vpGen != m.gen {
+		// A copy: the viewport may rewrite the lines it is given.
+		m.vp.SetContentLines(slices.Clone(lines))
 		m.vpGen = m.gen
 	}
 	if m.follow {
