@@ -10,7 +10,10 @@
 // arguments in, the model-facing text out (plus structuredContent only with
 // --structured-output: hosts show the model that JSON instead of the text
 // when it is there), progress tokens to progress notifications, client cancellation to context
-// cancellation, persisted results to resources.
+// cancellation, persisted results to resources. Stdio has its own
+// transport (stdio.go): each line is read once and the JSON-RPC message
+// built on it, a large tools/call's arguments held aside from the SDK's
+// decoding, so a large Write costs about twice its size in memory.
 //
 // It is not where tools, permissions or the pipeline are defined.
 package server

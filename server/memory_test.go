@@ -18,8 +18,8 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
 )
 
-// stdioWriter serves the built-in tools on a stdio session (the line
-// guard, the SDK's transport, the pipeline) in a fresh directory, with
+// stdioWriter serves the built-in tools on a stdio session (our stdio
+// transport, the SDK's server, the pipeline) in a fresh directory, with
 // the pipeline's input cap set to maxInput (0: the default).
 type stdioWriter struct {
 	srv  *Server
