@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -102,6 +101,7 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	sup := sandbox.Probe("/proc/self/exe")
 	fmt.Fprintf(stdout, "landlock:   %s\n", supportLine(sup.Landlock > 0, fmt.Sprintf("ABI %d", sup.Landlock), sup.LandlockErr))
 	fmt.Fprintf(stdout, "namespaces: %s\n", supportLine(sup.Namespaces, "user, mount, pid, ipc, net", sup.NamespacesErr))
+	fmt.Fprintf(stdout, "cgroup:     %s\n", supportLine(sup.Cgroup != "", "a cgroup per command beneath "+sup.Cgroup+", used without a PID namespace", sup.CgroupErr))
 	home, _ := os.UserHomeDir()
 	sb, err := w.newSandbox(&settings.Settings{Rules: &permissions.RuleSet{}}, home)
 	if err != nil {
@@ -146,8 +146,15 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 		}
 		cmd := l.Cmd
 		cmd.Dir, cmd.Env = work, append(os.Environ(), l.Env...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
+		// A file, not a buffer: the shell writes it itself, so it is
+		// complete when the shell's status comes (os/exec would copy a
+		// buffer's output in a goroutine that Wait does not wait for).
+		out, err := os.CreateTemp(tmp, "out-")
+		if err != nil {
+			return "", err
+		}
+		defer out.Close()
+		cmd.Stdout, cmd.Stderr = out, out
 		err = cmd.Start()
 		l.Started(err)
 		if err != nil {
@@ -159,10 +166,15 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 			<-cctx.Done()
 			_ = cmd.Process.Kill()
 		}()
-		if code := l.Wait(); code != 0 {
-			return out.String(), fmt.Errorf("exit status %d", code)
+		code := l.Wait()
+		b, rerr := os.ReadFile(out.Name())
+		if rerr != nil {
+			return "", rerr
 		}
-		return out.String(), nil
+		if code != 0 {
+			return string(b), fmt.Errorf("exit status %d", code)
+		}
+		return string(b), nil
 	}
 	failed := 0
 	check := func(name string, ok bool, detail string) {
@@ -188,6 +200,10 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 	}
 	out, _ = run("grep NoNewPrivs /proc/self/status")
 	check("no_new_privs set", strings.Contains(out, "1"), trimDetail(out))
+	if sb.Layers().Cgroup {
+		out, _ = run("grep '^0::' /proc/self/cgroup")
+		check("own cgroup", strings.Contains(out, "/agent-mcp-"), trimDetail(out))
+	}
 	if sb.Layers().Namespaces {
 		out, _ = run("ls /proc | grep -c '^[0-9]'")
 		check("own PID namespace (few processes visible)", strings.TrimSpace(out) != "" && len(strings.TrimSpace(out)) <= 2, trimDetail(out))

@@ -10,7 +10,8 @@
 // so it starts like a small program:
 //
 //	server ─ agent-mcp __sandbox init (pid 1 of a new PID namespace, or a child subreaper)
-//	           └ bash -c COMMAND, and everything it starts
+//	           └ bash -c COMMAND, and everything it starts (without a PID namespace: in a cgroup of
+//	             their own, where one can be made)
 //
 // init sets the sandbox up and then only reaps and signals: it lives as long
 // as any process of the command does, stays in the command's process group,
@@ -34,7 +35,10 @@
 //     packet socket), signals and abstract unix sockets scoped to the
 //     sandbox.
 //     Where namespaces are unavailable init is a child subreaper that ends
-//     its whole subtree.
+//     its whole subtree, and the command runs in a cgroup v2 of its own
+//     where the server can make one (as root, or delegated): init ends it
+//     with cgroup.kill, and the server removes it once init is gone,
+//     killing what a killed init left.
 //
 // no_new_privs is set in every case. [Probe] says what this machine offers;
 // [New] picks the layers for a [Mode].

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,14 +38,15 @@ func Probe(launcherPath string) Support {
 	s.Landlock, s.LandlockErr = launcher.LandlockABI()
 	s.NamespacesErr = launcher.ProbeNamespaces(launcherPath)
 	s.Namespaces = s.NamespacesErr == nil
+	s.Cgroup, s.CgroupErr = launcher.ProbeCgroup(launcherPath)
 	allowedLayers(&s)
 	return s
 }
 
 // LayersEnv, when set, limits the layers the sandbox may use to the comma
-// separated list it holds ("namespaces", "landlock", or both; "none" for
-// neither): a test and diagnostic hook that simulates a machine offering
-// less than this one.
+// separated list it holds ("namespaces", "landlock", "cgroup"; "none" for
+// none): a test and diagnostic hook that simulates a machine offering less
+// than this one.
 const LayersEnv = "AGENT_MCP_SANDBOX_LAYERS"
 
 // Mode says how strongly the sandbox is wanted.
@@ -79,6 +81,21 @@ type Layers struct {
 	Namespaces bool
 	// Landlock is the Landlock ABI version in use; 0 when Landlock is not.
 	Landlock int
+	// Cgroup: without a PID namespace, each command's processes are held
+	// in a cgroup of their own (else only by the launcher as a child
+	// subreaper).
+	Cgroup bool
+}
+
+// processes names what holds a command's processes.
+func (l Layers) processes() string {
+	switch {
+	case l.Namespaces:
+		return "a PID namespace"
+	case l.Cgroup:
+		return "a cgroup"
+	}
+	return "a subreaper"
 }
 
 // Any reports whether at least one layer is in use.
@@ -110,6 +127,11 @@ type Support struct {
 	Namespaces bool
 	// NamespacesErr says why namespaces are unavailable.
 	NamespacesErr error
+	// Cgroup is the cgroup v2 directory beneath which a command's own
+	// cgroup can be made; empty when none can.
+	Cgroup string
+	// CgroupErr says why no cgroup can be made.
+	CgroupErr error
 }
 
 // Pattern is a path pattern of a permission rule: a directory and a
@@ -149,6 +171,8 @@ type Sandbox struct {
 	layers  Layers
 	support Support
 	caches  []string
+	// cgroups numbers the commands' cgroups.
+	cgroups atomic.Uint64
 }
 
 // New checks what the machine offers and picks the layers for cfg.Mode:
@@ -167,6 +191,7 @@ func New(cfg Config) (*Sandbox, error) {
 	sup := Probe(cfg.Launcher)
 	s := &Sandbox{cfg: cfg, support: sup}
 	s.layers = Layers{Namespaces: sup.Namespaces, Landlock: sup.Landlock}
+	s.layers.Cgroup = !sup.Namespaces && s.layers.Any() && sup.Cgroup != ""
 	if cfg.Mode == ModeRequired && s.layers.Landlock == 0 {
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", sup.LandlockErr, s.layers)
 	}
@@ -194,6 +219,9 @@ func allowedLayers(sup *Support) {
 	}
 	if !slices.Contains(want, "landlock") && sup.Landlock > 0 {
 		sup.Landlock, sup.LandlockErr = 0, fmt.Errorf("turned off by %s", LayersEnv)
+	}
+	if !slices.Contains(want, "cgroup") && sup.Cgroup != "" {
+		sup.Cgroup, sup.CgroupErr = "", fmt.Errorf("turned off by %s", LayersEnv)
 	}
 }
 
@@ -252,7 +280,7 @@ func (s *Sandbox) Describe() string {
 	if s.cfg.NetworkOff {
 		net = "off"
 	}
-	return fmt.Sprintf("sandbox: %s, network %s", s.layers, net)
+	return fmt.Sprintf("sandbox: %s, network %s, processes held by %s", s.layers, net, s.layers.processes())
 }
 
 // DefaultBuildCaches are the per-user build caches a sandboxed command may
@@ -317,6 +345,7 @@ type Launch struct {
 	Env []string
 
 	status, statusW *os.File // the shell's exit status, from the sandbox's init
+	cgroup          string   // the command's cgroup, removed once init is gone
 }
 
 // Command returns how to run spec confined. A nil Sandbox, one without
@@ -354,17 +383,24 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		}
 	}
 	p.Masked = existing(expand(s.cfg.ReadDeny))
+	if s.layers.Cgroup {
+		// Where none can be made now, the subreaper alone holds it.
+		p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, s.cgroups.Add(1))
+	}
 	arg, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
+		if p.Cgroup != "" {
+			_ = launcher.RemoveCgroup(p.Cgroup)
+		}
 		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
 	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
 	cmd.ExtraFiles = []*os.File{w}
-	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w}, nil
+	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w, cgroup: p.Cgroup}, nil
 }
 
 // Started is called once Cmd.Start has returned err.
@@ -375,6 +411,9 @@ func (l *Launch) Started(err error) {
 	if err != nil && l.status != nil {
 		l.status.Close()
 	}
+	if err != nil && l.cgroup != "" {
+		_ = launcher.RemoveCgroup(l.cgroup)
+	}
 }
 
 // Wait waits for the shell and returns its exit status (128+N after
@@ -384,10 +423,19 @@ func (l *Launch) Started(err error) {
 // the background.
 func (l *Launch) Wait() int {
 	if l.status == nil {
-		return exitStatus(l.Cmd.ProcessState, l.Cmd.Wait())
+		err := l.Cmd.Wait()
+		return exitStatus(l.Cmd.ProcessState, err)
 	}
 	initDone := make(chan int, 1)
-	go func() { initDone <- exitStatus(l.Cmd.ProcessState, l.Cmd.Wait()) }()
+	go func() {
+		err := l.Cmd.Wait()
+		code := exitStatus(l.Cmd.ProcessState, err)
+		if l.cgroup != "" {
+			// init is gone, and whatever it left (it was killed) with it.
+			_ = launcher.RemoveCgroup(l.cgroup)
+		}
+		initDone <- code
+	}()
 	defer l.status.Close()
 	line, err := bufio.NewReader(l.status).ReadString('\n')
 	if code, perr := strconv.Atoi(strings.TrimSpace(line)); err == nil && perr == nil {

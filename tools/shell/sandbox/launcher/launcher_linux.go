@@ -115,6 +115,20 @@ func initMain(p Plan) int {
 	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail("becoming a subreaper: %v", err)
 	}
+	// The command's cgroup (no PID namespace) is opened before Landlock
+	// forbids writing beneath /sys/fs/cgroup: its directory to start the
+	// shell in, its cgroup.kill to end it.
+	cg := &cgroup{dir: p.Cgroup, fd: -1}
+	if p.Cgroup != "" {
+		fd, err := unix.Open(p.Cgroup, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fail("opening the command's cgroup: %v", err)
+		}
+		cg.fd = fd
+		if f, err := os.OpenFile(filepath.Join(p.Cgroup, "cgroup.kill"), os.O_WRONLY, 0); err == nil {
+			cg.kill = f // absent before Linux 5.14: the processes are killed one by one
+		}
+	}
 	if err := llsys.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fail("setting no_new_privs: %v", err)
 	}
@@ -147,7 +161,20 @@ func initMain(p Plan) int {
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: p.GID, HostID: 0, Size: 1}},
 		}
 	}
-	if err := cmd.Start(); err != nil {
+	err := errors.New("no cgroup")
+	if cg.fd >= 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cg.fd}
+		if err = cmd.Start(); err != nil {
+			// clone3 into a cgroup needs Linux 5.7: the subreaper alone
+			// holds the command.
+			cmd = cloneCmd(cmd)
+			cg.dir = ""
+		}
+	}
+	if err != nil {
+		err = cmd.Start()
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: starting %s: %v\n", p.Shell, err)
 		fmt.Fprintln(status, 127)
 		status.Close()
@@ -190,29 +217,52 @@ func initMain(p Plan) int {
 			report(128 + int(syscall.SIGKILL))
 			return 0
 		case s := <-sigs:
-			signalAll(p.Namespaces, s.(syscall.Signal))
+			signalAll(p.Namespaces, cg, s.(syscall.Signal))
 			if killTimer == nil {
 				killTimer = time.After(grace)
 			}
 		case <-killTimer:
 			// What did not end on SIGTERM is killed, again and again
 			// until nothing is left (a process may fork meanwhile).
-			signalAll(p.Namespaces, syscall.SIGKILL)
+			signalAll(p.Namespaces, cg, syscall.SIGKILL)
 			killTimer = time.After(50 * time.Millisecond)
 		}
 	}
 }
 
+// cgroup is the command's cgroup as init holds it; dir is empty when the
+// command is not in one.
+type cgroup struct {
+	dir  string
+	fd   int
+	kill *os.File
+}
+
+// cloneCmd is an unstarted copy of cmd without SysProcAttr, for a retry
+// after a failed Start.
+func cloneCmd(cmd *exec.Cmd) *exec.Cmd {
+	c := exec.Command(cmd.Path, cmd.Args[1:]...)
+	c.Stdin, c.Stdout, c.Stderr, c.Dir, c.Env = cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Dir, cmd.Env
+	return c
+}
+
 // signalAll sends sig to every process of the command: in a PID namespace
-// everything but init itself, else init's whole subtree (orphans come to
-// init, the subreaper).
-func signalAll(ns bool, sig syscall.Signal) {
+// everything but init itself; else everything in the command's cgroup, and
+// init's whole subtree (orphans come to init, the subreaper).
+func signalAll(ns bool, cg *cgroup, sig syscall.Signal) {
 	if ns {
 		_ = unix.Kill(-1, sig)
 		if sig == syscall.SIGTERM {
 			_ = unix.Kill(-1, syscall.SIGCONT)
 		}
 		return
+	}
+	if cg.dir != "" {
+		if sig == syscall.SIGKILL {
+			killCgroup(cg.dir, cg.kill)
+		} else {
+			signalCgroup(cg.dir, sig)
+		}
 	}
 	for _, pid := range descendants(os.Getpid()) {
 		_ = unix.Kill(pid, sig)

@@ -27,3 +27,12 @@ func ProbeNamespaces(launcher string) error { return errNotLinux }
 func Command(launcher, arg string, _ Plan) *exec.Cmd {
 	return exec.Command(launcher, HiddenCommand, "init", arg)
 }
+
+// ProbeCgroup reports that there are no cgroups outside Linux.
+func ProbeCgroup(launcher string) (string, error) { return "", errNotLinux }
+
+// NewCgroup reports that there are no cgroups outside Linux.
+func NewCgroup(parent string, n uint64) (string, error) { return "", errNotLinux }
+
+// RemoveCgroup has nothing to remove outside Linux.
+func RemoveCgroup(dir string) error { return nil }

@@ -19,6 +19,9 @@ type Plan struct {
 	ReadOnly           []string
 	Masked             []string
 	EmptyFile          string
+	// Cgroup is the command's own cgroup (made by the server; empty when
+	// the command has none).
+	Cgroup string
 	// GraceMS is how long init waits after SIGTERM before SIGKILL.
 	GraceMS int64
 }
