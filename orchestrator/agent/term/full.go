@@ -223,18 +223,24 @@ func (f *full) emitLocked(b block) {
 	// Send, unlike Program.Println, gives up if the program has ended.
 	switch {
 	case f.fullscreen:
-		if len(f.fsShown) >= maxBlocks {
-			f.fsShown = append(f.fsShown[:0], f.fsShown[len(f.fsShown)-maxBlocks+1:]...)
-		}
-		f.fsShown = append(f.fsShown, b.short)
+		f.fsShown = appendBounded(f.fsShown, b.short)
 	default:
 		if f.holding {
-			f.held = append(f.held, b.short)
+			f.held = appendBounded(f.held, b.short)
 		} else {
 			f.prog.Send(tea.Println(b.short)())
 		}
 	}
 	f.prog.Send(blockMsg(b))
+}
+
+// appendBounded appends s to what is kept for the scrollback, dropping
+// the oldest beyond maxBlocks.
+func appendBounded(kept []string, s string) []string {
+	if len(kept) >= maxBlocks {
+		kept = append(kept[:0], kept[len(kept)-maxBlocks+1:]...)
+	}
+	return append(kept, s)
 }
 
 // openTranscript covers the inline screen with the transcript: from now
