@@ -686,12 +686,16 @@ func TestSandbox_questions(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		args    []string
+		layers  string // AGENT_MCP_SANDBOX_LAYERS, when set
 		wantRan bool
 	}{
-		{"sandboxed runs without a question", nil, true},
-		{"unsandboxed is asked about", []string{"--sandbox", "off"}, false},
-		{"autoAllowBashIfSandboxed false is asked about", []string{"--settings", `{"sandbox":{"autoAllowBashIfSandboxed":false}}`}, false},
-		{"an excluded command is asked about", []string{"--settings", `{"sandbox":{"excludedCommands":["cp"]}}`}, false},
+		{"sandboxed runs without a question", nil, "", true},
+		{"unsandboxed is asked about", []string{"--sandbox", "off"}, "", false},
+		{"autoAllowBashIfSandboxed false is asked about", []string{"--settings", `{"sandbox":{"autoAllowBashIfSandboxed":false}}`}, "", false},
+		{"an excluded command is asked about", []string{"--settings", `{"sandbox":{"excludedCommands":["cp"]}}`}, "", false},
+		// Landlock cannot keep .mcp.json or a Read-denied file inside
+		// the working directory from a program the parser cannot see.
+		{"with Landlock alone a command is asked about", nil, "landlock", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -699,6 +703,10 @@ func TestSandbox_questions(t *testing.T) {
 			argv := append([]string{"serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "default"}, tc.args...)
 			cmd := exec.Command(e.bin, argv...)
 			cmd.Env = append(testbin.HermeticEnv(t), "HOME="+e.home)
+			if tc.layers != "" {
+				requireLayers(t, tc.layers)
+				cmd.Env = append(cmd.Env, sandbox.LayersEnv+"="+tc.layers)
+			}
 			cs := testbin.Stdio(t, cmd, nil)
 			out, _ := bash(t, cs, write, false)
 			_, err := os.Stat(filepath.Join(e.work, "copy.json"))

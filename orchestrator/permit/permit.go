@@ -38,7 +38,8 @@ type Config struct {
 	// Sandbox, when set, is Bash's kernel sandbox with
 	// autoAllowBashIfSandboxed on: a command it confines runs without a
 	// question when no rule asks or denies, as the kernel holds it to the
-	// writable roots; an excluded command is always asked about.
+	// writable roots, where it also holds protected and Read-denied paths
+	// (HoldsPaths); an excluded command is always asked about.
 	Sandbox Sandbox
 }
 
@@ -181,7 +182,13 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 			needs = append(needs, need{reason: "the command runs outside the sandbox (sandbox.excludedCommands)",
 				byBypass: true, byHook: true})
 		} else {
-			sandboxed = p.sandbox.Confines(cl.Raw)
+			// The sandbox answers a question only where the kernel holds
+			// all it was about: writes outside the writable roots, and
+			// inside them protected and Edit-denied paths, and reads of
+			// Read-denied ones. Landlock alone holds only the first (it
+			// can grant, not take part of a grant back): there a command
+			// is asked about as it would be without a sandbox.
+			sandboxed = p.sandbox.Confines(cl.Raw) && p.sandbox.HoldsPaths()
 		}
 	}
 	if cl := tg.Bash; cl != nil {
@@ -209,7 +216,7 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 			// bypass mode it is refused rather than allowed.
 			// A sandbox that masks denied reads and keeps protected and
 			// Edit-denied paths read-only holds both with the kernel.
-			n := need{reason: u.Why, byHook: true, bySandbox: sandboxed && p.sandbox.HoldsPaths()}
+			n := need{reason: u.Why, byHook: true, bySandbox: sandboxed}
 			if u.Write {
 				n.refuseInBypass = true
 			} else {
