@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // TestLoad_mixed_calls_over_concurrent_sessions is the load run at a size
@@ -15,7 +17,7 @@ import (
 func TestLoad_mixed_calls_over_concurrent_sessions(t *testing.T) {
 	tmp := t.TempDir()
 	binary := filepath.Join(tmp, "agent-mcp")
-	if err := buildBinary(binary); err != nil {
+	if err := testbin.Build(binary); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(binary, "tools").Output()

@@ -1,15 +1,21 @@
 // Package testbin supports end-to-end tests that run the real agent-mcp
-// binary: it builds the binary once per test process, starts it with an
-// environment that never reads the real user's settings, and connects go-sdk
-// clients to it over stdio or streamable HTTP.
+// binary: it builds the binary for each test process (linked once per
+// checkout and shared, see [Build]), starts it with an environment that
+// never reads the real user's settings, and connects go-sdk clients to it
+// over stdio or streamable HTTP.
 //
 // It is for tests only; nothing in the product imports it.
 package testbin
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -45,8 +51,13 @@ func Main(m *testing.M, binary *string) {
 	os.Exit(code)
 }
 
-// Build compiles agent-mcp to out with $GOROOT/bin/go when GOROOT is set,
-// else the go command on PATH.
+// Build puts an up-to-date agent-mcp binary at out, a path of the caller's
+// own. It is linked once per module checkout into a directory under the
+// user's cache directory shared by every test process (under a file lock,
+// and by go build, which links only when the sources changed since), then
+// hard-linked or copied to out: linking the binary costs seconds of CPU,
+// and `go test ./...` runs several packages that need it. The go command
+// is $GOROOT/bin/go when GOROOT is set, else the one on PATH.
 func Build(out string) error {
 	gobin := "go"
 	if root := os.Getenv("GOROOT"); root != "" {
@@ -54,10 +65,66 @@ func Build(out string) error {
 			gobin = filepath.Join(root, "bin", "go")
 		}
 	}
+	gomod, err := exec.Command(gobin, "env", "GOMOD").Output()
+	if err != nil {
+		return fmt.Errorf("building agent-mcp: go env GOMOD: %w", err)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	sum := sha256.Sum256(bytes.TrimSpace(gomod))
+	dir := filepath.Join(cache, "agent-mcp-testbin", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("building agent-mcp: %w", err)
+	}
+	unlock, err := lockDir(dir)
+	if errors.Is(err, errNoLock) {
+		return goBuild(gobin, out)
+	}
+	if err != nil {
+		return fmt.Errorf("building agent-mcp: locking %s: %w", dir, err)
+	}
+	defer unlock()
+	shared := filepath.Join(dir, "agent-mcp")
+	if err := goBuild(gobin, shared); err != nil {
+		return err
+	}
+	// go build replaces the shared file (it never writes into it), so a
+	// hard link keeps this process's binary as it is now.
+	if err := os.Link(shared, out); err == nil {
+		return nil
+	}
+	return copyFile(out, shared)
+}
+
+// errNoLock is lockDir's answer where there is no file locking.
+var errNoLock = errors.New("no file locking on this system")
+
+// goBuild links agent-mcp to out.
+func goBuild(gobin, out string) error {
 	if b, err := exec.Command(gobin, "build", "-o", out, Module).CombinedOutput(); err != nil {
 		return fmt.Errorf("building agent-mcp: %v\n%s", err, b)
 	}
 	return nil
+}
+
+// copyFile copies the executable src to dst.
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	o, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(o, in); err != nil {
+		o.Close()
+		return fmt.Errorf("copying %s to %s: %w", src, dst, err)
+	}
+	return o.Close()
 }
 
 // HermeticEnv is the test process's environment with HOME, the XDG

@@ -12,6 +12,7 @@ import (
 // TestPaths checks what each file tool tells the permission check it
 // touches: the path as given, as a write for the writing tools.
 func TestPaths(t *testing.T) {
+	t.Parallel()
 	type row struct {
 		name  string
 		input string

@@ -47,6 +47,7 @@ func crashContent(k, gen int) string {
 // writer, or the truncation of the file itself for a writer that rewrites
 // it in place, which the kill then catches with the bytes still going in.
 func TestWriteSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEdit(t *testing.T) {
+	t.Parallel()
 	edit := func(h *harness, old, new string, extra ...any) map[string]any {
 		in := map[string]any{"file_path": "f.txt", "old_string": old, "new_string": new}
 		for i := 0; i+1 < len(extra); i += 2 {

@@ -36,6 +36,14 @@ func newHarness(t *testing.T) *harness {
 	return &harness{t: t, dir: e.Dir(), s: e.Session, p: e.Pipeline}
 }
 
+// on is h for the (sub)test t: its failures are t's. A parallel subtest
+// uses its own, as a test may fail only from its own goroutine.
+func (h *harness) on(t *testing.T) *harness {
+	c := *h
+	c.t = t
+	return &c
+}
+
 // path is the absolute path of rel in the working directory.
 func (h *harness) path(rel string) string { return filepath.Join(h.dir, rel) }
 

@@ -23,7 +23,7 @@ func gradient(w, h int) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			img.Set(x, y, color.RGBA{uint8(x * 255 / w), uint8(y * 255 / h), 128, 255})
+			img.SetRGBA(x, y, color.RGBA{uint8(x * 255 / w), uint8(y * 255 / h), 128, 255})
 		}
 	}
 	return img
@@ -44,6 +44,16 @@ func noise(w, h int, alpha uint8) *image.NRGBA {
 func encodePNG(t *testing.T, img image.Image) string {
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// encodeRawPNG is a PNG of img stored without compression: for noise,
+// which does not compress, it is as large and much cheaper to make.
+func encodeRawPNG(t *testing.T, img image.Image) string {
+	var b bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&b, img); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -71,45 +81,56 @@ func pngHeader(w, h uint32) string {
 func TestReadImage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	webp, err := os.ReadFile("testdata/wide.webp") // 2400x120, lossless
-	if err != nil {
-		t.Fatal(err)
-	}
-	var animated bytes.Buffer
-	frame := image.NewPaletted(image.Rect(0, 0, 2500, 100), palette.Plan9)
-	if err := gif.EncodeAll(&animated, &gif.GIF{Image: []*image.Paletted{frame, frame}, Delay: []int{10, 10}}); err != nil {
-		t.Fatal(err)
-	}
 	small := encodePNG(t, gradient(300, 200))
-	h.put("small.png", small)
-	h.put("wide.png", encodePNG(t, gradient(2400, 300)))
-	h.put("tall.jpg", encodeJPEG(t, gradient(100, 2400)))
-	h.put("anim.gif", animated.String())
-	h.put("wide.webp", string(webp))
-	h.put("noisy.png", encodePNG(t, noise(1200, 1200, 255)))
-	h.put("glass.png", encodePNG(t, noise(1100, 1100, 200)))
-	h.put("photo.png", encodeJPEG(t, gradient(64, 48)))
 
+	// Each case makes its own file, so the cases (and the costly images)
+	// are made and read in parallel.
 	cases := []struct {
 		file         string
+		content      func(t *testing.T) string
 		mime         string
 		w, h         int // as returned
 		origW, origH int
 		note         []string
 	}{
-		{"small.png", "image/png", 300, 200, 300, 200, nil},
-		{"photo.png", "image/jpeg", 64, 48, 64, 48, nil}, // the content's type, not the name's
-		{"wide.png", "image/png", 2000, 250, 2400, 300, []string{"scaled down from 2400x300 px", "to 2000x250 px", "2000 px"}},
-		{"tall.jpg", "image/jpeg", 83, 2000, 100, 2400, []string{"100x2400", "83x2000", "image/jpeg"}},
-		{"anim.gif", "image/png", 2000, 80, 2500, 100, []string{"2500x100", "first frame"}},
-		{"wide.webp", "image/png", 2000, 100, 2400, 120, []string{"2400x120", "2000x100"}},
+		{"small.png", func(*testing.T) string { return small }, "image/png", 300, 200, 300, 200, nil},
+		// The content's type, not the name's.
+		{"photo.png", func(t *testing.T) string { return encodeJPEG(t, gradient(64, 48)) }, "image/jpeg", 64, 48, 64, 48, nil},
+		{"wide.png", func(t *testing.T) string { return encodePNG(t, gradient(2400, 300)) },
+			"image/png", 2000, 250, 2400, 300, []string{"scaled down from 2400x300 px", "to 2000x250 px", "2000 px"}},
+		{"tall.jpg", func(t *testing.T) string { return encodeJPEG(t, gradient(100, 2400)) },
+			"image/jpeg", 83, 2000, 100, 2400, []string{"100x2400", "83x2000", "image/jpeg"}},
+		{"anim.gif", func(t *testing.T) string {
+			var animated bytes.Buffer
+			frame := image.NewPaletted(image.Rect(0, 0, 2500, 100), palette.Plan9)
+			if err := gif.EncodeAll(&animated, &gif.GIF{Image: []*image.Paletted{frame, frame}, Delay: []int{10, 10}}); err != nil {
+				t.Fatal(err)
+			}
+			return animated.String()
+		}, "image/png", 2000, 80, 2500, 100, []string{"2500x100", "first frame"}},
+		{"wide.webp", func(t *testing.T) string {
+			webp, err := os.ReadFile("testdata/wide.webp") // 2400x120, lossless
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(webp)
+		}, "image/png", 2000, 100, 2400, 120, []string{"2400x120", "2000x100"}},
 		// Over the byte limit at a size within the pixel limit: an opaque
 		// image becomes a JPEG, a translucent one a smaller PNG.
-		{"noisy.png", "image/jpeg", 0, 0, 1200, 1200, []string{"1200x1200", "image/jpeg", "3.8MB"}},
-		{"glass.png", "image/png", 0, 0, 1100, 1100, []string{"1100x1100", "image/png"}},
+		{"noisy.png", func(t *testing.T) string { return encodeRawPNG(t, noise(1200, 1200, 255)) },
+			"image/jpeg", 0, 0, 1200, 1200, []string{"1200x1200", "image/jpeg", "3.8MB"}},
+		{"glass.png", func(t *testing.T) string { return encodeRawPNG(t, noise(1100, 1100, 200)) },
+			"image/png", 0, 0, 1100, 1100, []string{"1100x1100", "image/png"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			h := h.on(t)
+			content := c.content(t)
+			if c.w == 0 && len(content) <= fs.ImageMaxBytes {
+				t.Fatalf("the fixture is %d bytes, not over the %d the case is about", len(content), fs.ImageMaxBytes)
+			}
+			h.put(c.file, content)
 			res := h.read(c.file)
 			if len(res.Extra) != 1 || res.Extra[0].Kind != tools.ImageContent || res.Extra[0].MIMEType != c.mime {
 				t.Fatalf("want one %s block, got %d blocks", c.mime, len(res.Extra))
@@ -142,6 +163,8 @@ func TestReadImage(t *testing.T) {
 		})
 	}
 	t.Run("refused", func(t *testing.T) {
+		t.Parallel()
+		h := h.on(t)
 		h.put("broken.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 		h.put("bomb.png", pngHeader(30000, 30000))
 		h.put("text.jpg", "not an image")

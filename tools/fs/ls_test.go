@@ -8,6 +8,7 @@ import (
 )
 
 func TestLS(t *testing.T) {
+	t.Parallel()
 	tree := func(h *harness) {
 		for _, f := range []string{"b.txt", "a/x.go", "a/deep/y.go", "c/z.log", ".git/HEAD", ".env", "node_modules/m/index.js"} {
 			h.put(f, "x")

@@ -5,6 +5,7 @@ import (
 )
 
 func TestMultiEdit(t *testing.T) {
+	t.Parallel()
 	e := func(old, new string, all ...bool) map[string]any {
 		m := map[string]any{"old_string": old, "new_string": new}
 		if len(all) > 0 {

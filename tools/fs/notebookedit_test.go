@@ -8,6 +8,7 @@ import (
 )
 
 func TestNotebookEdit(t *testing.T) {
+	t.Parallel()
 	setup := func(t *testing.T, nb string) *harness {
 		h := newHarness(t)
 		h.put("nb.ipynb", nb)

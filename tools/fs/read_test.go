@@ -27,6 +27,7 @@ func utf16File(s string, bigEndian bool) string {
 }
 
 func TestRead(t *testing.T) {
+	t.Parallel()
 	text := func(t *testing.T, content string, in map[string]any) string {
 		h := newHarness(t)
 		h.put("f.txt", content)
@@ -292,6 +293,7 @@ const sampleNotebook = `{
 // its token cap: the range's real size, counted within a bound, and a line
 // that alone is over the cap named without the rest of the file read.
 func TestRead_budget_errors(t *testing.T) {
+	t.Parallel()
 	t.Run("range_over_the_cap_names_its_real_estimate", func(t *testing.T) {
 		h := newHarness(t)
 		h.put("wide.txt", strings.Repeat(strings.Repeat("y", 199)+"\n", 1000))

@@ -23,6 +23,7 @@ func (e *endlessLine) Read(p []byte) (int, error) {
 // never ends to reach a later one: only a cancellation ends the scan, and
 // it is seen within a bounded number of bytes, not after 65536 lines.
 func TestScanLines_cancellation_is_checked_by_bytes(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	src := &endlessLine{}
@@ -39,6 +40,7 @@ func TestScanLines_cancellation_is_checked_by_bytes(t *testing.T) {
 // line never ends: the scan stops once the line is known to be too long
 // to show, with an error naming the line.
 func TestScanLines_a_line_over_the_budget_stops_the_scan(t *testing.T) {
+	t.Parallel()
 	src := &endlessLine{}
 	_, err := scanLines(context.Background(), io.MultiReader(strings.NewReader("first\n"), src), 2, 5, 1000, false)
 	var long *lineTooLongError

@@ -10,6 +10,7 @@ import (
 )
 
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	t.Run("creates_file_and_parents", func(t *testing.T) {
 		h := newHarness(t)
 		res := h.ok("Write", map[string]any{"file_path": "a/b/new.txt", "content": "one\ntwo\n"})

@@ -166,6 +166,7 @@ func posixACL() []byte {
 // TestWriteKeepsExtendedAttributes checks that the file an atomic write
 // puts in place keeps the user's extended attributes and the access ACL.
 func TestWriteKeepsExtendedAttributes(t *testing.T) {
+	t.Parallel()
 	for _, c := range writeCalls {
 		t.Run(c.tool, func(t *testing.T) {
 			h := newHarness(t)
@@ -203,6 +204,7 @@ func TestWriteKeepsExtendedAttributes(t *testing.T) {
 // TestWriteRefusesHardLinkedFiles checks that a file with several names
 // is not split by a write: the write is refused, every name unchanged.
 func TestWriteRefusesHardLinkedFiles(t *testing.T) {
+	t.Parallel()
 	for _, c := range writeCalls {
 		t.Run(c.tool, func(t *testing.T) {
 			h := newHarness(t)

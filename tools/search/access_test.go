@@ -13,6 +13,7 @@ import (
 // read: for Glob, the fixed directory prefix of the pattern joined with
 // path; for Grep, path or the current directory.
 func TestPaths(t *testing.T) {
+	t.Parallel()
 	cwd := t.TempDir()
 	sess, err := tools.NewSession(tools.SessionOptions{Cwd: cwd, StateRoot: t.TempDir()})
 	if err != nil {

@@ -91,6 +91,7 @@ func sortedLines(s string) []string {
 // the same files match, with the same counts, and content mode prints the
 // same lines in the same order as `rg --sort path`.
 func TestCrossCheckRipgrep(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("rg"); err != nil {
 		t.Skip("ripgrep (rg) is not installed: install the Debian package ripgrep to cross-check Grep against it")
 	}
@@ -197,6 +198,7 @@ func fullText(t *testing.T, text string, out any) string {
 
 // TestCrossCheckFiles compares Glob's file set with `rg --files`.
 func TestCrossCheckFiles(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("rg"); err != nil {
 		t.Skip("ripgrep (rg) is not installed: install the Debian package ripgrep to cross-check Glob against rg --files")
 	}

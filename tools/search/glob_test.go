@@ -33,6 +33,7 @@ func globTree(t *testing.T) string {
 }
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	dir := globTree(t)
 	s := newSession(t, dir)
 	for _, tc := range []struct {
@@ -67,6 +68,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestGlobErrors(t *testing.T) {
+	t.Parallel()
 	dir := globTree(t)
 	s := newSession(t, dir)
 	for _, tc := range []struct {
@@ -93,6 +95,7 @@ func TestGlobErrors(t *testing.T) {
 }
 
 func TestGlobCap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{}
 	mt := map[string]int{}
@@ -126,6 +129,7 @@ func TestGlobCap(t *testing.T) {
 }
 
 func TestGlobOutsideCwdAbsolute(t *testing.T) {
+	t.Parallel()
 	dir := globTree(t)
 	s := newSession(t, t.TempDir())
 	got, _, ok := call(t, Glob(), s, fmt.Sprintf(`{"pattern":"*.md","path":%q}`, dir))
@@ -135,6 +139,7 @@ func TestGlobOutsideCwdAbsolute(t *testing.T) {
 }
 
 func TestGlobSymlinkedDirectoryNotFollowed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := t.TempDir()
 	writeTree(t, target, map[string]string{"inside.go": "x"})

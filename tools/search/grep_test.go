@@ -34,6 +34,7 @@ func grepTree(t *testing.T) string {
 }
 
 func TestGrep(t *testing.T) {
+	t.Parallel()
 	dir := grepTree(t)
 	s := newSession(t, dir)
 	for _, tc := range []struct {
@@ -123,6 +124,7 @@ func TestGrep(t *testing.T) {
 }
 
 func TestGrepErrors(t *testing.T) {
+	t.Parallel()
 	dir := grepTree(t)
 	s := newSession(t, dir)
 	for _, tc := range []struct {
@@ -151,6 +153,7 @@ func TestGrepErrors(t *testing.T) {
 }
 
 func TestGrepPagination(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{}
 	mt := map[string]int{}
@@ -201,6 +204,7 @@ func TestGrepPagination(t *testing.T) {
 }
 
 func TestGrepStructuredOutput(t *testing.T) {
+	t.Parallel()
 	dir := grepTree(t)
 	s := newSession(t, dir)
 	_, out, ok := call(t, Grep(), s, `{"pattern":"needle","output_mode":"content","head_limit":1,"type":"md"}`)
@@ -214,6 +218,7 @@ func TestGrepStructuredOutput(t *testing.T) {
 }
 
 func TestGrepOutsideCwdShowsAbsolutePaths(t *testing.T) {
+	t.Parallel()
 	dir := grepTree(t)
 	other := t.TempDir()
 	s := newSession(t, other)
@@ -224,6 +229,7 @@ func TestGrepOutsideCwdShowsAbsolutePaths(t *testing.T) {
 }
 
 func TestGrepSymlinksNotFollowed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := t.TempDir()
 	writeTree(t, target, map[string]string{"t.txt": "needle\n"})

@@ -11,6 +11,7 @@ import (
 )
 
 func TestGitignoreLine(t *testing.T) {
+	t.Parallel()
 	type probe struct {
 		rel   string
 		isDir bool
@@ -66,6 +67,7 @@ func TestGitignoreLine(t *testing.T) {
 // case is one the library answers wrongly (checked here, so if a newer
 // version fixes them this test says so).
 func TestSabhiramShortfalls(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		lines []string
@@ -136,6 +138,7 @@ func TestIgnoreTree(t *testing.T) {
 }
 
 func TestIgnoreOutsideGitRepository(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		".gitignore": "*.log\n",

@@ -8,6 +8,7 @@ import (
 )
 
 func TestMatcherLiterals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		pattern   string
@@ -65,6 +66,7 @@ func TestMatcherLiterals(t *testing.T) {
 }
 
 func TestMatcherErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, pattern string
 		multiline     bool
@@ -88,6 +90,7 @@ func TestMatcherErrors(t *testing.T) {
 }
 
 func TestPrefilterScan(t *testing.T) {
+	t.Parallel()
 	pf, _ := newPrefilter([]lit{{s: "needle", fold: true}, {s: "pin"}})
 	h := []byte("hay NEEDLE hay pin hay nEeDlE pins")
 	sc := pf.newScan(h)

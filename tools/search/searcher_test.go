@@ -124,6 +124,7 @@ func makeText(rng *rand.Rand, n int, longEvery int) string {
 }
 
 func TestSearcherMatchesReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 9))
 	dir := t.TempDir()
 	small := makeText(rng, 300, 37)
@@ -176,6 +177,7 @@ func TestSearcherMatchesReference(t *testing.T) {
 						continue // a sample of the option combinations on the big file
 					}
 					t.Run(fmt.Sprintf("%s/%q-i=%v/B%dA%d/o=%v", name, p.pattern, p.fold, c[0], c[1], only), func(t *testing.T) {
+						t.Parallel()
 						want := referenceGrep(content, re, c[0], c[1], only)
 						got := searchOne(t, filepath.Join(dir, name), m, c[0], c[1], only)
 						if len(got) != len(want) {
@@ -208,6 +210,7 @@ func firstDiff(got, want []string) string {
 }
 
 func TestSearcherCounts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
 	os.WriteFile(path, []byte("foo foo\nbar\nfoo\n"), 0o644)
@@ -236,6 +239,7 @@ func TestSearcherCounts(t *testing.T) {
 }
 
 func TestSearcherBinary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	early := filepath.Join(dir, "early")
 	os.WriteFile(early, []byte("match\x00 here\nmatch\n"), 0o644)
