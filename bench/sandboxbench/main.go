@@ -42,6 +42,7 @@ func run(bin string, runs int) error {
 	configs := []config{
 		{"off", "off", ""},
 		{"landlock", "auto", "landlock"},
+		{"landlock+cgroup", "auto", "landlock,cgroup"},
 		{"namespaces", "auto", "namespaces"},
 		{"namespaces+landlock", "auto", "namespaces,landlock"},
 	}
