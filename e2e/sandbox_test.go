@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -485,6 +487,43 @@ func TestSandbox_launcher_skips_the_application_init(t *testing.T) {
 	if strings.Contains(l, heavy) {
 		t.Errorf("the launcher initialised the application's packages (package launcher must import only the standard library, x/sys and go-landlock):\n%s", l)
 	}
+}
+
+// TestSandbox_cgroup_ends_what_a_killed_launcher_left: without a PID
+// namespace, a command's processes die with its cgroup even when its
+// launcher is killed outright (a subreaper's orphans would go to the
+// host's init): the server kills what the cgroup holds once it has reaped
+// the launcher.
+func TestSandbox_cgroup_ends_what_a_killed_launcher_left(t *testing.T) {
+	t.Parallel()
+	requireLayers(t, "landlock")
+	if sandboxSupport().Cgroup == "" {
+		t.Skip("no cgroup can be made here")
+	}
+	e := newSandboxEnv(t, sandboxUsers(t)[0])
+	cs, _ := e.serve(t, "landlock,cgroup", nil)
+	m := fmt.Sprintf("300.%d", time.Now().UnixNano()%1_000_000_000)
+	if out, failed := bash(t, cs, "setsid sleep "+m+" & sleep 300", true); failed {
+		t.Fatalf("background command: %s", out)
+	}
+	testbin.WaitProcs(t, m, 1, 20*time.Second)
+	// The launcher is the process whose plan holds the command.
+	launcher := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, en := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "cmdline"))
+		args := strings.Split(string(b), "\x00")
+		if err == nil && len(args) > 3 && args[1] == sandbox.HiddenCommand && args[2] == "init" && strings.Contains(args[3], m) {
+			launcher, _ = strconv.Atoi(en.Name())
+		}
+	}
+	if launcher == 0 {
+		t.Fatal("the command's launcher was not found")
+	}
+	if err := syscall.Kill(launcher, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testbin.WaitProcs(t, m, 0, 20*time.Second)
 }
 
 // listener counts the connections accepted on a host loopback port.
