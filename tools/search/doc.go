@@ -9,6 +9,10 @@
 //     deterministic order (depth first, names sorted bytewise), which is
 //     the "sorted by path" order of docs/tools.md §6. The consumer pulls
 //     (walkIter.next), advancing the traversal on its own goroutine.
+//     Glob, which orders its files by modification time itself, walks
+//     unordered instead (walkUnordered): workers share a stack of
+//     directories, list them unsorted and stat the matches relative to
+//     the directory's descriptor.
 //   - ignore.go: .gitignore (nested, with negations), .ignore,
 //     .git/info/exclude and the user's global excludes, with ripgrep's
 //     precedence. The rules are compiled here on top of doublestar rather
@@ -33,7 +37,8 @@
 //   - grep.go, glob.go: the tools themselves, descriptions in grep.md and
 //     glob.md. Grep's workers each own a searcher (buffer, automaton) and
 //     take the walk's files sixteen at a time; the printer merges the
-//     chunks in walk order (searchTree).
+//     chunks in walk order (searchTree). Glob's workers each keep the
+//     oldest hundred files they saw, merged at the end.
 //
 // Memory stays bounded whatever the tree size and match count: the walker
 // holds a bounded number of listings, a bounded window of files is in
