@@ -1,16 +1,3 @@
-// Command load drives agent-mcp with concurrent HTTP sessions of mixed
-// tool calls and reports throughput, latency and the server's memory, and
-// measures startup (process start to the initialize response over stdio)
-// beside the reference filesystem server.
-//
-//	go run ./bench/load                      # 50 sessions × 200 calls
-//	go run ./bench/load -sessions 10 -calls 50
-//	go run ./bench/load -startup 20          # startup only, 20 runs each
-//
-// Each session calls, in rotation, Read, Grep, Glob, Bash `echo` and Write
-// (to files of its own, each rewritten several times); every answer is
-// checked, and every written file is compared with the last content the
-// session wrote. Any error fails the run.
 package main
 
 import (

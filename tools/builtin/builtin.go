@@ -1,6 +1,3 @@
-// Package builtin lists agent-mcp's built-in tools. Adding a tool is one
-// line here plus the tool's own file, description and tests in its family
-// package.
 package builtin
 
 import (

@@ -35,9 +35,9 @@ const (
 	BashMaxResultSizeChars = 30_000
 )
 
-// DisableBackgroundEnv, set to a true value ("1", "true"), turns off
-// background tasks: run_in_background is refused and a command that times
-// out is stopped instead of moved to the background.
+// DisableBackgroundEnv is the variable that, set to a true value ("1",
+// "true"), turns off background tasks: run_in_background is refused and a
+// command that times out is stopped instead of moved to the background.
 const DisableBackgroundEnv = "AGENT_MCP_DISABLE_BACKGROUND_TASKS"
 
 // Options configure the shell tools. The zero value gives the defaults.

@@ -43,10 +43,10 @@ func Probe(launcherPath string) Support {
 	return s
 }
 
-// LayersEnv, when set, limits the layers the sandbox may use to the comma
-// separated list it holds ("namespaces", "landlock", "cgroup"; "none" for
-// none): a test and diagnostic hook that simulates a machine offering less
-// than this one.
+// LayersEnv is the variable that, when set, limits the layers the sandbox
+// may use to the comma separated list it holds ("namespaces", "landlock",
+// "cgroup"; "none" for none): a test and diagnostic hook that simulates a
+// machine offering less than this one.
 const LayersEnv = "AGENT_MCP_SANDBOX_LAYERS"
 
 // Mode says how strongly the sandbox is wanted.
