@@ -1,11 +1,8 @@
 package orchestrator
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -44,88 +41,29 @@ func (ls longString) value() any {
 // withoutLongStrings returns raw with every string value (not member
 // names) longer than longStringBytes replaced by a placeholder, and what
 // each placeholder stands for. Placeholders carry a random prefix made
-// per call, so no input can spell one. Small inputs come back unchanged.
+// per call, so no input can spell one. Small inputs, and inputs with an
+// unterminated string (left for the decoder to refuse), come back
+// unchanged.
 func withoutLongStrings(raw []byte) ([]byte, longStrings) {
 	if len(raw) <= longInputBytes {
 		return raw, nil
 	}
 	prefix := "\x00long-" + tools.RandomID()[:16] + "-"
 	var long longStrings
-	out := make([]byte, 0, 4096)
-	for i := 0; i < len(raw); {
-		if raw[i] != '"' {
-			out = append(out, raw[i])
-			i++
-			continue
+	out, ok := tools.ReplaceLongStrings(raw, longStringBytes, func(text []byte, name bool) []byte {
+		if name {
+			return text
 		}
-		end := tools.JSONStringEnd(raw, i)
-		if end < 0 { // unterminated: leave it for the decoder to refuse
-			return raw, nil
+		if long == nil {
+			long = longStrings{}
 		}
-		j := end - 1 // the closing quote
-		rest := bytes.TrimLeft(raw[end:], " \t\r\n")
-		isName := len(rest) > 0 && rest[0] == ':'
-		if end-i > longStringBytes && !isName {
-			if long == nil {
-				long = longStrings{}
-			}
-			key := prefix + strconv.Itoa(len(long))
-			long[key] = longString{raw: raw[i:end], runes: jsonStringRunes(raw[i+1 : j])}
-			k, _ := json.Marshal(key)
-			out = append(out, k...)
-		} else {
-			out = append(out, raw[i:end]...)
-		}
-		i = end
+		key := prefix + strconv.Itoa(len(long))
+		long[key] = longString{raw: text, runes: tools.JSONStringRunes(text[1 : len(text)-1])}
+		k, _ := json.Marshal(key)
+		return k
+	})
+	if !ok {
+		return raw, nil
 	}
 	return out, long
-}
-
-// jsonStringRunes counts the characters of the string whose JSON text,
-// between the quotes, is s, as decoding would give them: an escape is one
-// character (a surrogate pair one), an invalid UTF-8 byte one U+FFFD.
-func jsonStringRunes(s []byte) int {
-	n := 0
-	for i := 0; i < len(s); n++ {
-		switch c := s[i]; {
-		case c == '\\' && i+1 < len(s) && s[i+1] == 'u':
-			r, ok := hex4(s[i+2:])
-			i += 6
-			if ok && utf16.IsSurrogate(r) && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-				if r2, ok := hex4(s[i+2:]); ok && utf16.DecodeRune(r, r2) != utf8.RuneError {
-					i += 6
-				}
-			}
-		case c == '\\':
-			i += 2
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			_, size := utf8.DecodeRune(s[i:])
-			i += size
-		}
-	}
-	return n
-}
-
-// hex4 reads the four hex digits of a \u escape.
-func hex4(s []byte) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r*16 + rune(c)
-	}
-	return r, true
 }

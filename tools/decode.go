@@ -61,6 +61,40 @@ type placeheld struct {
 func withPlaceholders(raw []byte) ([]byte, map[string]*placeheld) {
 	nonce := "agent-mcp placeholder " + RandomID() + " "
 	long := map[string]*placeheld{}
+	out, ok := ReplaceLongStrings(raw, longString, func(text []byte, _ bool) []byte {
+		p := nonce + strconv.Itoa(len(long))
+		long[p] = &placeheld{text: text}
+		return []byte(`"` + p + `"`) // nothing to escape
+	})
+	if !ok { // unterminated: the plain decode refuses it
+		return nil, nil
+	}
+	return out, long
+}
+
+// withoutLongStrings is the JSON text raw with every string longer than
+// longString emptied (""), or raw itself when it is small or a string is
+// not terminated (the decoder refuses it). The structure is kept as it
+// is, so a decoder sees the same fields, types and syntax errors.
+func withoutLongStrings(raw []byte) []byte {
+	if len(raw) <= 4096 {
+		return raw
+	}
+	out, ok := ReplaceLongStrings(raw, longString, func([]byte, bool) []byte { return []byte(`""`) })
+	if !ok {
+		return raw
+	}
+	return out
+}
+
+// ReplaceLongStrings returns the JSON text raw with each string longer
+// than n bytes (quotes included) replaced by what with returns for its
+// text, quotes included (a slice of raw; with may return it to keep the
+// string); name says the string is a member name (a colon follows it).
+// Strings are found by their quotes, skipping escaped characters, and
+// everything else is copied as it is. It reports false, returning nil,
+// when a string is not terminated.
+func ReplaceLongStrings(raw []byte, n int, with func(text []byte, name bool) []byte) ([]byte, bool) {
 	out := make([]byte, 0, 4096)
 	for i := 0; i < len(raw); {
 		if raw[i] != '"' {
@@ -69,19 +103,46 @@ func withPlaceholders(raw []byte) ([]byte, map[string]*placeheld) {
 			continue
 		}
 		end := JSONStringEnd(raw, i)
-		if end < 0 { // unterminated: the plain decode refuses it
-			return nil, nil
+		if end < 0 {
+			return nil, false
 		}
-		if end-i > longString {
-			p := nonce + strconv.Itoa(len(long))
-			long[p] = &placeheld{text: raw[i:end]}
-			out = append(append(append(out, '"'), p...), '"') // nothing to escape
+		if end-i > n {
+			rest := bytes.TrimLeft(raw[end:], " \t\r\n")
+			out = append(out, with(raw[i:end:end], len(rest) > 0 && rest[0] == ':')...)
 		} else {
 			out = append(out, raw[i:end]...)
 		}
 		i = end
 	}
-	return out, long
+	return out, true
+}
+
+// JSONStringRunes counts the characters of the string whose JSON text,
+// between the quotes, is s, as decoding would give them: an escape is one
+// character (a surrogate pair one), an invalid UTF-8 byte one U+FFFD. It
+// allocates nothing.
+func JSONStringRunes(s []byte) int {
+	n := 0
+	for i := 0; i < len(s); n++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s) && s[i+1] == 'u':
+			r := hex4(s[i+2:])
+			i += 6
+			if r >= 0 && utf16.IsSurrogate(r) && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if r2 := hex4(s[i+2:]); r2 >= 0 && utf16.DecodeRune(r, r2) != utf8.RuneError {
+					i += 6
+				}
+			}
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			_, size := utf8.DecodeRune(s[i:])
+			i += size
+		}
+	}
+	return n
 }
 
 var (

@@ -311,37 +311,6 @@ func (b rawInput) call(ctx context.Context, uc *UseContext, progress Progress) (
 	return b.h(ctx, b.args, uc, progress)
 }
 
-// withoutLongStrings is the JSON text raw with every string longer than
-// a few hundred bytes emptied (""), or raw itself when it is small.
-// Strings are found by their quotes, skipping escaped characters; the
-// structure is kept as it is, so a decoder sees the same fields, types
-// and syntax errors.
-func withoutLongStrings(raw []byte) []byte {
-	const keep = 256
-	if len(raw) <= 4096 {
-		return raw
-	}
-	out := make([]byte, 0, 4096)
-	for i := 0; i < len(raw); {
-		if raw[i] != '"' {
-			out = append(out, raw[i])
-			i++
-			continue
-		}
-		end := JSONStringEnd(raw, i)
-		if end < 0 { // unterminated: leave it for the decoder to refuse
-			return append(out, raw[i:]...)
-		}
-		if end-i > keep {
-			out = append(out, '"', '"')
-		} else {
-			out = append(out, raw[i:end]...)
-		}
-		i = end
-	}
-	return out
-}
-
 // JSONStringEnd returns the index just past the closing quote of the JSON
 // string whose opening quote is raw[i], skipping escaped characters, or -1
 // when the string is not terminated. It only finds the string's extent:
