@@ -13,7 +13,10 @@
 // cancellation, persisted results to resources. Stdio has its own
 // transport (stdio.go): each line is read once and the JSON-RPC message
 // built on it, a large tools/call's arguments held aside from the SDK's
-// decoding, so a large Write costs about twice its size in memory.
+// decoding (held.go); over HTTP the guard reads each POST body once and
+// holds a large call's arguments aside the same way before the SDK's
+// handler sees the body. So a large Write costs about twice its size in
+// memory.
 //
 // It is not where tools, permissions or the pipeline are defined.
 package server

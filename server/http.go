@@ -1,14 +1,17 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -281,7 +284,7 @@ func (h *HTTPServer) guard() http.Handler {
 			return
 		}
 		if r.ContentLength > h.opt.MaxBodyBytes {
-			http.Error(w, fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes (--max-body-bytes; by default the largest tool call input, --max-input-bytes, and 1 MiB around it)", r.ContentLength, h.opt.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+			h.bodyTooLarge(w, fmt.Sprintf("request body of %d bytes", r.ContentLength))
 			return
 		}
 		if sessionless(r) {
@@ -361,8 +364,26 @@ func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, pr
 }
 
 // servePOST tags a POST and serves it, noting the calls it carried when
-// the client dropped it.
+// the client dropped it. The body is read here, once, into one buffer;
+// a tools/call's large arguments are held aside (see held.go) and the
+// SDK's handler, which would decode the whole body several times over,
+// is given the call without them.
 func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	body, err := readBody(r, h.opt.MaxBodyBytes)
+	if err != nil {
+		if errors.As(err, new(*http.MaxBytesError)) {
+			h.bodyTooLarge(w, "request body")
+			return
+		}
+		http.Error(w, "Bad Request: reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	body, token := h.server.holdBodyArguments(body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	if token != "" {
+		defer h.dropHeld(r, token)
+	}
 	tag := tools.RandomID()
 	r.Header.Set(postTagHeader, tag)
 	h.calls.postStarted()
@@ -371,6 +392,69 @@ func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http
 	if r.Context().Err() != nil {
 		h.calls.orphan(tag)
 	}
+}
+
+// dropHeld drops the arguments held for the call a POST carried, which
+// the call took already unless the SDK refused it before it ran (a bad
+// header, an unknown session, the session's call cap): they are dropped
+// when the POST is served. When the client dropped the POST, its call may
+// still be on its way to being run; they are dropped after the resume
+// window, when a call still waiting for its client is cancelled anyway.
+func (h *HTTPServer) dropHeld(r *http.Request, token string) {
+	if r.Context().Err() == nil {
+		h.server.held.Delete(token)
+		return
+	}
+	time.AfterFunc(h.opt.ResumeWindow, func() { h.server.held.Delete(token) })
+}
+
+// bodyTooLarge refuses a request whose body (what) is over the cap.
+func (h *HTTPServer) bodyTooLarge(w http.ResponseWriter, what string) {
+	http.Error(w, fmt.Sprintf("%s exceeds the limit of %d bytes (--max-body-bytes; by default the largest tool call input, --max-input-bytes, and 1 MiB around it)", what, h.opt.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+}
+
+// readBody reads a request's body whole, at most limit bytes (more is a
+// *http.MaxBytesError). With its length known (checked against limit
+// already) it is read straight into a buffer of that size; otherwise in
+// pieces joined once, as stdio's lines are, and after a body over 512
+// KiB the pieces are returned to the system at once, so that what is
+// decoded from the body does not come on top of them.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	if n := r.ContentLength; n >= 0 && n <= limit {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	var pieces [][]byte
+	n := 0
+	src := http.MaxBytesReader(nil, r.Body, limit)
+	for {
+		piece := make([]byte, min(max(n, 64<<10), 1<<20))
+		k, err := io.ReadFull(src, piece)
+		if k > 0 {
+			pieces = append(pieces, piece[:k])
+			n += k
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	body := make([]byte, 0, n)
+	for _, p := range pieces {
+		body = append(body, p...)
+	}
+	if n >= returnAfterLine {
+		debug.FreeOSMemory() // the pieces are garbage from here on
+	}
+	return body, nil
 }
 
 // principalOf checks a request's bearer token and returns the principal

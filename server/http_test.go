@@ -167,6 +167,7 @@ type rawClient struct {
 	token   string
 	http    *http.Client
 	session string
+	chunked bool // bodies sent without a length
 }
 
 func newRaw(t *testing.T, h *HTTPServer) *rawClient {
@@ -175,7 +176,11 @@ func newRaw(t *testing.T, h *HTTPServer) *rawClient {
 
 func (c *rawClient) request(ctx context.Context, method, body string, hdr map[string]string) *http.Response {
 	c.t.Helper()
-	req, err := http.NewRequestWithContext(ctx, method, c.url, strings.NewReader(body))
+	var r io.Reader = strings.NewReader(body)
+	if c.chunked {
+		r = io.MultiReader(r) // of no length the client knows: sent chunked
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.url, r)
 	if err != nil {
 		c.t.Fatal(err)
 	}

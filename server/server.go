@@ -60,8 +60,9 @@ type Server struct {
 	// token (see roundtrip.go).
 	pending sync.Map
 
-	// held holds the large arguments of tools/calls that stdio sessions
-	// read, by token, until the call is served (see holdArguments).
+	// held holds the large arguments of tools/calls that the stdio
+	// transport or the HTTP guard read, by token, until the call is
+	// served (see held.go).
 	held sync.Map
 
 	// principals keeps the state of requests that belong to no protocol

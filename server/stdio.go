@@ -10,7 +10,6 @@ import (
 	"io"
 	"regexp"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"time"
 
@@ -411,105 +410,19 @@ func (c *stdioConn) decodeBatch(line []byte) []jsonrpc.Message {
 	return msgs
 }
 
-// heldArgumentsOver is the size over which a tools/call's arguments are
-// held aside by the transport rather than decoded by the SDK.
-const heldArgumentsOver = 64 << 10
-
-// heldMetaKey is the _meta key that carries the token of a call's held
-// arguments from the transport to the server's heldArguments middleware.
-const heldMetaKey = "agent-mcp/heldArguments"
-
-// holdArguments keeps a large tools/call's arguments out of the SDK: they
-// are stored (a slice of the line, no copy) under a random token, and the
-// params the SDK decodes carry empty arguments and the token in _meta. The
-// server's heldArguments middleware puts them back before anything else
-// sees the call; the SDK would otherwise decode the params twice (for
-// _meta and for the call), each time buffering the line's bytes anew.
+// holdArguments keeps a large tools/call's arguments out of the SDK (see
+// holdEdits): they are held under a token, noted as the request's, until
+// it is answered or the connection closes.
 func (c *stdioConn) holdArguments(req *jsonrpc.Request) {
-	p := req.Params
-	if len(p) <= heldArgumentsOver || p[0] != '{' {
+	edits, args, token, ok := holdEdits(req.Params, 0)
+	if !ok {
 		return
-	}
-	m := memberSpans(p)
-	at, ok := m["arguments"]
-	if !ok || at[1]-at[0] <= heldArgumentsOver || p[at[0]] != '{' {
-		return
-	}
-	args := p[at[0]:at[1]:at[1]]
-	token := tools.RandomID()
-	mark := fmt.Sprintf("%q:%q", heldMetaKey, token)
-	edits := []edit{{at: at[0], end: at[1], text: "{}"}}
-	if metaAt, ok := m["_meta"]; ok {
-		meta := p[metaAt[0]:metaAt[1]]
-		if meta[0] != '{' {
-			return // not an object: left for the SDK to refuse
-		}
-		// At the end, so that it is the one read if the client sent the
-		// name too (the last of a repeated name wins).
-		at := metaAt[1] - 1
-		if len(bytes.TrimSpace(meta[1:len(meta)-1])) > 0 {
-			mark = "," + mark
-		}
-		edits = append(edits, edit{at: at, end: at, text: mark})
-	} else {
-		edits = append(edits, edit{at: 1, end: 1, text: `"_meta":{` + mark + `},`})
 	}
 	c.held.Store(token, json.RawMessage(args))
 	c.mu.Lock()
 	c.heldBy[req.ID] = append(c.heldBy[req.ID], token)
 	c.mu.Unlock()
-	req.Params = applyEdits(p, edits)
-}
-
-// edit replaces b[at:end] with text.
-type edit struct {
-	at, end int
-	text    string
-}
-
-// applyEdits is b with the edits (not overlapping) made, in a new slice.
-func applyEdits(b []byte, edits []edit) []byte {
-	slices.SortFunc(edits, func(x, y edit) int { return x.at - y.at })
-	n := len(b)
-	for _, e := range edits {
-		n += len(e.text) - (e.end - e.at)
-	}
-	out := make([]byte, 0, n)
-	last := 0
-	for _, e := range edits {
-		out = append(out, b[last:e.at]...)
-		out = append(out, e.text...)
-		last = e.end
-	}
-	return append(out, b[last:]...)
-}
-
-// heldArguments puts back the arguments a stdioConn held aside (see
-// holdArguments), before any other middleware or the tool sees the call.
-func (s *Server) heldArguments(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" {
-			return next(ctx, method, req)
-		}
-		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
-		if !ok || p.Meta == nil {
-			return next(ctx, method, req)
-		}
-		token, ok := p.Meta[heldMetaKey].(string)
-		if !ok {
-			return next(ctx, method, req)
-		}
-		delete(p.Meta, heldMetaKey)
-		if len(p.Meta) == 0 {
-			p.Meta = nil
-		}
-		args, ok := s.held.LoadAndDelete(token)
-		if !ok {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: _meta %q names no arguments held for this call", heldMetaKey)}
-		}
-		p.Arguments = args.(json.RawMessage)
-		return next(ctx, method, req)
-	}
+	req.Params = applyEdits(req.Params, edits)
 }
 
 // decodeMessage builds the JSON-RPC message msg, a JSON object, holds, or
