@@ -269,7 +269,7 @@ func TestChatTUI_paste_is_one_prompt_and_typed_ahead_keys_wait(t *testing.T) {
 	u.keys("\x1b[200~first pasted line\nsecond pasted line\x1b[201~")
 	u.wait("second pasted line")
 	u.keys("\r")
-	u.wait("Got both lines.")
+	u.waitDisplay("Got both lines.") // live, so drawn in place (see waitDisplay)
 	u.keys("typed meanwhile")
 	u.wait("tokens:")
 	if reply := u.scr.String()[strings.Index(u.scr.String(), "Got both lines."):]; strings.Contains(strings.SplitN(reply, "tokens:", 2)[0], "Got both lines.typed") {
@@ -364,7 +364,10 @@ func TestChatTUI_ctrl_c_keeps_the_partial_reply(t *testing.T) {
 				{Wait: func(ctx context.Context) error { <-ctx.Done(); return nil }}, {Text: " never sent"}}},
 				testmodel.Say("Carrying on."))
 			u.keys("talk\r")
-			u.wait("The first half of a reply")
+			// The streamed text is live, redrawn in place: the renderer
+			// rewrites only the cells that changed, so the stream holds
+			// it in one piece only once the turn has ended.
+			u.waitDisplay("The first half of a reply")
 			u.keys("\x03")
 			u.wait("Interrupted")
 			u.wait("> ")
