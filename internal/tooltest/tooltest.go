@@ -73,6 +73,15 @@ func New(t testing.TB, ts []*tools.Tool, o Options) *Env {
 // Dir is the session's current directory.
 func (e *Env) Dir() string { return e.Session.Cwd() }
 
+// On is e for the (sub)test t, sharing its pipeline and session: its
+// failures are t's. A parallel subtest needs its own, as a test may fail
+// only from its own goroutine.
+func (e *Env) On(t testing.TB) *Env {
+	c := *e
+	c.t = t
+	return &c
+}
+
 // Run runs one call as a client would make it: input is the arguments (a
 // string, []byte or json.RawMessage is taken as JSON text, anything else is
 // marshalled). The result's session change is applied.

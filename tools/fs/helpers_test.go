@@ -1,7 +1,6 @@
 package fs_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -20,11 +19,13 @@ func fileTools() []*tools.Tool {
 }
 
 // harness runs calls through the orchestrator pipeline in one session
-// whose current directory is a fresh temporary directory. Its permission
-// step is the pipeline's own with no rules (orchestrator.AllowUnlessDenied),
-// so the tools' own confinement is what the tests see.
+// whose current directory is a fresh temporary directory (a tooltest.Env).
+// Its permission step is the pipeline's own with no rules
+// (orchestrator.AllowUnlessDenied), so the tools' own confinement is what
+// the tests see.
 type harness struct {
 	t   *testing.T
+	e   *tooltest.Env
 	dir string
 	s   *tools.Session
 	p   *orchestrator.Pipeline
@@ -33,7 +34,7 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	e := tooltest.New(t, fileTools(), tooltest.Options{})
-	return &harness{t: t, dir: e.Dir(), s: e.Session, p: e.Pipeline}
+	return &harness{t: t, e: e, dir: e.Dir(), s: e.Session, p: e.Pipeline}
 }
 
 // on is h for the (sub)test t: its failures are t's. A parallel subtest
@@ -42,6 +43,14 @@ func (h *harness) on(t *testing.T) *harness {
 	c := *h
 	c.t = t
 	return &c
+}
+
+// env is the tooltest.Env calls run in: h's test, session and pipeline
+// (a test may give h another session).
+func (h *harness) env() *tooltest.Env {
+	e := h.e.On(h.t)
+	e.Pipeline, e.Session, e.UseContext.Session = h.p, h.s, h.s
+	return e
 }
 
 // path is the absolute path of rel in the working directory.
@@ -73,40 +82,19 @@ func (h *harness) get(rel string) string {
 // call runs the tool with input (marshalled to JSON) through the pipeline.
 func (h *harness) call(name string, input any) *tools.Result {
 	h.t.Helper()
-	raw, err := json.Marshal(input)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	out := h.p.Run(context.Background(), &tools.UseContext{Session: h.s}, orchestrator.Call{ID: "t", Name: name, Input: raw}, nil)
-	if out.Err != nil {
-		h.t.Fatalf("%s: %v", name, out.Err)
-	}
-	return out.Result
+	return h.env().Call(name, input)
 }
 
 // ok runs a call that must succeed.
 func (h *harness) ok(name string, input any) *tools.Result {
 	h.t.Helper()
-	res := h.call(name, input)
-	if res.IsError {
-		h.t.Fatalf("%s(%v) failed: %s", name, input, res.Text)
-	}
-	return res
+	return h.env().OK(name, input)
 }
 
 // fail runs a call that must fail with a message holding every want.
 func (h *harness) fail(name string, input any, want ...string) string {
 	h.t.Helper()
-	res := h.call(name, input)
-	if !res.IsError {
-		h.t.Fatalf("%s(%v) succeeded, want an error; text: %s", name, input, res.Text)
-	}
-	for _, w := range want {
-		if !strings.Contains(res.Text, w) {
-			h.t.Errorf("%s error %q does not mention %q", name, res.Text, w)
-		}
-	}
-	return res.Text
+	return h.env().Fail(name, input, want...)
 }
 
 // read reads rel with the Read tool, recording it for the session.
