@@ -460,6 +460,52 @@ func TestSandbox_escaped_processes_end_with_TaskStop_and_the_session(t *testing.
 	})
 }
 
+// TestSandbox_processes_die_with_a_killed_server: when the server itself is
+// SIGKILLed (or crashes), nothing of a command outlives it: a background
+// task, what it left behind with setsid and a double fork, and what a
+// finished foreground command left running, with a PID namespace, with a
+// cgroup ("landlock,cgroup": as root) and with the launcher as a subreaper
+// alone ("landlock").
+func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
+	t.Parallel()
+	forEachLayers(t, []string{"namespaces,landlock", "landlock,cgroup", "landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
+		cs, srv := e.serve(t, layers, nil)
+		if strings.Contains(layers, "cgroup") {
+			out, _ := bash(t, cs, "grep '^0::' /proc/self/cgroup", false)
+			if !strings.Contains(out, "/agent-mcp-") {
+				if sup := sandboxSupport(); e.user.uid == os.Getuid() && sup.Cgroup != "" {
+					t.Fatalf("sandbox check says cgroups can be made, but the command is in no cgroup of its own: %s", out)
+				}
+				t.Skipf("no cgroup can be made for uid %d here: %s", e.user.uid, out)
+			}
+		}
+		var marks []string
+		mark := func() string {
+			m := fmt.Sprintf("300.%d%d", len(marks), time.Now().UnixNano()%1_000_000_000)
+			marks = append(marks, m)
+			return m
+		}
+		leave := func() string {
+			return fmt.Sprintf(`setsid sleep %s & setsid -f sleep %s; ( ( sleep %s & ) & ); echo started`, mark(), mark(), mark())
+		}
+		if out, failed := bash(t, cs, leave()+"; sleep "+mark(), true); failed {
+			t.Fatalf("background command: %s", out)
+		}
+		if out, failed := bash(t, cs, leave(), false); failed || !strings.Contains(out, "started") {
+			t.Fatalf("foreground command: %v %s", failed, out)
+		}
+		for _, m := range marks {
+			testbin.WaitProcs(t, m, 1, 20*time.Second)
+		}
+		if err := srv.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range marks {
+			testbin.WaitProcs(t, m, 0, 20*time.Second)
+		}
+	})
+}
+
 // TestSandbox_launcher_skips_the_application_init: each sandboxed command
 // starts agent-mcp again as its launcher, which runs from package
 // launcher's initialisation, before the packages it does not need (the

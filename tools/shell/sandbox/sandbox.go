@@ -339,13 +339,18 @@ type Spec struct {
 type Launch struct {
 	// Cmd is what the caller starts, after setting its directory,
 	// environment (plus Env), process group and standard streams. A
-	// caller that sets SysProcAttr must keep the fields it holds.
+	// caller that sets SysProcAttr must keep the fields it holds, and
+	// ExtraFiles as they are.
 	Cmd *exec.Cmd
 	// Env are variables to add to the command's environment (TMPDIR).
 	Env []string
 
 	status, statusW *os.File // the shell's exit status, from the sandbox's init
-	cgroup          string   // the command's cgroup, removed once init is gone
+	// server is the write end of the pipe init watches (serverR its read
+	// end, init's): held, never written, until init is gone, so that init
+	// reads end of file only when this process has died.
+	server, serverR *os.File
+	cgroup          string // the command's cgroup, removed once init is gone
 }
 
 // Command returns how to run spec confined. A nil Sandbox, one without
@@ -383,6 +388,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		}
 	}
 	p.Masked = existing(expand(s.cfg.ReadDeny))
+	p.ServerFD = launcher.ServerFD
 	if s.layers.Cgroup {
 		// Where none can be made now, the subreaper alone holds it.
 		p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, s.cgroups.Add(1))
@@ -398,9 +404,20 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		}
 		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		if p.Cgroup != "" {
+			_ = launcher.RemoveCgroup(p.Cgroup)
+		}
+		return nil, fmt.Errorf("sandbox: server pipe: %w", err)
+	}
 	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
-	cmd.ExtraFiles = []*os.File{w}
-	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w, cgroup: p.Cgroup}, nil
+	// fd 3 and launcher.ServerFD (4) in init.
+	cmd.ExtraFiles = []*os.File{w, sr}
+	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
+		server: sw, serverR: sr, cgroup: p.Cgroup}, nil
 }
 
 // Started is called once Cmd.Start has returned err.
@@ -408,8 +425,14 @@ func (l *Launch) Started(err error) {
 	if l.statusW != nil {
 		l.statusW.Close()
 	}
+	if l.serverR != nil {
+		l.serverR.Close()
+	}
 	if err != nil && l.status != nil {
 		l.status.Close()
+	}
+	if err != nil && l.server != nil {
+		l.server.Close()
 	}
 	if err != nil && l.cgroup != "" {
 		_ = launcher.RemoveCgroup(l.cgroup)
@@ -430,6 +453,7 @@ func (l *Launch) Wait() int {
 	go func() {
 		err := l.Cmd.Wait()
 		code := exitStatus(l.Cmd.ProcessState, err)
+		l.server.Close()
 		if l.cgroup != "" {
 			// init is gone, and whatever it left (it was killed) with it.
 			_ = launcher.RemoveCgroup(l.cgroup)

@@ -99,6 +99,15 @@ func initMain(p Plan) int {
 	runtime.LockOSThread()
 	status := os.NewFile(3, "status")
 	syscall.CloseOnExec(3)
+	var server *os.File
+	if p.ServerFD > 0 {
+		syscall.CloseOnExec(p.ServerFD)
+		server = os.NewFile(uintptr(p.ServerFD), "server")
+		if serverGone(p.ServerFD) {
+			// The server died before init got here: nothing is started.
+			return SetupFailed
+		}
+	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: "+format+"\n", a...)
 		return SetupFailed
@@ -147,6 +156,24 @@ func initMain(p Plan) int {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// The server's death ends the command as SIGTERM does. No signal
+	// says it reliably: a parent-death signal (PR_SET_PDEATHSIG) comes
+	// when the server's thread that started init exits, not the server,
+	// and in a PID namespace init cannot tell by getppid whether the
+	// server died before the signal was set. The pipe's end of file
+	// comes with the server's last descriptor, whenever that is.
+	gone := make(chan struct{})
+	if server != nil {
+		go func() {
+			var b [1]byte
+			for {
+				if _, err := server.Read(b[:]); err != nil {
+					close(gone)
+					return
+				}
+			}
+		}()
+	}
 
 	cmd := exec.Command(p.Shell, "-c", p.Script)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -221,12 +248,31 @@ func initMain(p Plan) int {
 			if killTimer == nil {
 				killTimer = time.After(grace)
 			}
+		case <-gone:
+			gone = nil
+			signalAll(p.Namespaces, cg, syscall.SIGTERM)
+			if killTimer == nil {
+				killTimer = time.After(grace)
+			}
 		case <-killTimer:
 			// What did not end on SIGTERM is killed, again and again
 			// until nothing is left (a process may fork meanwhile).
 			signalAll(p.Namespaces, cg, syscall.SIGKILL)
 			killTimer = time.After(50 * time.Millisecond)
 		}
+	}
+}
+
+// serverGone reports whether the server's end of the pipe init reads as
+// fd is closed: the server is gone.
+func serverGone(fd int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 0)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0
 	}
 }
 
