@@ -1,7 +1,6 @@
 package search
 
 import (
-	"container/heap"
 	"context"
 	_ "embed"
 	"errors"
@@ -116,7 +115,7 @@ func runGlob(ctx context.Context, in *GlobInput, uc *tools.UseContext, _ tools.P
 			total += k.total
 			ranks = append(ranks, k.oldest.items...)
 		}
-		slices.SortFunc(ranks, compareGlobRank)
+		slices.SortFunc(ranks, globRank.compare)
 		ranks = ranks[:min(len(ranks), GlobMaxResults)]
 	}
 	out := GlobOutput{Filenames: make([]string, 0, len(ranks)), NumFiles: total, Truncated: total > len(ranks)}
@@ -179,7 +178,7 @@ type globRank struct {
 	abs   string
 }
 
-func compareGlobRank(a, b globRank) int {
+func (a globRank) compare(b globRank) int {
 	if c := a.mtime.compare(b.mtime); c != 0 {
 		return c
 	}
@@ -190,31 +189,11 @@ func compareGlobRank(a, b globRank) int {
 // saw and the oldest GlobMaxResults of them.
 type globKept struct {
 	total  int
-	oldest globHeap
+	oldest bestN[globRank]
 	_      [64]byte // workers' counts on separate cache lines
 }
 
 func (k *globKept) add(r globRank) {
 	k.total++
-	h := &k.oldest
-	if h.Len() < GlobMaxResults {
-		heap.Push(h, r)
-	} else if compareGlobRank(r, h.items[0]) < 0 {
-		h.items[0] = r
-		heap.Fix(h, 0)
-	}
-}
-
-// globHeap keeps the GlobMaxResults best-ranked paths; its root is the
-// worst kept (the newest), evicted first.
-type globHeap struct{ items []globRank }
-
-func (h *globHeap) Len() int           { return len(h.items) }
-func (h *globHeap) Less(i, j int) bool { return compareGlobRank(h.items[i], h.items[j]) > 0 }
-func (h *globHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *globHeap) Push(x any)         { h.items = append(h.items, x.(globRank)) }
-func (h *globHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
+	k.oldest.add(r, GlobMaxResults)
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"bytes"
-	"container/heap"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,7 +23,7 @@ type printer struct {
 	entries int // output lines (content) or file lines (count), in total
 	page    []string
 
-	newest fileHeap // files_with_matches: the newest offset+limit files
+	newest bestN[fileRank] // files_with_matches: the newest offset+limit files
 }
 
 func newPrinter(mode outputMode, limit, offset int, context bool) *printer {
@@ -58,10 +57,7 @@ func (p *printer) add(r *fileResult) {
 	switch p.mode {
 	case modeFiles:
 		p.files++
-		heap.Push(&p.newest, fileRank{mtime: r.mtime, path: r.display})
-		if end := p.pageEnd(); end >= 0 && p.newest.Len() > end {
-			heap.Pop(&p.newest)
-		}
+		p.newest.add(fileRank{mtime: r.mtime, path: r.display}, p.pageEnd())
 	case modeCount:
 		if r.count == 0 {
 			return
@@ -120,12 +116,7 @@ func (p *printer) result() (string, GrepOutput) {
 	case modeFiles:
 		out.Mode, noun, total = "files_with_matches", "files", p.files
 		ranks := slices.Clone(p.newest.items)
-		slices.SortFunc(ranks, func(a, b fileRank) int {
-			if c := b.mtime.Compare(a.mtime); c != 0 {
-				return c
-			}
-			return strings.Compare(a.path, b.path)
-		})
+		slices.SortFunc(ranks, fileRank.compare)
 		for i := p.offset; i < len(ranks) && (p.limit == 0 || i < p.offset+p.limit); i++ {
 			body = append(body, ranks[i].path)
 		}
@@ -210,22 +201,9 @@ type fileRank struct {
 	path  string
 }
 
-// fileHeap keeps the best-ranked files, its root the worst kept (the
-// oldest, or the greatest path among equals), so it can be evicted.
-type fileHeap struct{ items []fileRank }
-
-func (h *fileHeap) Len() int { return len(h.items) }
-func (h *fileHeap) Less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
-	if !a.mtime.Equal(b.mtime) {
-		return a.mtime.Before(b.mtime)
+func (a fileRank) compare(b fileRank) int {
+	if c := b.mtime.Compare(a.mtime); c != 0 {
+		return c
 	}
-	return a.path > b.path
-}
-func (h *fileHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *fileHeap) Push(x any)    { h.items = append(h.items, x.(fileRank)) }
-func (h *fileHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
+	return strings.Compare(a.path, b.path)
 }
