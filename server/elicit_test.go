@@ -1,4 +1,4 @@
-package permit_test
+package server_test
 
 import (
 	"context"
