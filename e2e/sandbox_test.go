@@ -470,6 +470,7 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 	t.Parallel()
 	forEachLayers(t, []string{"namespaces,landlock", "landlock,cgroup", "landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
 		cs, srv := e.serve(t, layers, nil)
+		stale := "" // the glob of the commands' cgroups of the server killed
 		if strings.Contains(layers, "cgroup") {
 			out, _ := bash(t, cs, "grep '^0::' /proc/self/cgroup", false)
 			if !strings.Contains(out, "/agent-mcp-") {
@@ -478,6 +479,8 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 				}
 				t.Skipf("no cgroup can be made for uid %d here: %s", e.user.uid, out)
 			}
+			path := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(out), "0::"))
+			stale = filepath.Join(cgroup2Mount(), filepath.Dir(path), fmt.Sprintf("agent-mcp-%d-*", srv.Process.Pid))
 		}
 		var marks []string
 		mark := func() string {
@@ -502,6 +505,22 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 		}
 		for _, m := range marks {
 			testbin.WaitProcs(t, m, 0, 20*time.Second)
+		}
+		if stale == "" {
+			return
+		}
+		// Only a server removes a cgroup: the next one to start removes
+		// those the killed one left (another test's server starting
+		// meanwhile may have done so already).
+		if left, _ := filepath.Glob(stale); len(left) == 0 {
+			t.Logf("no cgroup of the killed server's commands is left (%s)", stale)
+		}
+		cs2, _ := e.serve(t, layers, nil)
+		if out, failed := bash(t, cs2, "true", false); failed {
+			t.Fatalf("a command of the next server: %s", out)
+		}
+		if left, _ := filepath.Glob(stale); len(left) > 0 {
+			t.Errorf("the next server left the killed one's cgroups: %v", left)
 		}
 	})
 }

@@ -192,6 +192,9 @@ func New(cfg Config) (*Sandbox, error) {
 	s := &Sandbox{cfg: cfg, support: sup}
 	s.layers = Layers{Namespaces: sup.Namespaces, Landlock: sup.Landlock}
 	s.layers.Cgroup = !sup.Namespaces && s.layers.Any() && sup.Cgroup != ""
+	if s.layers.Cgroup {
+		launcher.RemoveStaleCgroups(sup.Cgroup)
+	}
 	if cfg.Mode == ModeRequired && s.layers.Landlock == 0 {
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", sup.LandlockErr, s.layers)
 	}

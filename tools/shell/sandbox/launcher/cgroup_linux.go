@@ -100,6 +100,50 @@ func NewCgroup(parent string, n uint64) (string, error) {
 	return dir, nil
 }
 
+// RemoveStaleCgroups removes the commands' cgroups beneath parent that a
+// server which is gone left behind (it was killed, or crashed: its
+// launchers ended the commands but cannot remove a cgroup) and returns how
+// many it removed. Only empty ones go: the kernel refuses to remove a
+// cgroup that holds a process or another cgroup.
+func RemoveStaleCgroups(parent string) int {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		pid, ok := cgroupServer(e.Name())
+		if !ok || !e.IsDir() || pid == os.Getpid() || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+			continue
+		}
+		if unix.Rmdir(filepath.Join(parent, e.Name())) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// cgroupServer is the pid of the server that made the command's cgroup
+// named name ([NewCgroup]), if name is one.
+func cgroupServer(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "agent-mcp-")
+	if !ok {
+		return 0, false
+	}
+	p, n, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(p)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != p {
+		return 0, false
+	}
+	if _, err := strconv.ParseUint(n, 10, 64); err != nil {
+		return 0, false
+	}
+	return pid, true
+}
+
 // RemoveCgroup kills what is left in a command's cgroup and removes it.
 func RemoveCgroup(dir string) error {
 	deadline := time.Now().Add(5 * time.Second)

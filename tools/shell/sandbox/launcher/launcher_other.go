@@ -36,3 +36,6 @@ func NewCgroup(parent string, n uint64) (string, error) { return "", errNotLinux
 
 // RemoveCgroup has nothing to remove outside Linux.
 func RemoveCgroup(dir string) error { return nil }
+
+// RemoveStaleCgroups has nothing to remove outside Linux.
+func RemoveStaleCgroups(parent string) int { return 0 }
