@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -314,11 +315,13 @@ func TestCapsOnTheBinary(t *testing.T) {
 }
 
 // TestLargeWriteMemory sends a 20MB Write to the real binary over stdio
-// and reads how much its peak resident memory (VmHWM) rose: about twice
-// the content (the line is held once, the content decoded once into its
-// string; measured 2.0). The bound, 2.6 times, leaves room for the
-// runtime's own variation and fails if one more copy of the content comes
-// back (the SDK's decoding, the permission check's, the tool input's).
+// and over HTTP on 127.0.0.1 (in a 2025-11-25 session and sessionless,
+// 2026-07-28) and reads how much its peak resident memory (VmHWM) rose:
+// about twice the content (the line or body is held once, the content
+// decoded once into its string; measured 2.0 on each). The bound, 2.6
+// times, leaves room for the runtime's own variation and fails if one
+// more copy of the content comes back (the SDK's decoding of the message
+// or body, the permission check's, the tool input's).
 func TestLargeWriteMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends a 20MB message")
@@ -327,29 +330,53 @@ func TestLargeWriteMemory(t *testing.T) {
 		t.Skip("reads /proc")
 	}
 	t.Parallel()
-	dir := t.TempDir()
-	cmd := testbin.ServeCmd(t, binary, dir, "--max-input-bytes", "25000000")
-	cs := testbin.Stdio(t, cmd, nil)
-	ctx := context.Background()
-	write := func(name, content string) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Write", Arguments: map[string]any{"file_path": filepath.Join(dir, name), "content": content}})
-		if err != nil || res.IsError {
-			t.Fatalf("Write %s: %v %s", name, err, text(t, res))
-		}
-	}
-	write("small.txt", "warm up\n")
-	before := peakRSS(t, cmd.Process.Pid)
-	const size = 20_000_000
-	content := strings.Repeat("an ordinary line of generated content for the big write\n", size/56+1)[:size]
-	write("big.txt", content)
-	rise := float64(peakRSS(t, cmd.Process.Pid)-before) / size
-	t.Logf("a %d-byte Write raised the server's peak memory by %.1f times its size", size, rise)
-	if rise > 2.6 {
-		t.Errorf("a %d-byte Write raised the server's peak memory by %.1f times its size, want at most 2.6", size, rise)
-	}
-	if got, err := os.ReadFile(filepath.Join(dir, "big.txt")); err != nil || string(got) != content {
-		t.Fatalf("the file holds %d bytes (%v), want the %d written", len(got), err, size)
+	for _, tc := range []struct {
+		name    string
+		connect func(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession
+	}{
+		{"stdio", func(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession { return testbin.Stdio(t, cmd, nil) }},
+		{"http_session", func(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
+			return testbin.HTTPVersion(t, testbin.StartHTTP(t, cmd), "s3cret", nil, "2025-11-25")
+		}},
+		{"http_sessionless", func(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
+			cs := testbin.HTTP(t, testbin.StartHTTP(t, cmd), "s3cret", nil)
+			if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+				t.Fatalf("negotiated %s over HTTP, want 2026-07-28", v)
+			}
+			return cs
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := []string{"--max-input-bytes", "25000000"}
+			if tc.name != "stdio" {
+				args = append(args, "--http", "--addr", "127.0.0.1:0", "--token", "s3cret")
+			}
+			cmd := testbin.ServeCmd(t, binary, dir, args...)
+			cs := tc.connect(t, cmd)
+			ctx := context.Background()
+			write := func(name, content string) {
+				t.Helper()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Write", Arguments: map[string]any{"file_path": filepath.Join(dir, name), "content": content}})
+				if err != nil || res.IsError {
+					t.Fatalf("Write %s: %v %s", name, err, text(t, res))
+				}
+			}
+			write("small.txt", "warm up\n")
+			before := peakRSS(t, cmd.Process.Pid)
+			const size = 20_000_000
+			content := strings.Repeat("an ordinary line of generated content for the big write\n", size/56+1)[:size]
+			write("big.txt", content)
+			rise := float64(peakRSS(t, cmd.Process.Pid)-before) / size
+			t.Logf("a %d-byte Write raised the server's peak memory by %.1f times its size", size, rise)
+			if rise > 2.6 {
+				t.Errorf("a %d-byte Write raised the server's peak memory by %.1f times its size, want at most 2.6", size, rise)
+			}
+			if got, err := os.ReadFile(filepath.Join(dir, "big.txt")); err != nil || string(got) != content {
+				t.Fatalf("the file holds %d bytes (%v), want the %d written", len(got), err, size)
+			}
+		})
 	}
 }
 
