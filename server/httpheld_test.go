@@ -22,7 +22,8 @@ import (
 
 // writeHTTP serves the built-in tools over HTTP on 127.0.0.1 (the
 // pipeline, the SDK's handlers behind the guard) in a fresh directory,
-// bypassing permissions, with the body cap given (0: the default).
+// bypassing permissions, with the input and body caps given (0: the
+// defaults).
 type writeHTTP struct {
 	h   *HTTPServer
 	srv *Server
@@ -30,14 +31,14 @@ type writeHTTP struct {
 	raw *rawClient // in a 2025-11-25 session
 }
 
-func newWriteHTTP(t *testing.T, maxBody int64) *writeHTTP {
+func newWriteHTTP(t *testing.T, maxInput int, maxBody int64) *writeHTTP {
 	t.Helper()
 	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	srv, err := New(Config{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool},
+	srv, err := New(Config{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool, MaxInputBytes: maxInput},
 		Session: tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir(), Mode: permissions.ModeBypassPermissions}})
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestHTTP_large_arguments_are_held_aside(t *testing.T) {
 	}{{"session", false}, {"sessionless", true}} {
 		t.Run(route.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWriteHTTP(t, 0)
+			w := newWriteHTTP(t, 0, 0)
 			id := 10
 			for _, chunked := range []bool{false, true} {
 				for _, c := range []struct{ name, meta string }{
@@ -184,7 +185,7 @@ func TestHTTP_large_arguments_are_held_aside(t *testing.T) {
 func TestHTTP_body_cap(t *testing.T) {
 	t.Parallel()
 	const limit = 300 << 10
-	w := newWriteHTTP(t, limit)
+	w := newWriteHTTP(t, 0, limit)
 	for _, sessionless := range []bool{false, true} {
 		for _, chunked := range []bool{false, true} {
 			name := fmt.Sprintf("over-%v-%v.txt", sessionless, chunked)
@@ -208,6 +209,25 @@ func TestHTTP_body_cap(t *testing.T) {
 	w.noneHeld(t)
 }
 
+// TestHTTP_input_cap: a Write over --max-input-bytes, its arguments held
+// aside by the guard, is refused by the pipeline with the error naming
+// the flag, in a session and without one, and nothing is written.
+func TestHTTP_input_cap(t *testing.T) {
+	t.Parallel()
+	w := newWriteHTTP(t, 100<<10, 0)
+	for _, sessionless := range []bool{false, true} {
+		name := fmt.Sprintf("over-%v.txt", sessionless)
+		status, body := w.post(t, sessionless, false, w.writeBody(1, sessionless, name, strings.Repeat("x", 200<<10), "-"), nil)
+		if status != 200 || !strings.Contains(body, `"isError":true`) || !strings.Contains(body, "over the largest accepted, 100KB (--max-input-bytes)") {
+			t.Fatalf("%s: %d %s, want the Write refused naming --max-input-bytes", name, status, body)
+		}
+		if _, err := os.Stat(filepath.Join(w.dir, name)); err == nil {
+			t.Errorf("%s: the refused Write created its file", name)
+		}
+	}
+	w.noneHeld(t)
+}
+
 // TestHTTP_large_write counts what the server allocates answering a 10MB
 // Write over HTTP (the client, in the same process, allocates next to
 // nothing: its body is read from the string): the body read once (one
@@ -219,7 +239,7 @@ func TestHTTP_large_write(t *testing.T) {
 	}
 	for _, sessionless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sessionless=%v", sessionless), func(t *testing.T) {
-			w := newWriteHTTP(t, 0)
+			w := newWriteHTTP(t, 0, 0)
 			const size = 10_000_000
 			content := strings.Repeat("an ordinary line of generated content for the big write\n", size/56+1)[:size]
 			body := w.writeBody(5, sessionless, "big.txt", content, "-")
