@@ -506,6 +506,12 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 		for _, m := range marks {
 			testbin.WaitProcs(t, m, 0, 20*time.Second)
 		}
+		// The launchers end too, once what they held is gone.
+		for deadline := time.Now().Add(20 * time.Second); launchersOf(marks) > 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d launchers of the killed server's commands are still running", launchersOf(marks))
+			}
+		}
 		if stale == "" {
 			return
 		}
@@ -523,6 +529,26 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 			t.Errorf("the next server left the killed one's cgroups: %v", left)
 		}
 	})
+}
+
+// launchersOf counts the sandbox launchers whose plan names one of marks.
+func launchersOf(marks []string) int {
+	n := 0
+	entries, _ := os.ReadDir("/proc")
+	for _, en := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", en.Name(), "cmdline"))
+		args := strings.Split(string(b), "\x00")
+		if err != nil || len(args) < 4 || args[1] != sandbox.HiddenCommand || args[2] != "init" {
+			continue
+		}
+		for _, m := range marks {
+			if strings.Contains(args[3], m) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // TestSandbox_launcher_skips_the_application_init: each sandboxed command
