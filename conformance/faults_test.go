@@ -87,22 +87,10 @@ func (b *httpBinary) waitExit(within time.Duration) {
 	}
 }
 
-type bearerTransport struct {
-	token string
-}
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	if b.token != "" {
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 func (b *httpBinary) connect(token string) *mcp.ClientSession {
 	b.t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "faults", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: b.url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: b.url, HTTPClient: &http.Client{Transport: testbin.Bearer{Token: token}}}, nil)
 	if err != nil {
 		b.t.Fatalf("connecting: %v\nstderr:\n%s", err, b.stderr.String())
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -289,7 +290,7 @@ const (
 // 2026-07-28) and checking that it is the one negotiated.
 func sdkClient(t *testing.T, h *HTTPServer, token, version string) *mcp.ClientSession {
 	t.Helper()
-	hc := &http.Client{Transport: bearer{token, http.DefaultTransport}}
+	hc := &http.Client{Transport: testbin.Bearer{Token: token}}
 	c := mcp.NewClient(&mcp.Implementation{Name: "sdk", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: h.URL, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
@@ -300,17 +301,6 @@ func sdkClient(t *testing.T, h *HTTPServer, token, version string) *mcp.ClientSe
 		t.Fatalf("negotiated protocol %s, want %s", got, version)
 	}
 	return cs
-}
-
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }
 
 func waitFor(t *testing.T, what string, ok func() bool) {

@@ -208,13 +208,16 @@ func StartHTTP(t testing.TB, cmd *exec.Cmd) string {
 	}
 }
 
-// Bearer is an http.RoundTripper that adds Authorization: Bearer Token.
+// Bearer is an http.RoundTripper that adds Authorization: Bearer Token,
+// or no Authorization header when Token is empty (a --no-auth server).
 type Bearer struct{ Token string }
 
 // RoundTrip implements http.RoundTripper.
 func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.Token)
+	if b.Token != "" {
+		r.Header.Set("Authorization", "Bearer "+b.Token)
+	}
 	return http.DefaultTransport.RoundTrip(r)
 }
 
