@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -257,30 +256,11 @@ type stdioClient struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan []byte
-	stderr *lockedBuffer
+	stderr *testbin.Output
 	tr     *transcript
 	env    *transcriptEnv
 	got    []string // recorded, normalised messages
 	closed bool     // the server closed its stdout
-}
-
-// lockedBuffer is a bytes.Buffer safe for the process's stderr copier and
-// the test reading it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func startServer(t *testing.T, e *transcriptEnv, tr *transcript) *stdioClient {
@@ -302,7 +282,7 @@ func startServer(t *testing.T, e *transcriptEnv, tr *transcript) *stdioClient {
 		cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+cache)
 	}
 	cmd.Env = append(cmd.Env, tr.env...)
-	c := &stdioClient{t: t, cmd: cmd, lines: make(chan []byte, 64), stderr: &lockedBuffer{}, tr: tr, env: e}
+	c := &stdioClient{t: t, cmd: cmd, lines: make(chan []byte, 64), stderr: &testbin.Output{}, tr: tr, env: e}
 	cmd.Stderr = c.stderr
 	var err error
 	if c.stdin, err = cmd.StdinPipe(); err != nil {

@@ -30,7 +30,7 @@ type httpBinary struct {
 	cmd    *exec.Cmd
 	url    string
 	ws     string
-	stderr *lockedBuffer
+	stderr *testbin.Output
 	exited chan struct{}
 }
 
@@ -51,7 +51,7 @@ func startHTTPBinary(t *testing.T, args ...string) *httpBinary {
 	all := append([]string{"serve", "--http", "--addr", "127.0.0.1:0", "--cwd", ws, "--state-dir", filepath.Join(root, "state")}, args...)
 	cmd := exec.Command(binary, all...)
 	cmd.Env = append(filteredEnv(), "HOME="+root)
-	b := &httpBinary{t: t, cmd: cmd, ws: ws, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	b := &httpBinary{t: t, cmd: cmd, ws: ws, stderr: &testbin.Output{}, exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,24 +63,6 @@ func tree(t *testing.T, root string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// syncBuffer collects a process's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // refused calls a tool and checks it was refused with no secret shown.
@@ -205,10 +185,10 @@ func TestPermissions_workspaceTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := testbin.HermeticEnv(t)
-	serve := func(extra ...string) (*mcp.ClientSession, *syncBuffer) {
+	serve := func(extra ...string) (*mcp.ClientSession, *testbin.Output) {
 		cmd := testbin.ServeCmd(t, binary, ws, extra...)
 		cmd.Env = env
-		stderr := &syncBuffer{}
+		stderr := &testbin.Output{}
 		cmd.Stderr = stderr
 		return testbin.Stdio(t, cmd, nil), stderr
 	}

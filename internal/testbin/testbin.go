@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -206,6 +207,27 @@ func StartHTTP(t testing.TB, cmd *exec.Cmd) string {
 		t.Fatal("the HTTP server did not print its URL")
 		return ""
 	}
+}
+
+// Output collects what a process writes (its stderr, say) while the test
+// reads it: a bytes.Buffer safe for concurrent use.
+type Output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+// String is everything written so far.
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
 }
 
 // Bearer is an http.RoundTripper that adds Authorization: Bearer Token,
