@@ -55,6 +55,26 @@ func httpClient(t *testing.T, url, token string) *mcp.ClientSession {
 	return testbin.HTTP(t, url, token, nil)
 }
 
+// readLinked reads the resource a result links to (a result persisted
+// over its budget), as a client would.
+func readLinked(ctx context.Context, t *testing.T, cs *mcp.ClientSession, res *mcp.CallToolResult) string {
+	t.Helper()
+	var link *mcp.ResourceLink
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			link = l
+		}
+	}
+	if link == nil {
+		t.Fatal("no resource_link in the result")
+	}
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read.Contents[0].Text
+}
+
 func text(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	var b strings.Builder
@@ -370,20 +390,7 @@ func TestServeStdioBudgetProgressAndCancellation(t *testing.T) {
 		if res.IsError || !strings.HasPrefix(preview, "<persisted-output>\nOutput too large (106.3KB). Full output saved to: ") {
 			t.Fatalf("result = %v %q", res.IsError, preview)
 		}
-		var link *mcp.ResourceLink
-		for _, c := range res.Content {
-			if l, ok := c.(*mcp.ResourceLink); ok {
-				link = l
-			}
-		}
-		if link == nil {
-			t.Fatal("no resource_link in the result")
-		}
-		read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
-		if err != nil {
-			t.Fatal(err)
-		}
-		full := read.Contents[0].Text
+		full := readLinked(ctx, t, cs, res)
 		if !strings.HasPrefix(full, "1\n2\n3\n") || !strings.HasSuffix(full, "19999\n20000") {
 			t.Errorf("resource text has %d chars, ends %q", len(full), full[max(0, len(full)-20):])
 		}

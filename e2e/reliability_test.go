@@ -110,20 +110,7 @@ func TestBashOutputPersistedWhole(t *testing.T) {
 	if !strings.HasPrefix(block, "<persisted-output>\nOutput too large (1.2MB). Full output saved to: ") {
 		t.Fatalf("result %q", block[:min(len(block), 300)])
 	}
-	var link *mcp.ResourceLink
-	for _, c := range res.Content {
-		if l, ok := c.(*mcp.ResourceLink); ok {
-			link = l
-		}
-	}
-	if link == nil {
-		t.Fatal("no resource_link in the result")
-	}
-	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := read.Contents[0].Text; got != want.String() {
+	if got := readLinked(ctx, t, cs, res); got != want.String() {
 		t.Fatalf("the persisted result has %d bytes, want the command's %d; it ends %q", len(got), want.Len(), got[max(0, len(got)-40):])
 	}
 }
