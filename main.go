@@ -10,7 +10,9 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closing) ends the program as SIGTERM does, so a
+	// session's processes are ended with it rather than left behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -447,7 +447,8 @@ func newChatUI(stdout io.Writer, f *chatFlags) *term.UI {
 // runInteractive runs the terminal chat.
 func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer) error {
 	// Ctrl-C cancels a turn, not the program: handle SIGINT here and keep
-	// only SIGTERM (and a second Ctrl-C) as a way out.
+	// only SIGTERM, SIGHUP (the terminal closing) and a second Ctrl-C as a
+	// way out.
 	base := context.WithoutCancel(ctx)
 	base, stop := context.WithCancel(base)
 	defer stop()
@@ -455,7 +456,7 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 	signal.Notify(interrupts, os.Interrupt)
 	defer signal.Stop(interrupts)
 	terms := make(chan os.Signal, 1)
-	signal.Notify(terms, syscall.SIGTERM)
+	signal.Notify(terms, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(terms)
 	go func() {
 		select {

@@ -92,15 +92,26 @@ func TestE2E_stdin_closed(t *testing.T) {
 	}
 }
 
-func TestE2E_sigterm_stdio(t *testing.T) {
+// TestE2E_signals_stdio: SIGTERM, SIGINT and SIGHUP (the terminal closing)
+// each end the server and every process its session started, sandboxed or
+// not (unsandboxed, only the server's own shutdown can end them).
+func TestE2E_signals_stdio(t *testing.T) {
 	t.Parallel()
-	cs, cmd := stdioSession(t)
-	m := marker()
-	spawn(t, cs, m)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		for _, sandbox := range []string{"auto", "off"} {
+			t.Run(sig.String()+"/sandbox_"+sandbox, func(t *testing.T) {
+				t.Parallel()
+				cmd := testbin.ServeCmd(t, binary, "", "--sandbox", sandbox)
+				cs := testbin.Stdio(t, cmd, nil)
+				m := marker()
+				spawn(t, cs, m)
+				if err := cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+				waitProcs(t, m, 0)
+			})
+		}
 	}
-	waitProcs(t, m, 0)
 }
 
 func TestE2E_client_cancellation(t *testing.T) {
