@@ -60,10 +60,27 @@ func startTUI(t *testing.T, c *chatRun, format string, srv *testmodel.Server, ex
 	if slices.Contains(extra, "--fullscreen") {
 		// The alternate screen is drawn cell by cell: read it as shown.
 		u.waitDisplay("Type /help for commands.")
-		return u
+	} else {
+		u.wait("Type /help for commands.")
 	}
-	u.wait("Type /help for commands.")
+	// The banner is printed before the renderer takes the terminal (it
+	// turns bracketed paste on then). A turn the scripted model answers at
+	// once could otherwise be printed before that too, where the inline
+	// renderer's first frame scrolls it off the emulated display.
+	u.waitRaw("the terminal UI to start (bracketed paste on)", "\x1b[?2004h")
 	return u
+}
+
+// waitRaw waits until the raw output, escapes and all, holds want.
+func (u *tui) waitRaw(what, want string) {
+	u.t.Helper()
+	deadline := time.Now().Add(ptyWait)
+	for !strings.Contains(u.scr.Raw(), want) {
+		if time.Now().After(deadline) {
+			u.t.Fatalf("never saw %s:\n%q", what, u.scr.Raw())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // wait waits for want on the screen after the last thing waited for.
