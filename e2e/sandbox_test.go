@@ -121,11 +121,7 @@ func newSandboxEnv(t *testing.T, u sandboxUser) *sandboxEnv {
 			t.Fatal(err)
 		}
 	}
-	b, err := os.ReadFile(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(e.bin, b, 0o755); err != nil {
+	if err := testbin.CopyExecutable(e.bin, binary); err != nil {
 		t.Fatal(err)
 	}
 	// Without a sandbox the user could write (and delete in) outside.

@@ -89,7 +89,7 @@ func Build(out string) error {
 	if err := os.Link(shared, out); err == nil {
 		return nil
 	}
-	return copyFile(out, shared)
+	return CopyExecutable(out, shared)
 }
 
 // errNoLock is lockDir's answer where there is no file locking.
@@ -103,7 +103,18 @@ func goBuild(gobin, out string) error {
 	return nil
 }
 
-// copyFile copies the executable src to dst.
+// CopyExecutable copies the executable src to a new file dst, safely
+// while other goroutines of the test process start programs: a process
+// forked while dst is open for writing inherits that descriptor until it
+// execs, and running dst meanwhile fails with "text file busy" (ETXTBSY).
+// Holding syscall.ForkLock for reading keeps forks out of that window.
+func CopyExecutable(dst, src string) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return copyFile(dst, src)
+}
+
+// copyFile copies the executable src to dst (see [CopyExecutable]).
 func copyFile(dst, src string) error {
 	in, err := os.Open(src)
 	if err != nil {
