@@ -10,27 +10,22 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 )
 
 // screen collects what the program writes to the pseudo-terminal.
 type screen struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	out testbin.Output
 }
 
-func (s *screen) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
+func (s *screen) Write(p []byte) (int, error) { return s.out.Write(p) }
 
 // String is what was written with the terminal's escape sequences (colours,
 // cursor moves) taken out: the text a reader sees, as far as a test needs.
@@ -43,11 +38,7 @@ func (s *screen) String() string {
 var backspaced = regexp.MustCompile(`.\x08`)
 
 // Raw is what was written, escape sequences and all.
-func (s *screen) Raw() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+func (s *screen) Raw() string { return s.out.String() }
 
 // escapes matches CSI, OSC and two-byte escape sequences.
 var escapes = regexp.MustCompile(`\x1b(?:\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78MDEHc])`)
