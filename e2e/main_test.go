@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -73,6 +74,35 @@ func readLinked(ctx context.Context, t *testing.T, cs *mcp.ClientSession, res *m
 		t.Fatal(err)
 	}
 	return read.Contents[0].Text
+}
+
+// postRPC posts one JSON-RPC body to the MCP endpoint url as a streamable
+// HTTP client would, with header's fields set and, when host is not empty,
+// that Host; it returns the response's status and body.
+func postRPC(t *testing.T, url, body string, header map[string]string, host string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	msg, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(msg)
 }
 
 func text(t *testing.T, res *mcp.CallToolResult) string {
@@ -199,22 +229,8 @@ func TestServeHTTP(t *testing.T) {
 			{"good request", map[string]string{"Authorization": "Bearer s3cret", "Origin": "http://localhost:3000"}, "", http.StatusOK},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				for k, v := range c.header {
-					req.Header.Set(k, v)
-				}
-				if c.host != "" {
-					req.Host = c.host
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp.Body.Close()
-				if resp.StatusCode != c.want {
-					t.Errorf("status = %d, want %d", resp.StatusCode, c.want)
+				if status, _ := postRPC(t, url, body, c.header, c.host); status != c.want {
+					t.Errorf("status = %d, want %d", status, c.want)
 				}
 			})
 		}

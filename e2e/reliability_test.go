@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -269,34 +268,16 @@ func TestCapsOnTheBinary(t *testing.T) {
 			t.Fatalf("the file holds %d bytes (%v), want the %d written", len(got), err, len(content))
 		}
 		body := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 12<<20) + `"}}`
-		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer s3cret")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(msg), "exceeds the limit of 11534336 bytes (--max-body-bytes; by default the largest tool call input, --max-input-bytes, and 1 MiB around it)") {
-			t.Fatalf("a 12MB body: %s %s", resp.Status, msg)
+		status, msg := postRPC(t, url, body, map[string]string{"Authorization": "Bearer s3cret"}, "")
+		if status != http.StatusRequestEntityTooLarge || !strings.Contains(msg, "exceeds the limit of 11534336 bytes (--max-body-bytes; by default the largest tool call input, --max-input-bytes, and 1 MiB around it)") {
+			t.Fatalf("a 12MB body: %d %s", status, msg)
 		}
 	})
 	t.Run("lowercase_bearer", func(t *testing.T) {
 		url := startHTTP(t, t.TempDir(), "--token", "s3cret")
 		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "bearer s3cret")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("Authorization: bearer ...: %s", resp.Status)
+		if status, _ := postRPC(t, url, body, map[string]string{"Authorization": "bearer s3cret"}, ""); status != http.StatusOK {
+			t.Fatalf("Authorization: bearer ...: %d", status)
 		}
 	})
 }
