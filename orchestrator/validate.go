@@ -102,6 +102,11 @@ func (v *inputValidator) checkObject(path string, s *jsonschema.Schema, obj map[
 		if !ok {
 			if !allowsExtra(s) {
 				*problems = append(*problems, fmt.Sprintf("unknown parameter %q%s", join(path, name), suggest(s, name)))
+			} else if p := foldedProperty(s, name); p != "" {
+				// A decoder that matches names case-insensitively (Go's
+				// encoding/json) would read it as p, while the permission
+				// rules read p by its exact name.
+				*problems = append(*problems, fmt.Sprintf("parameter %q differs from %q only in case", join(path, name), join(path, p)))
 			}
 			continue
 		}
@@ -359,6 +364,17 @@ func cleanSchemaError(err error) string {
 	msg := err.Error()
 	msg = strings.ReplaceAll(msg, "validating root: ", "")
 	return strings.TrimSpace(msg)
+}
+
+// foldedProperty is the property of s that name spells in another case,
+// or "".
+func foldedProperty(s *jsonschema.Schema, name string) string {
+	for p := range s.Properties {
+		if strings.EqualFold(p, name) {
+			return p
+		}
+	}
+	return ""
 }
 
 // allowsExtra reports whether s explicitly accepts properties it does not
