@@ -140,6 +140,14 @@ func startHTTP(t *testing.T, opts HTTPOptions) (*HTTPServer, *gate, func()) {
 	if opts.Token == "" && !opts.NoAuth {
 		opts.Token = testToken
 	}
+	h, stop := serveHTTP(t, srv, opts)
+	return h, g, stop
+}
+
+// serveHTTP serves srv over HTTP with opts (a grace of 2s) until the test
+// ends, and returns the endpoint and a stop function that drains.
+func serveHTTP(t *testing.T, srv *Server, opts HTTPOptions) (*HTTPServer, func()) {
+	t.Helper()
 	h, err := srv.ListenHTTP(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +165,7 @@ func startHTTP(t *testing.T, opts HTTPOptions) (*HTTPServer, *gate, func()) {
 		})
 	}
 	t.Cleanup(stop)
-	return h, g, stop
+	return h, stop
 }
 
 // rawClient speaks streamable HTTP by hand, for the cases a real client

@@ -12,12 +12,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/agent-mcp/agent-mcp/orchestrator"
-	"github.com/agent-mcp/agent-mcp/permissions"
-	"github.com/agent-mcp/agent-mcp/tools"
-	"github.com/agent-mcp/agent-mcp/tools/builtin"
 )
 
 // writeHTTP serves the built-in tools over HTTP on 127.0.0.1 (the
@@ -33,29 +27,8 @@ type writeHTTP struct {
 
 func newWriteHTTP(t *testing.T, maxInput int, maxBody int64) *writeHTTP {
 	t.Helper()
-	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	srv, err := New(Config{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool, MaxInputBytes: maxInput},
-		Session: tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir(), Mode: permissions.ModeBypassPermissions}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := srv.ListenHTTP(HTTPOptions{Addr: "127.0.0.1:0", Token: testToken, MaxBodyBytes: maxBody})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.Serve(ctx, 2*time.Second) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
+	srv, dir := newBuiltinServer(t, maxInput)
+	h, _ := serveHTTP(t, srv, HTTPOptions{Addr: "127.0.0.1:0", Token: testToken, MaxBodyBytes: maxBody})
 	raw := newRaw(t, h)
 	raw.initialize()
 	return &writeHTTP{h: h, srv: srv, dir: dir, raw: raw}

@@ -29,14 +29,10 @@ type stdioWriter struct {
 	next int
 }
 
-func newStdioWriter(t *testing.T, maxInput int) *stdioWriter {
-	t.Helper()
-	return newStdioSession(t, maxInput, "2025-11-25")
-}
-
-// newStdioSession is newStdioWriter's session initialized with the
-// protocol version given.
-func newStdioSession(t *testing.T, maxInput int, protocol string) *stdioWriter {
+// newBuiltinServer makes a server of the built-in tools working in a
+// fresh directory (returned), bypassing permissions, with the input cap
+// given (0: the default).
+func newBuiltinServer(t *testing.T, maxInput int) (*Server, string) {
 	t.Helper()
 	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, nil)
 	if err != nil {
@@ -48,6 +44,19 @@ func newStdioSession(t *testing.T, maxInput int, protocol string) *stdioWriter {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, dir
+}
+
+func newStdioWriter(t *testing.T, maxInput int) *stdioWriter {
+	t.Helper()
+	return newStdioSession(t, maxInput, "2025-11-25")
+}
+
+// newStdioSession is newStdioWriter's session initialized with the
+// protocol version given.
+func newStdioSession(t *testing.T, maxInput int, protocol string) *stdioWriter {
+	t.Helper()
+	srv, dir := newBuiltinServer(t, maxInput)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan struct{})

@@ -47,20 +47,8 @@ func startToolsHTTP(t *testing.T) (*HTTPServer, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := srv.ListenHTTP(HTTPOptions{Addr: "127.0.0.1:0", Token: testToken,
+	h, _ := serveHTTP(t, srv, HTTPOptions{Addr: "127.0.0.1:0", Token: testToken,
 		ClientTokens: []ClientToken{{Name: "other", Token: otherToken}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.Serve(ctx, 2*time.Second) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
 	return h, dir
 }
 
