@@ -26,6 +26,15 @@ import (
 // held aside by the transport rather than decoded by the SDK.
 const heldArgumentsOver = 64 << 10
 
+// heldArgs are a call's arguments held aside, with the tag of the HTTP
+// POST that carried them ("" on stdio): only a call of that POST takes
+// them, so a token named by any other request (another principal's or
+// session's) finds nothing, even if it leaked.
+type heldArgs struct {
+	args json.RawMessage
+	post string
+}
+
 // heldMetaKey is the _meta key that carries the token of a call's held
 // arguments from the transport to the server's heldArguments middleware.
 const heldMetaKey = "agent-mcp/heldArguments"
@@ -73,7 +82,8 @@ func holdEdits(p []byte, base int) (edits []edit, args []byte, token string, ok 
 // it returns the body to hand the SDK, and the token the arguments are
 // held under ("" when none are: the body is returned as it came). The
 // caller drops the token (Server.held.Delete) once the request is served.
-func (s *Server) holdBodyArguments(body []byte) ([]byte, string) {
+// post is the POST's tag (postTagHeader).
+func (s *Server) holdBodyArguments(body []byte, post string) ([]byte, string) {
 	i := skipSpace(body, 0)
 	if len(body)-i <= heldArgumentsOver || body[i] != '{' || !json.Valid(body) {
 		return body, ""
@@ -91,7 +101,7 @@ func (s *Server) holdBodyArguments(body []byte) ([]byte, string) {
 	if !ok {
 		return body, ""
 	}
-	s.held.Store(token, json.RawMessage(args))
+	s.held.Store(token, &heldArgs{args: args, post: post})
 	return applyEdits(body, edits), token
 }
 
@@ -137,11 +147,14 @@ func (s *Server) heldArguments(next mcp.MethodHandler) mcp.MethodHandler {
 		if len(p.Meta) == 0 {
 			p.Meta = nil
 		}
-		args, ok := s.held.LoadAndDelete(token)
-		if !ok {
+		// Taken only by a call of the POST that carried it: a request
+		// naming it from anywhere else leaves it for the right one.
+		v, ok := s.held.Load(token)
+		held, _ := v.(*heldArgs)
+		if !ok || held.post != postTagOf(req) || !s.held.CompareAndDelete(token, v) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Invalid params: _meta %q names no arguments held for this call", heldMetaKey)}
 		}
-		p.Arguments = args.(json.RawMessage)
+		p.Arguments = held.args
 		return next(ctx, method, req)
 	}
 }

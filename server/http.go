@@ -378,14 +378,14 @@ func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http
 		http.Error(w, "Bad Request: reading the request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	body, token := h.server.holdBodyArguments(body)
+	tag := tools.RandomID()
+	r.Header.Set(postTagHeader, tag)
+	body, token := h.server.holdBodyArguments(body, tag)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	if token != "" {
 		defer h.dropHeld(r, token)
 	}
-	tag := tools.RandomID()
-	r.Header.Set(postTagHeader, tag)
 	h.calls.postStarted()
 	defer h.calls.postDone()
 	next.ServeHTTP(w, r)
@@ -725,6 +725,15 @@ func newCallTracker(maxPerSession int, resumeWindow time.Duration) *callTracker 
 	}
 }
 
+// postTagOf is the tag the guard gave the POST that carried req, or ""
+// for a request that came by no POST (stdio).
+func postTagOf(req mcp.Request) string {
+	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
+		return ex.Header.Get(postTagHeader)
+	}
+	return ""
+}
+
 // middleware admits or refuses each tools/call and makes it cancellable.
 func (c *callTracker) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -732,10 +741,7 @@ func (c *callTracker) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		sid := callerKey(req)
-		tag := ""
-		if ex := req.GetExtra(); ex != nil && ex.Header != nil {
-			tag = ex.Header.Get(postTagHeader)
-		}
+		tag := postTagOf(req)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		tc := &trackedCall{session: sid, tag: tag, cancel: cancel}

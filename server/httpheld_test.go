@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // writeHTTP serves the built-in tools over HTTP on 127.0.0.1 (the
@@ -235,5 +237,45 @@ func TestHTTP_large_write(t *testing.T) {
 				t.Errorf("the server allocated %.1f copies of a Write's content, want at most 4", copies)
 			}
 		})
+	}
+}
+
+// TestHeldArguments_taken_only_by_their_post: arguments held for the call
+// of one POST are not given to a call that names their token from another
+// POST (another principal's or session's request) or from stdio; the
+// refused call gets -32602 and leaves them held for their own call, which
+// takes them.
+func TestHeldArguments_taken_only_by_their_post(t *testing.T) {
+	t.Parallel()
+	srv := &Server{}
+	const token = "0123456789abcdef0123456789abcdef"
+	srv.held.Store(token, &heldArgs{args: json.RawMessage(`{"content":"mine"}`), post: "post-a"})
+	var got json.RawMessage
+	mw := srv.heldArguments(func(_ context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		got = req.GetParams().(*mcp.CallToolParamsRaw).Arguments
+		return &mcp.CallToolResult{}, nil
+	})
+	callFrom := func(post string) error {
+		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "Write", Meta: mcp.Meta{heldMetaKey: token}}}
+		if post != "" {
+			req.Extra = &mcp.RequestExtra{Header: http.Header{}}
+			req.Extra.Header.Set(postTagHeader, post)
+		}
+		_, err := mw(context.Background(), "tools/call", req)
+		return err
+	}
+	for _, other := range []string{"post-b", ""} {
+		if err := callFrom(other); err == nil || !strings.Contains(err.Error(), heldMetaKey) {
+			t.Fatalf("a call of POST %q naming another POST's held arguments: err %v, want -32602 naming %s", other, err, heldMetaKey)
+		}
+		if _, ok := srv.held.Load(token); !ok {
+			t.Fatalf("a call of POST %q dropped another POST's held arguments", other)
+		}
+	}
+	if err := callFrom("post-a"); err != nil || string(got) != `{"content":"mine"}` {
+		t.Fatalf("the POST's own call: err %v, arguments %s", err, got)
+	}
+	if _, ok := srv.held.Load(token); ok {
+		t.Fatal("arguments still held after their call took them")
 	}
 }

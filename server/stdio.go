@@ -418,7 +418,7 @@ func (c *stdioConn) holdArguments(req *jsonrpc.Request) {
 	if !ok {
 		return
 	}
-	c.held.Store(token, json.RawMessage(args))
+	c.held.Store(token, &heldArgs{args: args})
 	c.mu.Lock()
 	c.heldBy[req.ID] = append(c.heldBy[req.ID], token)
 	c.mu.Unlock()
