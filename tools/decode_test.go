@@ -180,3 +180,47 @@ func TestReplaceLongStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeInput_odd_inputs: what a model might send to make the tool
+// read other arguments than the permission check (which reads the members
+// with encoding/json): repeated members, in another case or escaped, long
+// strings at the threshold, invalid UTF-8, lone surrogates and trailing
+// data. decodeInput accepts and refuses what encoding/json does, with the
+// same result.
+func TestDecodeInput_odd_inputs(t *testing.T) {
+	t.Parallel()
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	a, b := q(strings.Repeat("A", 5000)), q(strings.Repeat("B", 5000))
+	at := func(n int) string { return q(strings.Repeat("C", n-2)) } // n bytes with the quotes
+	for i, raw := range []string{
+		`{"content":` + a + `,"content":` + b + `}`,
+		`{"content":` + a + `,"CONTENT":` + b + `}`,
+		`{"CONTENT":` + a + `,"content":` + b + `}`,
+		`{"cont\u0065nt":` + a + `,"content":"x"}`,
+		`{"content":"x","cont\u0045nt":` + a + `}`,
+		`{"content":null,"content":` + a + `}`,
+		`{"content":` + a + `,"content":null}`,
+		`{"ptr":` + a + `,"ptr":null}`,
+		`{"map":{"k":` + a + `,"k":` + b + `}}`,
+		`{"Nested":{"k":[` + a + `],"k":[` + b + `]}}`,
+		`{"edits":[{"old_string":` + a + `,"OLD_STRING":` + b + `}]}`,
+		`{"any":{"content":` + a + `,"Content":` + b + `}}`,
+		`{"content":` + at(longString) + `,"file_path":` + a + `}`,
+		`{"content":` + at(longString+1) + `,"file_path":` + a + `}`,
+		"{\"content\":\"" + strings.Repeat("\xff", 5000) + "\"}",
+		"{\"content\":\"" + strings.Repeat("\xed\xa0\x80", 2000) + "\"}",
+		`{"content":"` + strings.Repeat(`\ud800`, 1000) + `"}`,
+		`{"content":` + a + `} {"content":"y"}`,
+		`{"content":` + a + `} x`,
+		`{"content":` + a + `}` + "\n",
+	} {
+		var got, want decodeCase
+		werr := json.Unmarshal([]byte(raw), &want)
+		gerr := decodeInput([]byte(raw), &got)
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("%d: decodeInput: %v, encoding/json: %v", i, gerr, werr)
+		} else if gerr == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%d: decodeInput differs from encoding/json:\n got %.300v\nwant %.300v", i, got, want)
+		}
+	}
+}
