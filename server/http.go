@@ -298,9 +298,7 @@ func (h *HTTPServer) guard() http.Handler {
 		}
 		switch r.Method {
 		case http.MethodPost:
-			if sid == "" && h.calls.isDraining() {
-				w.Header().Set("Retry-After", "5")
-				http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+			if sid == "" && h.refuseDraining(w) {
 				return
 			}
 			if sid == "" {
@@ -349,9 +347,7 @@ func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, pr
 		h.sessionless.ServeHTTP(w, r) // refused: no GET stream, no DELETE
 		return
 	}
-	if h.calls.isDraining() {
-		w.Header().Set("Retry-After", "5")
-		http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+	if h.refuseDraining(w) {
 		return
 	}
 	if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
@@ -406,6 +402,17 @@ func (h *HTTPServer) dropHeld(r *http.Request, token string) {
 		return
 	}
 	time.AfterFunc(h.opt.ResumeWindow, func() { h.server.held.Delete(token) })
+}
+
+// refuseDraining answers 503 when the server is draining (no new session
+// or sessionless request is started then), and says whether it did.
+func (h *HTTPServer) refuseDraining(w http.ResponseWriter) bool {
+	if !h.calls.isDraining() {
+		return false
+	}
+	w.Header().Set("Retry-After", "5")
+	http.Error(w, "Service Unavailable: the server is shutting down", http.StatusServiceUnavailable)
+	return true
 }
 
 // bodyTooLarge refuses a request whose body (what) is over the cap.
