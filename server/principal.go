@@ -113,6 +113,17 @@ func (s *Server) principalSession(name string) (*tools.Session, error) {
 	return p.ts, nil
 }
 
+// principalState returns the named principal's state, or nil when it has
+// none (it is not made).
+func (s *Server) principalState(name string) *tools.Session {
+	s.principals.mu.Lock()
+	defer s.principals.mu.Unlock()
+	if p := s.principals.byID[name]; p != nil {
+		return p.ts
+	}
+	return nil
+}
+
 // principalBegin notes a request of the named principal: its state stays
 // while the request is in flight. principalEnd must follow.
 func (s *Server) principalBegin(name string) {

@@ -73,11 +73,7 @@ func (s *Server) listResults(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		var mine *tools.Session
 		if name := principalOf(req.GetExtra()); name != "" {
-			s.principals.mu.Lock()
-			if p := s.principals.byID[name]; p != nil {
-				mine = p.ts
-			}
-			s.principals.mu.Unlock()
+			mine = s.principalState(name)
 		}
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		s.mu.Lock()
