@@ -51,7 +51,7 @@ type pendingCall struct {
 	// parked is the server's map of requestState tokens to parked calls
 	// (Server.pending). Tokens are 128 random bits bound to their caller.
 	parked *sync.Map
-	// caller is whom the call belongs to (callerKey): its protocol
+	// caller is whom the call belongs to (callerOf): its protocol
 	// session, or its principal when requests carry no session (over HTTP
 	// each round trip then arrives in a throwaway MCP session).
 	caller  any
