@@ -277,7 +277,7 @@ func (h *HTTPServer) guard() http.Handler {
 			http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
 			return
 		}
-		principal, ok := h.principalOf(r)
+		principal, ok := h.authenticate(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
 			http.Error(w, "Unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
@@ -464,9 +464,9 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	return body, nil
 }
 
-// principalOf checks a request's bearer token and returns the principal
+// authenticate checks a request's bearer token and returns the principal
 // it names; ok is false when the token is missing or wrong.
-func (h *HTTPServer) principalOf(r *http.Request) (principal string, ok bool) {
+func (h *HTTPServer) authenticate(r *http.Request) (principal string, ok bool) {
 	if h.opt.NoAuth {
 		return AnonymousPrincipal, true
 	}
