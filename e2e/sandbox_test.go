@@ -695,6 +695,12 @@ func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
 		if !failed || strings.Contains(out, "connected") {
 			t.Errorf("network off: the connection was made: %s", out)
 		}
+		// TCP Fast Open connects from sendto, without connect(2): the
+		// seccomp filter refuses it where Landlock alone holds TCP.
+		fastOpen := `python3 -c "import socket; s = socket.socket(); s.sendto(b'x', socket.MSG_FASTOPEN, ('127.0.0.1', %d)); print('sent')"`
+		if out, _ := bash(t, off, fmt.Sprintf(fastOpen, port), false); strings.Contains(out, "sent") {
+			t.Errorf("network off: a TCP Fast Open send was made: %s", out)
+		}
 		out, _ = bash(t, off, fmt.Sprintf(send, udpPort)+"; echo RAN", false)
 		if !strings.Contains(out, "RAN") {
 			t.Errorf("network off: the UDP sender did not run: %s", out)

@@ -14,7 +14,9 @@ import (
 // sockets only of type SOCK_STREAM with protocol 0 or TCP (and only where
 // Landlock holds TCP); everything else fails with EACCES, the error
 // Landlock gives. io_uring, which can make sockets without socket(2), is
-// refused too. The filter checks the system call's architecture: a 32-bit
+// refused too, and so is a send with MSG_FASTOPEN: TCP Fast Open
+// connects from sendto or sendmsg without connect(2), which Landlock
+// does not see. The filter checks the system call's architecture: a 32-bit
 // compatibility call (int 0x80 on amd64) has other numbers and is judged
 // by its own, and an architecture the filter does not know is refused.
 
@@ -24,6 +26,7 @@ const (
 	afUnix, afInet, afNetlink, afInet6 = 1, 2, 16, 10
 	sockStream, sockTypeMask           = 1, 0xf
 	ipprotoTCP                         = 6
+	msgFastopen                        = 0x20000000
 )
 
 // The filter's answers: let the call through, or fail it with EACCES.
@@ -42,6 +45,7 @@ const (
 	offArg0 = 16
 	offArg1 = 24
 	offArg2 = 32
+	offArg3 = 40
 )
 
 // syscallSet is one architecture's system call numbers that the filter
@@ -52,6 +56,10 @@ type syscallSet struct {
 	// refused outright (socketcall's arguments are in memory, out of the
 	// filter's reach).
 	socket, socketcall, ioUring []uint32
+	// sendmsg lists the calls with their flags in argument 2 (sendmsg),
+	// send those with them in argument 3 (sendto, sendmmsg): a send with
+	// MSG_FASTOPEN is refused where TCP sockets are let through.
+	sendmsg, send []uint32
 }
 
 // asm assembles a BPF program with forward jumps to named labels.
@@ -74,6 +82,12 @@ func (a *asm) label(name string) { a.labels[name] = len(a.ins) }
 func (a *asm) jeq(val uint32, label string) {
 	a.fixups = append(a.fixups, fixup{len(a.ins), label})
 	a.op(bpf.JumpIf{Cond: bpf.JumpEqual, Val: val})
+}
+
+// jset jumps to label when the accumulator has a bit of val set.
+func (a *asm) jset(val uint32, label string) {
+	a.fixups = append(a.fixups, fixup{len(a.ins), label})
+	a.op(bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: val})
 }
 
 // resolve sets the jumps' offsets.
@@ -109,6 +123,24 @@ func socketFilter(sets []syscallSet, tcp bool) ([]bpf.Instruction, error) {
 		for _, nr := range append(append([]uint32{}, s.socketcall...), s.ioUring...) {
 			a.jeq(nr, "deny")
 		}
+		if tcp {
+			for _, nr := range s.sendmsg {
+				a.jeq(nr, "flags2")
+			}
+			for _, nr := range s.send {
+				a.jeq(nr, "flags3")
+			}
+		}
+		a.op(bpf.RetConstant{Val: retAllow})
+	}
+	if tcp {
+		a.label("flags2")
+		a.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+		a.jset(msgFastopen, "deny")
+		a.op(bpf.RetConstant{Val: retAllow})
+		a.label("flags3")
+		a.op(bpf.LoadAbsolute{Off: offArg3, Size: 4})
+		a.jset(msgFastopen, "deny")
 		a.op(bpf.RetConstant{Val: retAllow})
 	}
 	a.label("socket")

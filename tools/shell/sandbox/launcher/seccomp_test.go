@@ -107,3 +107,62 @@ func TestSocketFilterForThisArchitecture(t *testing.T) {
 		}
 	}
 }
+
+// A send with MSG_FASTOPEN connects a TCP socket without connect(2),
+// which Landlock does not see: where TCP sockets are let through, the
+// filter refuses it (sendmsg's flags are its argument 2, sendto's and
+// sendmmsg's argument 3); other sends pass.
+func TestSocketFilterRefusesFastOpen(t *testing.T) {
+	t.Parallel()
+	const native, compat = 0xc000003e, 0x40000003
+	sets := []syscallSet{
+		{arch: native, socket: []uint32{41}, sendmsg: []uint32{46, 518 | 0x40000000}, send: []uint32{44, 307}},
+		{arch: compat, socket: []uint32{359}, sendmsg: []uint32{370}, send: []uint32{369}},
+	}
+	const msgDontwait = 0x40
+	type call struct {
+		name     string
+		arch, nr uint32
+		arg      int // the flags' argument
+		flags    uint32
+		allowed  bool
+	}
+	calls := []call{
+		{"sendto", native, 44, 3, msgDontwait, true},
+		{"sendto MSG_FASTOPEN", native, 44, 3, msgFastopen | msgDontwait, false},
+		{"sendmsg", native, 46, 2, msgDontwait, true},
+		{"sendmsg MSG_FASTOPEN", native, 46, 2, msgFastopen, false},
+		{"x32 sendmsg MSG_FASTOPEN", native, 518 | 0x40000000, 2, msgFastopen, false},
+		{"sendmmsg MSG_FASTOPEN", native, 307, 3, msgFastopen, false},
+		{"compat sendto MSG_FASTOPEN", compat, 369, 3, msgFastopen, false},
+		{"compat sendmsg", compat, 370, 2, 0, true},
+	}
+	for _, tcp := range []bool{true, false} {
+		ins, err := socketFilter(sets, tcp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm, err := bpf.NewVM(ins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range calls {
+			data := make([]byte, 64)
+			binary.BigEndian.PutUint32(data[offNr:], c.nr)
+			binary.BigEndian.PutUint32(data[offArch:], c.arch)
+			binary.BigEndian.PutUint32(data[offArg0+8*c.arg:], c.flags)
+			got, err := vm.Run(data)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			// Without TCP sockets no internet socket is made: sends pass.
+			wantRet := uint32(retAllow)
+			if tcp && !c.allowed {
+				wantRet = retErrno
+			}
+			if uint32(got) != wantRet {
+				t.Errorf("tcp %v, %s: filter returned %#x, want %#x", tcp, c.name, got, wantRet)
+			}
+		}
+	}
+}
