@@ -272,6 +272,59 @@ func TestHTTP_sessionless_request_checks(t *testing.T) {
 		}
 	})
 
+	t.Run("a_principal_header_in_any_case_or_repeated_is_ignored", func(t *testing.T) {
+		mark := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"Mark","arguments":{"key":"variants"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+		req, err := http.NewRequest("POST", h.URL, strings.NewReader(mark))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Keys as written on the wire: lower case, upper case and the
+		// canonical spelling, some repeated.
+		req.Header = http.Header{
+			"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+			"Authorization": {"Bearer " + testToken}, "Mcp-Protocol-Version": {"2026-07-28"},
+			"Mcp-Method": {"tools/call"}, "Mcp-Name": {"Mark"},
+			"x-agent-mcp-principal": {"other"}, "X-AGENT-MCP-PRINCIPAL": {"other", "other"}, principalHeader: {"other"},
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "marked variants") {
+			t.Fatalf("Mark: %s %s", resp.Status, body)
+		}
+		ts := receive(t, "the Mark call", g.sessions)
+		other := sdkClient(t, h, otherToken, sessionless2026)
+		if res, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "Mark", Arguments: map[string]any{"key": "other"}}); err != nil || res.IsError {
+			t.Fatalf("Mark with the other token: %v %+v", err, res)
+		}
+		if receive(t, "the other token's Mark call", g.sessions) == ts {
+			t.Fatal("a request naming the principal \"other\" in headers of other cases ran in that principal's state")
+		}
+	})
+
+	t.Run("a_principal_header_on_a_session_is_ignored", func(t *testing.T) {
+		c := newRaw(t, h)
+		c.initialize()
+		resp := c.request(context.Background(), "POST", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"Mark","arguments":{"key":"in-session"}}}`,
+			map[string]string{principalHeader: "other"})
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "marked in-session") {
+			t.Fatalf("Mark: %s %s", resp.Status, body)
+		}
+		ts := receive(t, "the Mark call", g.sessions)
+		other := sdkClient(t, h, otherToken, sessionless2026)
+		if res, err := other.CallTool(context.Background(), &mcp.CallToolParams{Name: "Mark", Arguments: map[string]any{"key": "other"}}); err != nil || res.IsError {
+			t.Fatalf("Mark with the other token: %v %+v", err, res)
+		}
+		if receive(t, "the other token's Mark call", g.sessions) == ts {
+			t.Fatal("a session's request naming the principal \"other\" in a header ran in that principal's state")
+		}
+	})
+
 	t.Run("a_session_is_bound_to_its_token", func(t *testing.T) {
 		c := newRaw(t, h)
 		c.initialize()
