@@ -487,7 +487,12 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 		leave := func() string {
 			return fmt.Sprintf(`setsid sleep %s & setsid -f sleep %s; ( ( sleep %s & ) & ); echo started`, mark(), mark(), mark())
 		}
-		if out, failed := bash(t, cs, leave()+"; sleep "+mark(), true); failed {
+		// A command that opens init's end of the server's socket (or, were
+		// it a pipe, a write end of it) through /proc does not keep init
+		// from seeing the server die.
+		m := mark()
+		hold := fmt.Sprintf(`{ setsid -f sleep %s 7>/proc/$PPID/fd/4 || setsid -f sleep %s; } 2>/dev/null; `, m, m)
+		if out, failed := bash(t, cs, hold+leave()+"; sleep "+mark(), true); failed {
 			t.Fatalf("background command: %s", out)
 		}
 		if out, failed := bash(t, cs, leave(), false); failed || !strings.Contains(out, "started") {

@@ -17,8 +17,9 @@
 // as any process of the command does, stays in the command's process group,
 // and on SIGTERM ends every process the command started, whatever session or
 // group they moved to (setsid, double fork, set -m); it does the same when
-// the server dies, however it died (init holds the read end of a pipe
-// whose write end only the server has, and reads end of file then). It
+// the server dies, however it died (init holds one end of a pair of unix
+// sockets whose other end only the server has, and reads end of file
+// then). It
 // reports the shell's exit status on a pipe as soon as the shell ends
 // ([Launch.Wait]), so a command that leaves a server running in the
 // background returns at once, as it does without a sandbox.

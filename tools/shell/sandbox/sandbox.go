@@ -349,9 +349,9 @@ type Launch struct {
 	Env []string
 
 	status, statusW *os.File // the shell's exit status, from the sandbox's init
-	// server is the write end of the pipe init watches (serverR its read
-	// end, init's): held, never written, until init is gone, so that init
-	// reads end of file only when this process has died.
+	// server is this process's end of the socket pair init watches
+	// (serverR init's end): held, never written, until init is gone, so
+	// that init reads end of file only when this process has died.
 	server, serverR *os.File
 	cgroup          string // the command's cgroup, removed once init is gone
 }
@@ -407,20 +407,39 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		}
 		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
-	sr, sw, err := os.Pipe()
+	sr, sw, err := serverPair()
 	if err != nil {
 		r.Close()
 		w.Close()
 		if p.Cgroup != "" {
 			_ = launcher.RemoveCgroup(p.Cgroup)
 		}
-		return nil, fmt.Errorf("sandbox: server pipe: %w", err)
+		return nil, fmt.Errorf("sandbox: server socket: %w", err)
 	}
 	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
 	// fd 3 and launcher.ServerFD (4) in init.
 	cmd.ExtraFiles = []*os.File{w, sr}
 	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
 		server: sw, serverR: sr, cgroup: p.Cgroup}, nil
+}
+
+// serverPair is the connected pair of unix sockets whose first end init
+// watches and whose second only the server holds. Not a pipe: the
+// command could open init's read end of a pipe for writing through
+// /proc/PID/fd and so keep init from ever reading end of file; a socket
+// cannot be opened there.
+func serverPair() (initEnd, serverEnd *os.File, err error) {
+	// Under ForkLock until close-on-exec is set: a command started
+	// meanwhile would hold the server's end.
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	syscall.CloseOnExec(fds[0])
+	syscall.CloseOnExec(fds[1])
+	return os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "server"), nil
 }
 
 // Started is called once Cmd.Start has returned err.

@@ -160,7 +160,7 @@ func initMain(p Plan) int {
 	// says it reliably: a parent-death signal (PR_SET_PDEATHSIG) comes
 	// when the server's thread that started init exits, not the server,
 	// and in a PID namespace init cannot tell by getppid whether the
-	// server died before the signal was set. The pipe's end of file
+	// server died before the signal was set. The socket's end of file
 	// comes with the server's last descriptor, whenever that is.
 	gone := make(chan struct{})
 	if server != nil {
@@ -263,8 +263,8 @@ func initMain(p Plan) int {
 	}
 }
 
-// serverGone reports whether the server's end of the pipe init reads as
-// fd is closed: the server is gone.
+// serverGone reports whether the server's end of the socket pair whose
+// other end init reads as fd is closed: the server is gone.
 func serverGone(fd int) bool {
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	for {

@@ -3,9 +3,12 @@ package launcher
 import (
 	"os"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
-// serverGone tells a live server from a dead one by its end of the pipe:
+// serverGone tells a live server from a dead one by its end of the socket
+// pair:
 // open (the server lives, even if it wrote something) or closed.
 func TestServerGone(t *testing.T) {
 	t.Parallel()
@@ -23,10 +26,11 @@ func TestServerGone(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r, w, err := os.Pipe()
+			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
+			r, w := os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "server")
 			defer r.Close()
 			defer w.Close()
 			if tc.write {

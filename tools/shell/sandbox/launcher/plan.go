@@ -24,13 +24,15 @@ type Plan struct {
 	Cgroup string
 	// GraceMS is how long init waits after SIGTERM before SIGKILL.
 	GraceMS int64
-	// ServerFD, when not 0, is init's descriptor for the read end of a
-	// pipe whose write end only the server holds: it reads end of file
-	// once the server is gone, however it ended (SIGKILL, a crash), and
-	// init then ends the command as on SIGTERM.
+	// ServerFD, when not 0, is init's descriptor for one end of a
+	// connected pair of unix sockets whose other end only the server
+	// holds: it reads end of file once the server is gone, however it
+	// ended (SIGKILL, a crash), and init then ends the command as on
+	// SIGTERM. (Not a pipe: the command could open init's end of a pipe
+	// for writing through /proc and keep it from ever ending.)
 	ServerFD int
 }
 
 // ServerFD is the descriptor [Plan.ServerFD] names when the server passes
-// the pipe as its second extra file (after the status pipe, fd 3).
+// its socket as its second extra file (after the status pipe, fd 3).
 const ServerFD = 4
