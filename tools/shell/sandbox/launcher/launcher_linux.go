@@ -190,7 +190,12 @@ func initMain(p Plan) int {
 	}
 	err := errors.New("no cgroup")
 	if cg.fd >= 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: cg.fd}
+		// Added to the attributes above, not in their place: the
+		// command's user namespace must not be lost.
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
 		if err = cmd.Start(); err != nil {
 			// clone3 into a cgroup needs Linux 5.7: the subreaper alone
 			// holds the command.
@@ -284,11 +289,16 @@ type cgroup struct {
 	kill *os.File
 }
 
-// cloneCmd is an unstarted copy of cmd without SysProcAttr, for a retry
-// after a failed Start.
+// cloneCmd is an unstarted copy of cmd not started in a cgroup, for a
+// retry after a failed Start.
 func cloneCmd(cmd *exec.Cmd) *exec.Cmd {
 	c := exec.Command(cmd.Path, cmd.Args[1:]...)
 	c.Stdin, c.Stdout, c.Stderr, c.Dir, c.Env = cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Dir, cmd.Env
+	if cmd.SysProcAttr != nil {
+		attr := *cmd.SysProcAttr
+		attr.UseCgroupFD, attr.CgroupFD = false, 0
+		c.SysProcAttr = &attr
+	}
 	return c
 }
 
