@@ -713,6 +713,13 @@ func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
 		if filtered := runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64"; filtered && !strings.Contains(layers, "namespaces") && !strings.Contains(out, "Permission denied") {
 			t.Errorf("network off, Landlock alone: making the UDP socket was not refused: %s", out)
 		}
+		// listen on an unbound TCP socket binds it to a port of every
+		// address, which Landlock does not see: with Landlock alone the
+		// filter refuses the socket itself.
+		listen := `python3 -c "import socket; s = socket.socket(); s.listen(); print('listening on', s.getsockname())"`
+		if out, _ := bash(t, off, listen, false); (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && !strings.Contains(layers, "namespaces") && strings.Contains(out, "listening") {
+			t.Errorf("network off, Landlock alone: a TCP socket listened: %s", out)
+		}
 		time.Sleep(100 * time.Millisecond) // let a stray accept or datagram land
 		if n := accepted.Load(); n != 1 {
 			t.Errorf("network off: the host listener accepted %d connections, want 1 (the network-on one)", n)

@@ -34,8 +34,8 @@
 //     init kills the namespace.
 //   - Landlock: writes only beneath the writable roots, TCP bind and
 //     connect refused when the network is off and no network namespace
-//     holds it (and a seccomp filter refusing every other internet or
-//     packet socket, and TCP Fast Open sends), signals and abstract unix
+//     holds it (and a seccomp filter refusing every internet socket, TCP
+//     too, and packet sockets), signals and abstract unix
 //     sockets scoped to the sandbox.
 //     Where namespaces are unavailable init is a child subreaper that ends
 //     its whole subtree, and the command runs in a cgroup v2 of its own

@@ -147,10 +147,12 @@ func initMain(p Plan) int {
 		}
 	}
 	if p.NetworkOff && !p.Namespaces {
-		// No network namespace: Landlock holds TCP (ABI 4+), a seccomp
-		// filter every other socket.
-		abi, _ := LandlockABI()
-		if err := restrictSockets(p.Landlock && abi >= 4); err != nil {
+		// No network namespace: a seccomp filter refuses every internet
+		// socket, TCP too. Landlock refuses TCP connect and bind (ABI
+		// 4+), but not listen on an unbound socket, which binds it to a
+		// port of every address that the network can connect to, nor a
+		// send with MSG_FASTOPEN, which connects.
+		if err := restrictSockets(false); err != nil {
 			return fail("refusing sockets: %v", err)
 		}
 	}

@@ -12,7 +12,9 @@ import (
 // still reach the host's network. A seccomp filter closes that: in the
 // command, socket(2) may make unix and netlink sockets, and internet
 // sockets only of type SOCK_STREAM with protocol 0 or TCP (and only where
-// Landlock holds TCP); everything else fails with EACCES, the error
+// the caller lets TCP through; the launcher does not: Landlock does not
+// see listen(2) on an unbound socket, which binds it to a port of every
+// address); everything else fails with EACCES, the error
 // Landlock gives. io_uring, which can make sockets without socket(2), is
 // refused too, and so is a send with MSG_FASTOPEN: TCP Fast Open
 // connects from sendto or sendmsg without connect(2), which Landlock
