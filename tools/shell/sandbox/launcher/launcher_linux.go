@@ -152,7 +152,7 @@ func initMain(p Plan) int {
 		// 4+), but not listen on an unbound socket, which binds it to a
 		// port of every address that the network can connect to, nor a
 		// send with MSG_FASTOPEN, which connects.
-		if err := restrictSockets(false); err != nil {
+		if err := restrictSockets(); err != nil {
 			return fail("refusing sockets: %v", err)
 		}
 	}
@@ -484,15 +484,14 @@ func restrictLandlock(p Plan) error {
 }
 
 // restrictSockets installs the socket filter (seccomp.go) on every thread
-// of init, so the shell and what it starts inherit it; tcp lets internet
-// stream sockets through. Where no filter is built for the architecture
-// nothing is installed.
-func restrictSockets(tcp bool) error {
+// of init, so the shell and what it starts inherit it. Where no filter is
+// built for the architecture nothing is installed.
+func restrictSockets() error {
 	sets := archSyscalls()
 	if sets == nil {
 		return nil
 	}
-	ins, err := socketFilter(sets, tcp)
+	ins, err := socketFilter(sets)
 	if err != nil {
 		return err
 	}
