@@ -23,8 +23,12 @@ var layers = map[string]int{
 	"tools":        2,
 	"orchestrator": 3,
 	"server":       4,
-	"internal/cli": 5,
-	".":            6, // main.go
+	// chat's front end: the provider clients and the terminal UI sit
+	// above the server, so the server can never link them.
+	"internal/providers": 5,
+	"internal/tui":       5,
+	"internal/cli":       6,
+	".":                  7, // main.go
 }
 
 // testOnly are the helper packages for tests: nothing in the product may

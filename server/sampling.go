@@ -5,7 +5,7 @@
 // it stays during the deprecation window (at least twelve months), and newer
 // clients get the same requests as input-required results (roundtrip.go).
 // What replaces it is chat, which calls providers directly
-// (orchestrator/providers). Every use of the deprecated API is in this file.
+// (internal/providers). Every use of the deprecated API is in this file.
 //
 //lint:file-ignore SA1019 MCP sampling is kept on purpose during SEP-2577's deprecation window; see above
 

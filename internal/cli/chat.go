@@ -16,11 +16,11 @@ import (
 
 	xterm "golang.org/x/term"
 
+	"github.com/agent-mcp/agent-mcp/internal/providers"
+	"github.com/agent-mcp/agent-mcp/internal/tui"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
-	"github.com/agent-mcp/agent-mcp/orchestrator/agent/term"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
@@ -302,7 +302,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		MaxTokens: f.maxTokens,
 		ThinkingBudget: func() int {
 			if f.think {
-				return term.DefaultThinkingBudget
+				return tui.DefaultThinkingBudget
 			}
 			return 0
 		}(),
@@ -424,11 +424,11 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 // newChatUI is the full terminal UI when stdin and stdout are a terminal
 // that takes colours (TERM is not dumb, NO_COLOR is unset), else plain
 // lines.
-func newChatUI(stdout io.Writer, f *chatFlags) *term.UI {
+func newChatUI(stdout io.Writer, f *chatFlags) *tui.UI {
 	out, ok := stdout.(*os.File)
 	if !ok || !xterm.IsTerminal(int(os.Stdin.Fd())) || !xterm.IsTerminal(int(out.Fd())) ||
 		os.Getenv("TERM") == "dumb" || os.Getenv("NO_COLOR") != "" {
-		return term.New(os.Stdin, stdout)
+		return tui.New(os.Stdin, stdout)
 	}
 	cwd := f.w.cwd
 	if cwd == "" {
@@ -437,11 +437,11 @@ func newChatUI(stdout io.Writer, f *chatFlags) *term.UI {
 	if abs, err := filepath.Abs(cwd); err == nil {
 		cwd = abs
 	}
-	opts := term.FullOptions{Cwd: func() string { return cwd }, FullScreen: f.fullscreen}
+	opts := tui.FullOptions{Cwd: func() string { return cwd }, FullScreen: f.fullscreen}
 	if dir, err := agent.DefaultStateDir(); err == nil {
-		opts.HistoryFile = term.HistoryPath(dir, cwd)
+		opts.HistoryFile = tui.HistoryPath(dir, cwd)
 	}
-	return term.NewFull(os.Stdin, out, opts)
+	return tui.NewFull(os.Stdin, out, opts)
 }
 
 // runInteractive runs the terminal chat.
@@ -489,7 +489,7 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		return err
 	}
 	a.SetMessages(env.history)
-	repl := &term.REPL{
+	repl := &tui.REPL{
 		UI: ui, Agent: a, Session: env.session, Model: env.model, Servers: env.mcp.Status, Interrupts: interrupts,
 		Store: env.store, PickResume: f.pickResume,
 		NewModel: func(spec string) (llm.Model, error) {
@@ -528,7 +528,7 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		logger.Debug("stdin is not a terminal: reading lines plainly")
 	}
 	err = repl.Run(base)
-	if errors.Is(err, term.ErrInterrupted) {
+	if errors.Is(err, tui.ErrInterrupted) {
 		return &exitError{code: exitInterrupted}
 	}
 	if err != nil && base.Err() != nil {

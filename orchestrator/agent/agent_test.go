@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/internal/providers"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"

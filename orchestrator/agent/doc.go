@@ -22,5 +22,5 @@
 // Also here: the system prompt ([SystemPrompt], [DetectEnv]: tools,
 // environment, AGENTS.md / CLAUDE.md), conversation persistence as JSON
 // lines ([Store], [Conversation]) and [Sampler] (tools.Sampler on a model).
-// The terminal front end lives in package term.
+// The terminal front end lives in package internal/tui.
 package agent

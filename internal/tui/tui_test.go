@@ -1,4 +1,4 @@
-package term
+package tui
 
 import (
 	"bytes"
@@ -10,11 +10,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agent-mcp/agent-mcp/internal/providers"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
 )

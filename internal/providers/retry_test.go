@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/internal/providers"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 )
 
 // recorder is an Options.Sleep that records the waits and returns at once.

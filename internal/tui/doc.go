@@ -1,4 +1,4 @@
-// Package term is chat's terminal front end. On a terminal that takes
+// Package tui is chat's terminal front end. On a terminal that takes
 // colours it is a full terminal UI ([NewFull], on bubbletea), inline or
 // in the alternate screen ([FullOptions].FullScreen): rendered Markdown,
 // tool lines with coloured diffs and command output, a spinner with
@@ -13,4 +13,4 @@
 // terminal (golang.org/x/term) and plain numbered prompts read line by
 // line otherwise, and the interactive loop with its slash commands and
 // Ctrl-C handling ([REPL]).
-package term
+package tui

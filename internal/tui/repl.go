@@ -1,4 +1,4 @@
-package term
+package tui
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agent-mcp/agent-mcp/internal/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/internal/providers"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
-	"github.com/agent-mcp/agent-mcp/orchestrator/providers"
 )
 
 func newModel(t *testing.T, spec, baseURL string) llm.Model {
