@@ -9,8 +9,8 @@ prints, per round and as the median, the rise of the peak as a multiple of the c
 the largest heap the Go runtime reached (heap size at the start of a collection, from
 GODEBUG=gctrace=1). Without --http the session is over stdio; --http=session serves
 `serve --http` on 127.0.0.1 and talks protocol 2025-11-25 (an MCP session, responses as SSE),
---http=sessionless protocol 2026-07-28 (no session; state per bearer token). Linux only. See the
-README's Write section for the results.
+--http=sessionless protocol 2026-07-28 (no session; state per bearer token). Linux only. See
+"File tools" in docs/tools.md for the results.
 """
 import http.client, json, os, re, statistics, subprocess, sys, tempfile, threading, urllib.parse
 

@@ -270,7 +270,7 @@ func runLoad(ctx context.Context, cfg Config) (*Report, error) {
 			client := mcp.NewClient(&mcp.Implementation{Name: "agent-mcp-load", Version: "1"}, nil)
 			// Sessions, each with its own state: protocol 2026-07-28 has
 			// none over HTTP, and every client with the one token would
-			// share a single state (README, "HTTP mode").
+			// share a single state (docs/serving.md, "HTTP mode").
 			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc},
 				&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 			if err != nil {
