@@ -83,10 +83,11 @@ func refused(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]a
 
 // TestPermissions_attacks runs a representative set of issue 15's attacks
 // against the real binary and checks each is refused with nothing read or
-// changed.
+// changed, with the sandbox off and with the sandbox the machine offers:
+// the sandbox waives no question these were refused on.
 func TestPermissions_attacks(t *testing.T) {
 	t.Parallel()
-	rules := []string{"--disallowed-tools", "Bash(rm *),Read(./secret/**),Edit(./protected/**)"}
+	rules := []string{"--disallowed-tools", "Bash(rm *),Read(./secret/**),Edit(./protected/**)", "--settings", `{"permissions":{"ask":["Bash(touch *)"]}}`}
 	for _, tt := range []struct {
 		name  string
 		args  []string
@@ -105,6 +106,14 @@ func TestPermissions_attacks(t *testing.T) {
 			{"tool": "Bash", "command": "env -C .. touch w"},
 			{"tool": "Bash", "command": "git config core.hooksPath /tmp/h"},
 			{"tool": "Write", "file_path": ".cursor/mcp.json", "content": "{}"},
+			// Reads outside the working directories and commands that
+			// cannot be analysed, under a Bash deny and a Bash ask rule.
+			{"tool": "Bash", "command": "cat < ../outside/o.txt"},
+			{"tool": "Bash", "command": "cat ../outside/o.txt"},
+			{"tool": "Bash", "command": `echo "$(< ../outside/o.txt)"`},
+			{"tool": "Bash", "command": "${X:-rm} x"},
+			{"tool": "Bash", "command": "/bin/r? x"},
+			{"tool": "Bash", "command": "${X:-touch} ../outside/t"},
 		}},
 		{"bypass mode", append([]string{"--permission-mode", "bypassPermissions"}, rules...), []map[string]any{
 			{"tool": "Bash", "command": "sed -i s/orig/pwned/ protected/p.txt"},
@@ -120,35 +129,36 @@ func TestPermissions_attacks(t *testing.T) {
 			{"tool": "Write", "file_path": "new.txt", "content": "x"},
 		}},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			root, ws := attackTree(t)
-			before := tree(t, root)
-			// The rules alone must refuse these (a machine may have no
-			// kernel sandbox); with one, some would run and be stopped by
-			// the kernel instead (e2e/sandbox_test.go).
-			cs := stdioClient(t, ws, append([]string{"--sandbox", "off"}, tt.args...)...)
-			for _, c := range tt.calls {
-				args := map[string]any{}
-				for k, v := range c {
-					if k != "tool" {
-						args[k] = v
+		for _, sb := range []string{"off", "auto"} {
+			t.Run(tt.name+"/sandbox "+sb, func(t *testing.T) {
+				t.Parallel()
+				root, ws := attackTree(t)
+				before := tree(t, root)
+				// The rules alone must refuse these, with a sandbox or
+				// without one (a machine may have no kernel sandbox).
+				cs := stdioClient(t, ws, append([]string{"--sandbox", sb}, tt.args...)...)
+				for _, c := range tt.calls {
+					args := map[string]any{}
+					for k, v := range c {
+						if k != "tool" {
+							args[k] = v
+						}
+					}
+					refused(t, cs, c["tool"].(string), args)
+				}
+				after := tree(t, root)
+				for p, v := range after {
+					if before[p] != v {
+						t.Errorf("%s changed or appeared", p)
 					}
 				}
-				refused(t, cs, c["tool"].(string), args)
-			}
-			after := tree(t, root)
-			for p, v := range after {
-				if before[p] != v {
-					t.Errorf("%s changed or appeared", p)
+				for p := range before {
+					if _, ok := after[p]; !ok {
+						t.Errorf("%s disappeared", p)
+					}
 				}
-			}
-			for p := range before {
-				if _, ok := after[p]; !ok {
-					t.Errorf("%s disappeared", p)
-				}
-			}
-		})
+			})
+		}
 	}
 }
 

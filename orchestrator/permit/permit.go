@@ -183,11 +183,14 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 				byBypass: true, byHook: true})
 		} else {
 			// The sandbox answers a question only where the kernel holds
-			// all it was about: writes outside the writable roots, and
-			// inside them protected and Edit-denied paths, and reads of
-			// Read-denied ones. Landlock alone holds only the first (it
-			// can grant, not take part of a grant back): there a command
-			// is asked about as it would be without a sandbox.
+			// all it was about: what a command writes inside the working
+			// directories, which the namespaces layer keeps to the
+			// writable roots with protected and Edit-denied paths
+			// read-only. Landlock alone cannot take part of a grant back:
+			// there a command is asked about as it would be without a
+			// sandbox. Reads outside the working directories, and
+			// writes the parser cannot place, are judged by the rules
+			// and the mode, sandbox or not.
 			sandboxed = p.sandbox.Confines(cl.Raw) && p.sandbox.HoldsPaths()
 		}
 	}
@@ -195,14 +198,14 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 		unknownOK := !rules.HasCommandRules(permissions.Deny) && !rules.HasCommandRules(permissions.Ask)
 		if cl.Err != nil {
 			needs = append(needs, need{reason: "the command could not be analysed (" + cl.Err.Error() + ")",
-				byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed})
+				byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed && unknownOK})
 		}
 		for _, c := range cl.Commands {
 			switch {
 			case rules.AllowsCommand(tg, c) != nil:
 			case !c.Known:
 				needs = append(needs, need{reason: fmt.Sprintf("the program run by %q is only known when it runs", c.Cmd.Source),
-					byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed})
+					byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed && unknownOK})
 			case c.Cmd.IsReadOnly():
 			default:
 				s := c.Suggestion()
@@ -214,9 +217,10 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 			// An unknown read could be a denied one; an unknown write
 			// could change a protected path, which exist everywhere: in
 			// bypass mode it is refused rather than allowed.
-			// A sandbox that masks denied reads and keeps protected and
-			// Edit-denied paths read-only holds both with the kernel.
-			n := need{reason: u.Why, byHook: true, bySandbox: sandboxed}
+			// Neither is waived by a sandbox: an unknown read may lead
+			// outside the working directories, an unknown write outside
+			// them too, and both are judged as without one.
+			n := need{reason: u.Why, byHook: true}
 			if u.Write {
 				n.refuseInBypass = true
 			} else {
@@ -269,7 +273,7 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 				where += ", as it resolves to " + a.Real
 			}
 			needs = append(needs, need{reason: fmt.Sprintf("%s %s: it is %s", verb, a.Path, where),
-				suggestion: &s, byBypass: true, byHook: true, bySandbox: sandboxed && !a.Write})
+				suggestion: &s, byBypass: true, byHook: true})
 			continue
 		}
 		if a.Write && !a.Guessed {
