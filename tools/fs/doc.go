@@ -27,6 +27,11 @@
 //   - editmatch.go: Edit's matching (unique match, replace_all, CRLF,
 //     curly/straight quote tolerance) on bytes, without splitting lines,
 //     so files of hundreds of MB cost two copies.
+//   - nearmiss.go: when old_string is not found, the region of the file
+//     it most resembles once whitespace and quotes are normalised (a
+//     measured similarity), a short diff from old_string to it, and what
+//     differs (indentation, tabs or spaces, line endings, quotes, changed
+//     words). Nothing is applied without an exact, unique match.
 //   - patch.go: the structuredPatch hunk of an output object.
 //   - jsonorder.go: order-preserving JSON, so NotebookEdit rewrites a
 //     notebook in its own layout and diffs stay small.

@@ -196,7 +196,7 @@ func computeEdits(ctx context.Context, w *writeFile, s *tools.Session, edits []e
 		}
 		applied, err := applyEdit(body, format, e, r.unseen)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s%w", where(i), describeMatchError(err, w.abs))
+			return nil, nil, fmt.Errorf("%s%w", where(i), describeMatchError(err, w.abs, body, e.Old))
 		}
 		body = applied.body
 		r.counts[i] = applied.count

@@ -342,9 +342,10 @@ func pickQuote(prev, open, close rune) rune {
 	return close
 }
 
-// describeMatchError words a matchError for an edit of the file abs;
-// other errors pass through.
-func describeMatchError(err error, abs string) error {
+// describeMatchError words a matchError for an edit of old in the file
+// abs, whose text is body; other errors pass through. When old_string is
+// not found, the error shows where the file nearly matches it (nearMiss).
+func describeMatchError(err error, abs string, body []byte, old string) error {
 	var me *matchError
 	if !errors.As(err, &me) {
 		return err
@@ -355,6 +356,9 @@ func describeMatchError(err error, abs string) error {
 	case me.strict:
 		return fmt.Errorf("%s has changed on disk since you last read it, and old_string now occurs %d times in it: Read it again, then retry with enough context to pick one", abs, me.count)
 	case me.count == 0:
+		if hint := nearMiss(body, old); hint != "" {
+			return fmt.Errorf("old_string was not found in %s. It must match the file's text exactly, including whitespace and indentation, without the line-number prefixes Read shows.%s", abs, hint)
+		}
 		return fmt.Errorf("old_string was not found in %s. It must match the file's text exactly, including whitespace and indentation, without the line-number prefixes Read shows; Read the file again if you are unsure what it holds", abs)
 	default:
 		return fmt.Errorf("old_string occurs %d times in %s, but without replace_all it must occur exactly once: add surrounding lines to old_string to make it unique, or set replace_all to true to replace every occurrence", me.count, abs)
