@@ -82,7 +82,7 @@ func holdEdits(p []byte, base int) (edits []edit, args []byte, token string, ok 
 // it returns the body to hand the SDK, and the token the arguments are
 // held under ("" when none are: the body is returned as it came). The
 // caller drops the token (Server.held.Delete) once the request is served.
-// post is the POST's tag (postTagHeader).
+// post is the POST's tag (requestFacts.post).
 func (s *Server) holdBodyArguments(body []byte, post string) ([]byte, string) {
 	i := skipSpace(body, 0)
 	if len(body)-i <= heldArgumentsOver || body[i] != '{' || !json.Valid(body) {

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,10 +48,6 @@ const (
 // CodeServerBusy is the JSON-RPC error code for a call refused because its
 // session has too many calls in flight or the server is shutting down.
 const CodeServerBusy = -32000
-
-// postTagHeader marks each POST so the calls it carries can be found when
-// its client disconnects. Clients cannot set it: the guard overwrites it.
-const postTagHeader = "X-Agent-Mcp-Post"
 
 // HTTPOptions configure the streamable HTTP endpoint.
 type HTTPOptions struct {
@@ -264,11 +261,16 @@ func (h *HTTPServer) drain(grace time.Duration) {
 // routes it by protocol (a request of 2026-07-28 or later belongs to no
 // protocol session and is served sessionless, in its principal's state),
 // and tracks POSTs so a disconnected client's calls can be cancelled.
+//
+// Who sent a request travels in its context, never in a header: go-sdk's
+// bearer-token middleware (auth.RequireBearerToken) puts the TokenInfo
+// that verify makes into the request's context, the SDK hands it to every
+// message the request carries (mcp.RequestExtra.TokenInfo), and route
+// notes there what it learns on the way (requestFacts). A header a client
+// sends names nothing.
 func (h *HTTPServer) guard() http.Handler {
+	authed := h.authenticated(http.HandlerFunc(h.route))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Only the guard names principals and tags POSTs.
-		r.Header.Del(principalHeader)
-		r.Header.Del(postTagHeader)
 		if !h.hostAllowed(r) {
 			http.Error(w, "Forbidden: Host header not allowed", http.StatusForbidden)
 			return
@@ -277,55 +279,144 @@ func (h *HTTPServer) guard() http.Handler {
 			http.Error(w, "Forbidden: Origin not allowed", http.StatusForbidden)
 			return
 		}
-		principal, ok := h.authenticate(r)
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
-			http.Error(w, "Unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
-			return
-		}
-		if r.ContentLength > h.opt.MaxBodyBytes {
-			h.bodyTooLarge(w, fmt.Sprintf("request body of %d bytes", r.ContentLength))
-			return
-		}
-		if sessionless(r) {
-			h.serveSessionless(w, r, principal)
-			return
-		}
-		sid := r.Header.Get("Mcp-Session-Id")
-		if sid != "" && !h.sessionOwnedBy(sid, principal) {
-			http.Error(w, "Forbidden: the session belongs to another token", http.StatusForbidden)
-			return
-		}
-		switch r.Method {
-		case http.MethodPost:
-			if sid == "" && h.refuseDraining(w) {
-				return
-			}
-			if sid == "" {
-				if err := h.admitSession(); err != nil {
-					w.Header().Set("Retry-After", "5")
-					http.Error(w, "Service Unavailable: "+err.Error(), http.StatusServiceUnavailable)
-					return
-				}
-				sw := &sessionStartWriter{ResponseWriter: w, h: h, principal: principal}
-				defer sw.started()
-				w = sw
-			} else {
-				h.seen(sid)
-			}
-			h.servePOST(w, r, h.sessions)
-		case http.MethodGet:
-			if sid != "" && r.Header.Get("Last-Event-ID") != "" {
-				h.calls.resumed(sid)
-				h.sessions.ServeHTTP(w, r)
-				h.calls.resumeEnded(sid)
-				return
-			}
-			h.sessions.ServeHTTP(w, r)
-		default:
-			h.sessions.ServeHTTP(w, r)
-		}
+		authed.ServeHTTP(w, r)
 	})
+}
+
+// route serves an authenticated request (see guard).
+func (h *HTTPServer) route(w http.ResponseWriter, r *http.Request) {
+	principal, facts := factsOfRequest(r)
+	if facts == nil {
+		// Unreachable: authenticated lets no request through without.
+		http.Error(w, "Internal Server Error: request not authenticated", http.StatusInternalServerError)
+		return
+	}
+	if r.ContentLength > h.opt.MaxBodyBytes {
+		h.bodyTooLarge(w, fmt.Sprintf("request body of %d bytes", r.ContentLength))
+		return
+	}
+	if sessionless(r) {
+		facts.sessionless = true
+		h.serveSessionless(w, r, principal, facts)
+		return
+	}
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid != "" && !h.sessionOwnedBy(sid, principal) {
+		http.Error(w, "Forbidden: the session belongs to another token", http.StatusForbidden)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		if sid == "" && h.refuseDraining(w) {
+			return
+		}
+		if sid == "" {
+			if err := h.admitSession(); err != nil {
+				w.Header().Set("Retry-After", "5")
+				http.Error(w, "Service Unavailable: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			sw := &sessionStartWriter{ResponseWriter: w, h: h, principal: principal}
+			defer sw.started()
+			w = sw
+		} else {
+			h.seen(sid)
+		}
+		h.servePOST(w, r, h.sessions, facts)
+	case http.MethodGet:
+		if sid != "" && r.Header.Get("Last-Event-ID") != "" {
+			h.calls.resumed(sid)
+			h.sessions.ServeHTTP(w, r)
+			h.calls.resumeEnded(sid)
+			return
+		}
+		h.sessions.ServeHTTP(w, r)
+	default:
+		h.sessions.ServeHTTP(w, r)
+	}
+}
+
+// requestFacts is what the guard learned of an HTTP request beyond its
+// principal (the TokenInfo's UserID). It lives in the request's
+// TokenInfo (under factsKey in Extra), made fresh for each request by
+// verify and filled in by route before the SDK sees the request.
+type requestFacts struct {
+	// sessionless: the request belongs to no protocol session (protocol
+	// 2026-07-28 or later), so its state is its principal's.
+	sessionless bool
+	// post is the tag of the POST that carried it: the calls of a POST
+	// whose client disconnected are found by it, and held arguments are
+	// taken only by a call of their own POST.
+	post string
+}
+
+// factsKey is requestFacts' key in a TokenInfo's Extra.
+const factsKey = "agent-mcp/request"
+
+// factsOf returns the principal and facts of a request that came over
+// HTTP, from its TokenInfo; facts is nil for one that did not (stdio).
+func factsOf(ti *auth.TokenInfo) (principal string, facts *requestFacts) {
+	if ti == nil {
+		return "", nil
+	}
+	facts, _ = ti.Extra[factsKey].(*requestFacts)
+	return ti.UserID, facts
+}
+
+// factsOfRequest is factsOf for the HTTP request itself, in the guard.
+func factsOfRequest(r *http.Request) (string, *requestFacts) {
+	return factsOf(auth.TokenInfoFromContext(r.Context()))
+}
+
+// authenticated runs next with the request's TokenInfo in its context, made
+// by verify through go-sdk's auth.RequireBearerToken, and refuses a request
+// without an accepted token with 401 and a Bearer challenge.
+//
+// With --no-auth every request is the anonymous principal's and needs no
+// token: the middleware is shown one while it runs (the client's
+// Authorization header is put back before next sees the request), so that
+// such requests carry a TokenInfo as every other does.
+func (h *HTTPServer) authenticated(next http.Handler) http.Handler {
+	require := auth.RequireBearerToken(h.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The challenge of a refusal; an accepted request's answer
+		// goes without it.
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
+		sent, hadAuth := r.Header["Authorization"]
+		if h.opt.NoAuth {
+			r.Header.Set("Authorization", "Bearer "+AnonymousPrincipal)
+		}
+		require(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Del("WWW-Authenticate")
+			if h.opt.NoAuth {
+				delete(r.Header, "Authorization")
+				if hadAuth {
+					r.Header["Authorization"] = sent
+				}
+			}
+			next.ServeHTTP(w, r)
+		})).ServeHTTP(w, r)
+	})
+}
+
+// verify is the auth.TokenVerifier of the guard: the principal a token
+// names (every accepted token compared, in constant time), as the
+// TokenInfo's UserID, with fresh requestFacts. go-sdk also binds a
+// protocol session to the UserID of the request that made it.
+func (h *HTTPServer) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	principal := ""
+	if h.opt.NoAuth {
+		principal = AnonymousPrincipal
+	}
+	for _, t := range h.tokens {
+		if subtle.ConstantTimeCompare([]byte(token), []byte(t.Token)) == 1 {
+			principal = t.Name
+		}
+	}
+	if principal == "" {
+		return nil, fmt.Errorf("%w: send Authorization: Bearer <token> with a token this server accepts", auth.ErrInvalidToken)
+	}
+	return &auth.TokenInfo{UserID: principal, Extra: map[string]any{factsKey: &requestFacts{}}}, nil
 }
 
 // sessionless reports whether a request follows protocol 2026-07-28 or
@@ -341,8 +432,7 @@ func sessionless(r *http.Request) bool {
 // subscriptions/listen stream, open for as long as the client likes, is
 // no activity (as a session's standalone stream is none) and no work a
 // drain waits for.
-func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, principal string) {
-	r.Header.Set(principalHeader, principal)
+func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, principal string, facts *requestFacts) {
 	if r.Method != http.MethodPost {
 		h.sessionless.ServeHTTP(w, r) // refused: no GET stream, no DELETE
 		return
@@ -356,7 +446,7 @@ func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, pr
 	}
 	h.server.principalBegin(principal)
 	defer h.server.principalEnd(principal, h.opt.SessionTimeout)
-	h.servePOST(w, r, h.sessionless)
+	h.servePOST(w, r, h.sessionless, facts)
 }
 
 // servePOST tags a POST and serves it, noting the calls it carried when
@@ -364,7 +454,7 @@ func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, pr
 // a tools/call's large arguments are held aside (see held.go) and the
 // SDK's handler, which would decode the whole body several times over,
 // is given the call without them.
-func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http.Handler) {
+func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http.Handler, facts *requestFacts) {
 	body, err := readBody(r, h.opt.MaxBodyBytes)
 	if err != nil {
 		if errors.As(err, new(*http.MaxBytesError)) {
@@ -375,7 +465,7 @@ func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http
 		return
 	}
 	tag := tools.RandomID()
-	r.Header.Set(postTagHeader, tag)
+	facts.post = tag
 	body, token := h.server.holdBodyArguments(body, tag)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
@@ -462,24 +552,6 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 		debug.FreeOSMemory() // the pieces are garbage from here on
 	}
 	return body, nil
-}
-
-// authenticate checks a request's bearer token and returns the principal
-// it names; ok is false when the token is missing or wrong.
-func (h *HTTPServer) authenticate(r *http.Request) (principal string, ok bool) {
-	if h.opt.NoAuth {
-		return AnonymousPrincipal, true
-	}
-	got, ok := bearerToken(r.Header.Get("Authorization"))
-	if !ok {
-		return "", false
-	}
-	for _, t := range h.tokens { // every one compared, in constant time
-		if subtle.ConstantTimeCompare([]byte(got), []byte(t.Token)) == 1 {
-			principal = t.Name
-		}
-	}
-	return principal, principal != ""
 }
 
 // acceptedTokens lists the tokens opts accept with their principals, and
@@ -636,18 +708,6 @@ func (h *HTTPServer) seen(sid string) {
 	}
 }
 
-// bearerToken takes the token from an Authorization header value. The
-// scheme name is case-insensitive (RFC 9110 §11.1), so "bearer" and
-// "BEARER" are accepted as "Bearer" is; spaces after it are skipped.
-func bearerToken(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimLeft(token, " ")
-	return token, token != ""
-}
-
 // hostAllowed accepts loopback names, the configured extra hosts, and —
 // when serving other machines — the literal address the connection came
 // in on (an IP literal cannot be rebound by DNS).
@@ -735,8 +795,10 @@ func newCallTracker(maxPerSession int, resumeWindow time.Duration) *callTracker 
 // postTagOf is the tag the guard gave the POST that carried req, or ""
 // for a request that came by no POST (stdio).
 func postTagOf(req mcp.Request) string {
-	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
-		return ex.Header.Get(postTagHeader)
+	if ex := req.GetExtra(); ex != nil {
+		if _, facts := factsOf(ex.TokenInfo); facts != nil {
+			return facts.post
+		}
 	}
 	return ""
 }

@@ -381,11 +381,11 @@ func TestHTTP_request_checks(t *testing.T) {
 		status int
 		text   string
 	}{
-		{"no_token", map[string]string{"Authorization": ""}, initBody, 401, "Bearer"},
-		{"wrong_token", map[string]string{"Authorization": "Bearer nope"}, initBody, 401, "Bearer"},
-		{"basic_auth", map[string]string{"Authorization": "Basic " + testToken}, initBody, 401, "Bearer"},
-		{"scheme_only", map[string]string{"Authorization": "Bearer"}, initBody, 401, "Bearer"},
-		{"token_without_scheme", map[string]string{"Authorization": testToken}, initBody, 401, "Bearer"},
+		{"no_token", map[string]string{"Authorization": ""}, initBody, 401, "token"},
+		{"wrong_token", map[string]string{"Authorization": "Bearer nope"}, initBody, 401, "token"},
+		{"basic_auth", map[string]string{"Authorization": "Basic " + testToken}, initBody, 401, "token"},
+		{"scheme_only", map[string]string{"Authorization": "Bearer"}, initBody, 401, "token"},
+		{"token_without_scheme", map[string]string{"Authorization": testToken}, initBody, 401, "token"},
 		{"lowercase_scheme", map[string]string{"Authorization": "bearer " + testToken}, initBody, 200, ""},
 		{"uppercase_scheme", map[string]string{"Authorization": "BEARER " + testToken}, initBody, 200, ""},
 		{"extra_spaces", map[string]string{"Authorization": "Bearer   " + testToken}, initBody, 200, ""},

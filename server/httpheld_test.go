@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -258,8 +259,8 @@ func TestHeldArguments_taken_only_by_their_post(t *testing.T) {
 	callFrom := func(post string) error {
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "Write", Meta: mcp.Meta{heldMetaKey: token}}}
 		if post != "" {
-			req.Extra = &mcp.RequestExtra{Header: http.Header{}}
-			req.Extra.Header.Set(postTagHeader, post)
+			req.Extra = &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: DefaultPrincipal,
+				Extra: map[string]any{factsKey: &requestFacts{post: post}}}}
 		}
 		_, err := mw(context.Background(), "tools/call", req)
 		return err

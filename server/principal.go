@@ -23,15 +23,11 @@ import (
 // --no-auth). A principal's state lives while requests keep coming and
 // closes, like an idle session, after --session-timeout without one.
 //
-// The HTTP guard names the principal of each such request in
-// principalHeader (it removes any value a client sent), and the handlers
-// look their state up by it.
-
-// principalHeader carries the name of the principal a request without a
-// protocol session belongs to. Clients cannot set it: the guard removes
-// it from every request and sets it only on those it routes to the
-// sessionless handler.
-const principalHeader = "X-Agent-Mcp-Principal"
+// The HTTP guard names the principal of every request in the TokenInfo
+// that go-sdk's bearer-token middleware puts in the request's context
+// (http.go: verify, requestFacts), marks those it routes to the
+// sessionless handler, and the handlers look their state up by it. No
+// header names a principal.
 
 // principal is the state of one principal.
 type principal struct {
@@ -48,13 +44,18 @@ type principals struct {
 	closed bool // the server closed: no state is made any more
 }
 
-// principalOf returns the principal named in a request's headers, or ""
-// for a request that belongs to a protocol session (or arrived on stdio).
+// principalOf returns the principal whose state a request without a
+// protocol session works in, or "" for a request that belongs to a
+// protocol session (or arrived on stdio).
 func principalOf(extra *mcp.RequestExtra) string {
-	if extra == nil || extra.Header == nil {
+	if extra == nil {
 		return ""
 	}
-	return extra.Header.Get(principalHeader)
+	principal, facts := factsOf(extra.TokenInfo)
+	if facts == nil || !facts.sessionless {
+		return ""
+	}
+	return principal
 }
 
 // principalName is a principal as the caller of a request (callerOf).

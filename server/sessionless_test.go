@@ -26,6 +26,11 @@ import (
 
 const otherToken = "other-token-0123456789"
 
+// clientPrincipalHeader is the header that named a request's principal
+// between the guard and the handlers before identity moved into the
+// request's context: a client sending it gains nothing.
+const clientPrincipalHeader = "X-Agent-Mcp-Principal"
+
 // startToolsHTTP serves the built-in tools over HTTP on 127.0.0.1 with
 // testToken (principal "default") and otherToken (principal "other"); it
 // returns the endpoint and the working directory.
@@ -256,7 +261,7 @@ func TestHTTP_sessionless_request_checks(t *testing.T) {
 	t.Run("a_principal_header_from_the_client_is_ignored", func(t *testing.T) {
 		mark := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Mark","arguments":{"key":"spoof"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
 		resp := newRaw(t, h).request(context.Background(), "POST", mark, with(map[string]string{
-			"Mcp-Method": "tools/call", "Mcp-Name": "Mark", principalHeader: "other"}))
+			"Mcp-Method": "tools/call", "Mcp-Name": "Mark", clientPrincipalHeader: "other"}))
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 || !strings.Contains(string(body), "marked spoof") {
@@ -284,7 +289,7 @@ func TestHTTP_sessionless_request_checks(t *testing.T) {
 			"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 			"Authorization": {"Bearer " + testToken}, "Mcp-Protocol-Version": {"2026-07-28"},
 			"Mcp-Method": {"tools/call"}, "Mcp-Name": {"Mark"},
-			"x-agent-mcp-principal": {"other"}, "X-AGENT-MCP-PRINCIPAL": {"other", "other"}, principalHeader: {"other"},
+			"x-agent-mcp-principal": {"other"}, "X-AGENT-MCP-PRINCIPAL": {"other", "other"}, clientPrincipalHeader: {"other"},
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -309,7 +314,7 @@ func TestHTTP_sessionless_request_checks(t *testing.T) {
 		c := newRaw(t, h)
 		c.initialize()
 		resp := c.request(context.Background(), "POST", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"Mark","arguments":{"key":"in-session"}}}`,
-			map[string]string{principalHeader: "other"})
+			map[string]string{clientPrincipalHeader: "other"})
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 || !strings.Contains(string(body), "marked in-session") {
@@ -438,5 +443,72 @@ func TestHTTP_sessionless_round_trips(t *testing.T) {
 	got := post(testToken, retry)
 	if !strings.Contains(fmt.Sprint(got["result"]), `"Which database?"="SQLite"`) {
 		t.Fatalf("the retry with the answer: %v", got)
+	}
+}
+
+// TestHTTP_identity_travels_in_the_context: what the handlers learn of a
+// request's principal and POST comes from the TokenInfo the guard's
+// verifier put in the request's context, whatever headers the client
+// sent: a principal or POST tag named in a header is not read, and with
+// --no-auth the client's own Authorization header reaches the handlers
+// as sent (the token shown to the auth middleware is put back).
+func TestHTTP_identity_travels_in_the_context(t *testing.T) {
+	t.Parallel()
+	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	for _, tc := range []struct {
+		name      string
+		opts      HTTPOptions
+		token     string
+		principal string
+	}{
+		{"token", HTTPOptions{ClientTokens: []ClientToken{{Name: "other", Token: otherToken}}}, testToken, DefaultPrincipal},
+		{"client_token", HTTPOptions{ClientTokens: []ClientToken{{Name: "other", Token: otherToken}}}, otherToken, "other"},
+		{"no_auth", HTTPOptions{NoAuth: true}, "client-sent", AnonymousPrincipal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h, _, _ := startHTTP(t, tc.opts)
+			type seen struct {
+				principal, post, auth string
+				userID                string
+			}
+			got := make(chan seen, 4)
+			h.server.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if method == "tools/list" {
+						ex := req.GetExtra()
+						s := seen{principal: principalOf(ex), post: postTagOf(req), auth: ex.Header.Get("Authorization")}
+						if ex.TokenInfo != nil {
+							s.userID = ex.TokenInfo.UserID
+						}
+						got <- s
+					}
+					return next(ctx, method, req)
+				}
+			})
+			c := newRaw(t, h)
+			c.token = tc.token
+			resp := c.request(context.Background(), "POST", list, map[string]string{
+				"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list",
+				clientPrincipalHeader: "spoofed", "X-Agent-Mcp-Post": "forged-post"})
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("tools/list: %s %s", resp.Status, body)
+			}
+			if resp.Header.Get("WWW-Authenticate") != "" {
+				t.Errorf("an accepted request's answer carries a challenge: %q", resp.Header.Get("WWW-Authenticate"))
+			}
+			s := receive(t, "the tools/list request", got)
+			if s.principal != tc.principal || s.userID != tc.principal {
+				t.Errorf("principal %q (TokenInfo.UserID %q), want %q", s.principal, s.userID, tc.principal)
+			}
+			if s.post == "" || s.post == "forged-post" {
+				t.Errorf("POST tag %q: want the guard's own", s.post)
+			}
+			if want := "Bearer " + tc.token; s.auth != want {
+				t.Errorf("the handlers saw Authorization %q, want the client's %q", s.auth, want)
+			}
+		})
 	}
 }
