@@ -27,6 +27,10 @@ func (w *webFlags) add(fs *flag.FlagSet) {
 }
 
 // toolOptions checks the flags and turns them into the built-in tools' options.
+// braveKeyEnv holds the Brave Search API key (a secret: commands do not
+// see it, tools/shell.SecretEnv).
+const braveKeyEnv = "BRAVE_API_KEY"
+
 func (w *webFlags) toolOptions() (builtin.Options, error) {
 	if w.searxngURL != "" {
 		u, err := url.Parse(w.searxngURL)
@@ -36,7 +40,7 @@ func (w *webFlags) toolOptions() (builtin.Options, error) {
 	}
 	key := w.braveKey
 	if key == "" {
-		key = os.Getenv("BRAVE_API_KEY")
+		key = os.Getenv(braveKeyEnv)
 	}
 	return builtin.Options{SearXNGURL: w.searxngURL, BraveAPIKey: key, WebAllowPrivate: w.allowPrivate}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -183,4 +184,18 @@ func rootCause(err error) error {
 		}
 		err = u
 	}
+}
+
+// KeyVars are the environment variables the providers read their API keys
+// from (commands run by the tools must not see them: tools/shell's
+// SecretEnv lists them all).
+func KeyVars() []string {
+	out := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}
+	for _, p := range openAICompatible {
+		if p.keyVar != "" && !slices.Contains(out, p.keyVar) {
+			out = append(out, p.keyVar)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

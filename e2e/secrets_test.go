@@ -1,0 +1,76 @@
+package e2e
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
+)
+
+// call runs one tool and returns its text.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	return text(t, res), res.IsError
+}
+
+// TestSecrets_envShowsNoToken: a command run by one HTTP client, in the
+// foreground or as a background task, sees neither the server's tokens
+// nor the provider and search keys in its environment.
+func TestSecrets_envShowsNoToken(t *testing.T) {
+	t.Parallel()
+	secrets := map[string]string{
+		"AGENT_MCP_TOKEN":         "tok-server-aaaa-0123456789",
+		"AGENT_MCP_CLIENT_TOKENS": "other=tok-other-bbbb-0123456789",
+		"ANTHROPIC_API_KEY":       "key-anthropic-cccc",
+		"OPENAI_API_KEY":          "key-openai-dddd",
+		"OPENROUTER_API_KEY":      "key-openrouter-eeee",
+		"BRAVE_API_KEY":           "key-brave-ffff",
+	}
+	cmd := testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0")
+	for k, v := range secrets {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, "KEEP_ME=visible")
+	url := testbin.StartHTTP(t, cmd)
+	cs := httpClient(t, url, secrets["AGENT_MCP_TOKEN"])
+
+	check := func(what, out string) {
+		t.Helper()
+		if !strings.Contains(out, "KEEP_ME=visible") {
+			t.Fatalf("%s: the command's environment lost an ordinary variable: %q", what, out)
+		}
+		for k, v := range secrets {
+			_, tok, found := strings.Cut(v, "=")
+			if !found {
+				tok = v
+			}
+			if strings.Contains(out, k+"=") || strings.Contains(out, tok) {
+				t.Errorf("%s shows %s: %q", what, k, out)
+			}
+		}
+	}
+	out, isErr := call(t, cs, "Bash", map[string]any{"command": "env"})
+	if isErr {
+		t.Fatalf("env: %s", out)
+	}
+	check("env", out)
+
+	out, isErr = call(t, cs, "Bash", map[string]any{"command": "env", "run_in_background": true})
+	if isErr {
+		t.Fatalf("env in the background: %s", out)
+	}
+	id := regexp.MustCompile(`as task (\S+?)\.`).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("no task id in %q", out)
+	}
+	out, _ = call(t, cs, "TaskOutput", map[string]any{"task_id": id[1], "block": true})
+	check("a background env", out)
+}
