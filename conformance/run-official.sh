@@ -31,6 +31,8 @@ NPM_PACKAGES=(
 	@modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0
 	@anthropic-ai/claude-code@2.1.330
+	# The newest Claude Code beside the pinned one (e2e/hosts runs both).
+	claude-code-latest@npm:@anthropic-ai/claude-code@2.1.332
 	@modelcontextprotocol/server-filesystem@2026.8.31
 	@openai/codex@0.169.0
 	@google/gemini-cli@0.61.0
@@ -165,7 +167,7 @@ if [ "${steps[*]}" = install ]; then
 	for h in claude codex gemini; do
 		command -v "$h" >/dev/null || fail "$h is not installed in $CACHE"
 	done
-	echo "== installed: $(claude --version), codex $(codex --version), gemini $(gemini --version)"
+	echo "== installed: $(claude --version), newest $("$CACHE/node_modules/claude-code-latest/bin/claude.exe" --version), codex $(codex --version), gemini $(gemini --version)"
 	exit 0
 fi
 build

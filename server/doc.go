@@ -20,5 +20,10 @@
 // handler sees the body. So a large Write costs about twice its size in
 // memory.
 //
+// tools/list describes each tool with annotations from its fixed facts and
+// a _meta for hosts (hostmeta.go): Claude Code's anthropic/alwaysLoad on the
+// core tools, anthropic/searchHint, and anthropic/maxResultSizeChars set to
+// the tool's own result budget.
+//
 // It is not where tools, permissions or the pipeline are defined.
 package server

@@ -35,6 +35,11 @@ type Config struct {
 	// is present, so the model would read JSON rather than the text the
 	// tools render for it (Read's numbered lines, Grep's "Found N files").
 	StructuredOutput bool
+	// DeferTools leaves anthropic/alwaysLoad off the core tools' _meta, so
+	// hosts that defer tools (Claude Code) defer agent-mcp's as well: for
+	// users with many servers, whose tools would crowd the model's
+	// context. By default the core tools are loaded up front.
+	DeferTools bool
 	// CustomizeMCP, if set, adjusts the go-sdk server options before the
 	// server is built (the conformance fixture build adds completion and
 	// subscription handlers this way). Production leaves it nil.
@@ -102,7 +107,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, mcpOpts)
 	for _, t := range cfg.Pipeline.Pool.Tools() {
-		s.mcp.AddTool(mcpTool(t), s.roundTrip(s.handler(t)))
+		s.mcp.AddTool(mcpTool(t, cfg.DeferTools), s.roundTrip(s.handler(t)))
 	}
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "persisted-result",
@@ -123,14 +128,16 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // mcpTool describes t for tools/list. Its annotations are the tool's
-// fixed facts: what holds for every call.
-func mcpTool(t *tools.Tool) *mcp.Tool {
+// fixed facts: what holds for every call; its _meta what hosts need to
+// offer it (toolMeta).
+func mcpTool(t *tools.Tool, deferTools bool) *mcp.Tool {
 	destructive := t.Destructive()
 	openWorld := t.OpenWorld
 	return &mcp.Tool{
 		Name:        t.Name,
 		Description: t.Description,
 		InputSchema: t.InputSchema,
+		Meta:        toolMeta(t, deferTools),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    t.ReadOnly,
 			DestructiveHint: &destructive,
@@ -367,12 +374,13 @@ func (a elicitAsker) Ask(ctx context.Context, message string, schema map[string]
 	return tools.Answer{Action: res.Action, Content: res.Content}, nil
 }
 
-// ToolList describes the pool as tools/list does.
-func ToolList(p *orchestrator.Pool) []*mcp.Tool {
+// ToolList describes the pool as tools/list does for a server whose
+// Config.DeferTools is deferTools.
+func ToolList(p *orchestrator.Pool, deferTools bool) []*mcp.Tool {
 	ts := p.Tools()
 	out := make([]*mcp.Tool, len(ts))
 	for i, t := range ts {
-		out[i] = mcpTool(t)
+		out[i] = mcpTool(t, deferTools)
 	}
 	return out
 }

@@ -45,6 +45,14 @@ type Tool struct {
 	// are persisted by the orchestrator. [Unlimited] disables that; 0 is
 	// [DefaultMaxResultSizeChars] ([New] and [NewRaw] fill it in).
 	MaxResultSizeChars int
+	// SearchHint is a few words on what the tool is for, matched by hosts
+	// that load tools on demand (Claude Code's ToolSearch reads it from
+	// the tool's _meta as anthropic/searchHint). Every built-in has one.
+	SearchHint string
+	// Core: a coding model uses the tool in nearly every task (Read, Write,
+	// Edit, MultiEdit, Glob, Grep, Bash, TaskOutput), so hosts that defer
+	// tools are asked to load it up front (anthropic/alwaysLoad).
+	Core bool
 
 	// ReadOnly: every call changes nothing.
 	ReadOnly bool

@@ -3,7 +3,9 @@ package hosts
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,29 +16,72 @@ import (
 // registered from an --mcp-config file, over stdio and over streamable
 // HTTP with a bearer token. --allowedTools mcp__agent-mcp lets its calls
 // run unattended; ReadMcpResourceTool (Claude Code's own) reads the
-// persisted result. Claude Code defers MCP tools, so the model first loads
+// persisted result. Claude Code defers MCP tools behind its ToolSearch
+// tool unless a tool's _meta says anthropic/alwaysLoad: agent-mcp's core
+// tools do, so the model has their schemas from its first request and
+// calls them at once; with serve --defer-tools the model first loads
 // their schemas with ToolSearch "select:".
 
 func claudeName(tool string, input map[string]any) call {
 	return call{Name: "mcp__agent-mcp__" + tool, Input: input}
 }
 
+// coreTools are the tools agent-mcp asks hosts to load up front.
+var coreTools = []string{"Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "Bash", "TaskOutput"}
+
+// claudeRelease is one Claude Code release the tests run.
+type claudeRelease struct{ name, exe string }
+
+// claudeReleases are the pinned Claude Code (node_modules/.bin/claude)
+// and the newest release, installed beside it under the npm alias
+// claude-code-latest (conformance/run-official.sh install).
+func claudeReleases(t *testing.T) []claudeRelease {
+	t.Helper()
+	exe, dir := host(t, "claude")
+	latest := filepath.Join(dir, "node_modules", "claude-code-latest", "bin", "claude.exe")
+	if _, err := os.Stat(latest); err != nil {
+		t.Fatalf("%s=%s but the newest Claude Code is not installed there (%v): install the hosts with conformance/run-official.sh install", hostsDirEnv, dir, err)
+	}
+	return []claudeRelease{{"pinned", exe}, {"newest", latest}}
+}
+
 func TestClaudeCode_stdio(t *testing.T) {
 	t.Parallel()
-	ws := workspace(t)
-	server := map[string]any{"type": "stdio", "command": binary,
-		"args": []string{"serve", "--cwd", ws, "--state-dir", t.TempDir()}, "env": map[string]string{}}
-	runClaude(t, ws, server)
+	for _, rel := range claudeReleases(t) {
+		t.Run(rel.name, func(t *testing.T) {
+			t.Parallel()
+			ws := workspace(t)
+			server := map[string]any{"type": "stdio", "command": binary,
+				"args": []string{"serve", "--cwd", ws, "--state-dir", t.TempDir()}, "env": map[string]string{}}
+			runClaude(t, rel.exe, ws, server, false)
+		})
+	}
+}
+
+// TestClaudeCode_deferred: with serve --defer-tools Claude Code defers
+// every agent-mcp tool, and the model loads the ones it needs with
+// ToolSearch, as for any MCP server.
+func TestClaudeCode_deferred(t *testing.T) {
+	t.Parallel()
+	for _, rel := range claudeReleases(t) {
+		t.Run(rel.name, func(t *testing.T) {
+			t.Parallel()
+			ws := workspace(t)
+			server := map[string]any{"type": "stdio", "command": binary,
+				"args": []string{"serve", "--defer-tools", "--cwd", ws, "--state-dir", t.TempDir()}, "env": map[string]string{}}
+			runClaude(t, rel.exe, ws, server, true)
+		})
+	}
 }
 
 func TestClaudeCode_HTTP(t *testing.T) {
 	t.Parallel()
-	host(t, "claude") // skip before starting the server
+	exe, _ := host(t, "claude") // skip before starting the server
 	ws := workspace(t)
 	cmd := testbin.ServeCmd(t, binary, ws, "--http", "--addr", "127.0.0.1:0", "--token", "claude-secret")
 	log := newProtocolLog(t, testbin.StartHTTP(t, cmd))
 	server := map[string]any{"type": "http", "url": log.URL, "headers": map[string]string{"Authorization": "Bearer claude-secret"}}
-	runClaude(t, ws, server)
+	runClaude(t, exe, ws, server, false)
 	// Claude Code speaks the newest protocol over HTTP as over stdio: no
 	// initialize, every request 2026-07-28, its state kept for its token
 	// (the battery's Edit follows a Read, TaskOutput a background Bash).
@@ -47,10 +92,24 @@ func TestClaudeCode_HTTP(t *testing.T) {
 	}
 }
 
-func runClaude(t *testing.T, ws string, server map[string]any) {
-	exe, dir := host(t, "claude")
+// runClaude runs the battery through Claude Code exe. deferred: agent-mcp
+// was started with --defer-tools, so the model loads the tools with
+// ToolSearch first; else the core tools must be offered with their
+// schemas from the first request and are called without a search.
+func runClaude(t *testing.T, exe, ws string, server map[string]any, deferred bool) {
+	_, dir := host(t, "claude")
 	checks := battery(ws, claudeName)
-	checks = append(checks, check{"the full 1 MB through the resource",
+	var model *fakeModel
+	// ReadMcpResourceTool, Claude Code's own, may be deferred too: the
+	// model loads it with ToolSearch when the first request has it so.
+	loadResourceTool := check{"ToolSearch loads ReadMcpResourceTool",
+		fixed(call{Name: "ToolSearch", Input: map[string]any{"query": "select:ReadMcpResourceTool", "max_results": 1}}),
+		func(t *testing.T, r result) {
+			if r.IsError {
+				t.Errorf("ToolSearch: %.300s", r.Raw)
+			}
+		}}
+	readResource := check{"the full 1 MB through the resource",
 		func(rs []result) call {
 			return call{Name: "ReadMcpResourceTool", Input: map[string]any{"server": "agent-mcp", "uri": lastResourceURI(rs)}}
 		},
@@ -71,13 +130,22 @@ func runClaude(t *testing.T, ws string, server map[string]any) {
 			if !strings.HasPrefix(text, "1\n2\n3\n") || !strings.HasSuffix(text, bigLast) || len(text) != bigSize {
 				t.Errorf("the resource holds %d bytes, want the whole output", len(text))
 			}
-		}})
-	var names []string
-	for _, tool := range []string{"Read", "Grep", "Glob", "Edit", "Write", "Bash", "TaskOutput"} {
-		names = append(names, "mcp__agent-mcp__"+tool)
+		}}
+	skip := 0
+	var script []step
+	if deferred {
+		var names []string
+		for _, tool := range []string{"Read", "Grep", "Glob", "Edit", "Write", "Bash", "TaskOutput"} {
+			names = append(names, "mcp__agent-mcp__"+tool)
+		}
+		script = append(script, fixed(call{Name: "ToolSearch", Input: map[string]any{"query": "select:" + strings.Join(names, ",") + ",ReadMcpResourceTool", "max_results": 10}}))
+		skip = 1
+		checks = append(checks, readResource)
+	} else {
+		checks = append(checks, loadResourceTool, readResource)
 	}
-	toolSearch := fixed(call{Name: "ToolSearch", Input: map[string]any{"query": "select:" + strings.Join(names, ",") + ",ReadMcpResourceTool", "max_results": 10}})
-	model := newAnthropic(t, append([]step{toolSearch}, steps(checks)...)...)
+	script = append(script, steps(checks)...)
+	model = newAnthropic(t, script...)
 
 	home := t.TempDir()
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
@@ -90,9 +158,93 @@ func runClaude(t *testing.T, ws string, server map[string]any) {
 	out := runHost(t, env, ws, exe, "-p", "Work through the scripted steps.",
 		"--mcp-config", cfg, "--strict-mcp-config",
 		"--allowedTools", "mcp__agent-mcp,ReadMcpResourceTool")
+	checkOffered(t, model.Offered(), deferred)
 	rs := model.Results()
-	if len(rs) > 0 && !strings.Contains(string(rs[0].Raw), "tool_reference") {
+	if deferred && len(rs) > 0 && !strings.Contains(string(rs[0].Raw), "tool_reference") {
 		t.Errorf("ToolSearch did not load the tools: %s", rs[0].Raw)
 	}
-	verify(t, checks, rs, 1, out)
+	verify(t, checks, rs, skip, out)
+}
+
+// checkOffered checks the tools of Claude Code's first model request:
+// agent-mcp's core tools with the input schemas agent-mcp lists (and no
+// defer_loading), or, deferred, none of agent-mcp's tools loaded.
+func checkOffered(t *testing.T, offered []offeredTool, deferred bool) {
+	t.Helper()
+	schemas := listedSchemas(t)
+	var names []string
+	byName := map[string]offeredTool{}
+	for _, o := range offered {
+		names = append(names, o.Name)
+		byName[o.Name] = o
+	}
+	t.Logf("first request's tools: %v", names)
+	if deferred {
+		// Claude Code lists deferred tools by name outside the tools
+		// array; none of agent-mcp's may be there with its schema.
+		for _, o := range offered {
+			if bare, ok := strings.CutPrefix(o.Name, "mcp__agent-mcp__"); ok && !o.DeferLoading {
+				t.Errorf("with --defer-tools, %s was offered loaded in the first request", bare)
+			}
+		}
+		return
+	}
+	for _, tool := range coreTools {
+		o, ok := byName["mcp__agent-mcp__"+tool]
+		if !ok || o.DeferLoading {
+			t.Errorf("%s: not offered loaded in the first request (present %v, defer_loading %v)", tool, ok, o.DeferLoading)
+			continue
+		}
+		var got struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		if err := json.Unmarshal(o.InputSchema, &got); err != nil {
+			t.Errorf("%s: input_schema %.200s: %v", tool, o.InputSchema, err)
+			continue
+		}
+		want := schemas[tool]
+		if !slices.Equal(sortedKeys(got.Properties), want.props) || !slices.Equal(slices.Sorted(slices.Values(got.Required)), want.required) {
+			t.Errorf("%s: offered with properties %v required %v, agent-mcp lists %v required %v",
+				tool, sortedKeys(got.Properties), got.Required, want.props, want.required)
+		}
+	}
+}
+
+type listedSchema struct{ props, required []string }
+
+// listedSchemas are the input schemas `agent-mcp tools --json` lists:
+// each tool's property names and required ones, sorted.
+func listedSchemas(t *testing.T) map[string]listedSchema {
+	t.Helper()
+	out, err := exec.Command(binary, "tools", "--json").Output()
+	if err != nil {
+		t.Fatalf("agent-mcp tools --json: %v", err)
+	}
+	var list struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			InputSchema struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+				Required   []string                   `json:"required"`
+			} `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("agent-mcp tools --json: %v\n%.500s", err, out)
+	}
+	m := map[string]listedSchema{}
+	for _, l := range list.Tools {
+		m[l.Name] = listedSchema{sortedKeys(l.InputSchema.Properties), slices.Sorted(slices.Values(l.InputSchema.Required))}
+	}
+	return m
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

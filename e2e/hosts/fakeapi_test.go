@@ -57,6 +57,32 @@ type fakeModel struct {
 	// the script; others (titles, routing) get a plain answer.
 	mu      sync.Mutex
 	results []result // of the latest main-loop request
+	// offered are the tools of the first main-loop request (Anthropic).
+	offered []offeredTool
+}
+
+// offeredTool is one tool of a model request as the host offered it: a
+// deferred tool is there by name only until the model searches for it.
+type offeredTool struct {
+	Name         string          `json:"name"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	DeferLoading bool            `json:"defer_loading"`
+}
+
+// offer keeps the tools of the first main-loop request.
+func (f *fakeModel) offer(ts []offeredTool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.offered == nil {
+		f.offered = ts
+	}
+}
+
+// Offered are the tools of the first main-loop request.
+func (f *fakeModel) Offered() []offeredTool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.offered
 }
 
 func (f *fakeModel) URL() string { return f.srv.URL }
@@ -148,9 +174,7 @@ type anthropicRequest struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
-	Tools []struct {
-		Name string `json:"name"`
-	} `json:"tools"`
+	Tools []offeredTool `json:"tools"`
 }
 
 type anthropicBlock struct {
@@ -223,6 +247,7 @@ func newAnthropic(t *testing.T, script ...step) *fakeModel {
 		}
 		var c *call
 		if main {
+			f.offer(req.Tools)
 			f.record(rs)
 			c = f.next(made, rs)
 		}

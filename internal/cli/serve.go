@@ -171,6 +171,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	structured := fs.Bool("structured-output", false, "also return each result's data as structuredContent, for programs that want fields rather than text.\n"+
 		"Off by default: hosts such as Claude Code and Codex CLI show the model the JSON of structuredContent\n"+
 		"instead of the text blocks when it is present, so the model would lose the text the tools render for it")
+	deferTools := addDeferToolsFlag(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv, err := server.New(server.Config{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger,
-		StructuredOutput: *structured,
+		StructuredOutput: *structured, DeferTools: *deferTools,
 	})
 	if err != nil {
 		return err
@@ -260,6 +261,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return h.Serve(ctx, *shutdownGrace)
 }
 
+// addDeferToolsFlag adds --defer-tools, which serve and tools share.
+func addDeferToolsFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("defer-tools", false, "let hosts that load tools on demand (Claude Code's tool search) defer the core tools too:\n"+
+		"without it Read, Write, Edit, MultiEdit, Glob, Grep, Bash and TaskOutput carry anthropic/alwaysLoad,\n"+
+		"so the model has their schemas from its first request. For users with many MCP servers")
+}
+
 // stdioGreeting is the one line serve prints when a person, not an MCP
 // host, started it on a terminal; sandbox says how Bash is confined.
 func stdioGreeting(sandbox string) string {
@@ -289,6 +297,7 @@ func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	var w workspaceFlags
 	w.add(fs.FlagSet)
 	asJSON := fs.Bool("json", false, "print the pool as JSON, as tools/list would")
+	deferTools := addDeferToolsFlag(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -296,7 +305,7 @@ func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	list := server.ToolList(pipeline.Pool)
+	list := server.ToolList(pipeline.Pool, *deferTools)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

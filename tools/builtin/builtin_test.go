@@ -29,3 +29,20 @@ func TestInputSchemasDescribeEveryProperty(t *testing.T) {
 		walk(tool.Name, "", tool.InputSchema)
 	}
 }
+
+// TestSearchHintsAndCore: every built-in has a short search hint for hosts
+// that load tools on demand, and exactly the tools a coding model uses in
+// nearly every task are core (loaded up front).
+func TestSearchHintsAndCore(t *testing.T) {
+	t.Parallel()
+	want := map[string]bool{"Read": true, "Write": true, "Edit": true, "MultiEdit": true,
+		"Glob": true, "Grep": true, "Bash": true, "TaskOutput": true}
+	for _, tool := range Tools(Options{}) {
+		if n := len(tool.SearchHint); n == 0 || n > 60 {
+			t.Errorf("%s: SearchHint %q: want a few words, at most 60 characters", tool.Name, tool.SearchHint)
+		}
+		if tool.Core != want[tool.Name] {
+			t.Errorf("%s: Core = %v, want %v", tool.Name, tool.Core, want[tool.Name])
+		}
+	}
+}

@@ -49,6 +49,8 @@ func Edit() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "Edit",
 		Description: editDescription,
+		SearchHint:  "replace exact text in a file",
+		Core:        true,
 	}, tools.Handler[EditInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Default(s, "replace_all", false)

@@ -49,6 +49,7 @@ func LS() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:            "LS",
 		Description:     lsDescription,
+		SearchHint:      "list the entries of a directory",
 		ReadOnly:        true,
 		ConcurrencySafe: true,
 		Idempotent:      true,

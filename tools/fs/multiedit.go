@@ -45,6 +45,8 @@ func MultiEdit() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "MultiEdit",
 		Description: multiEditDescription,
+		SearchHint:  "several text replacements in one file at once",
+		Core:        true,
 	}, tools.Handler[MultiEditInput]{
 		Schema: func(s *jsonschema.Schema) {
 			edits := tools.Prop(s, "edits")

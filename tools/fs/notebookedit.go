@@ -52,6 +52,7 @@ func NotebookEdit() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "NotebookEdit",
 		Description: notebookEditDescription,
+		SearchHint:  "edit, insert or delete a Jupyter notebook cell",
 	}, tools.Handler[NotebookEditInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Prop(s, "cell_type").Enum = []any{"code", "markdown"}

@@ -79,6 +79,8 @@ func Read() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:               "Read",
 		Description:        readDescription,
+		SearchHint:         "read a file: numbered lines, an image or a PDF",
+		Core:               true,
 		MaxResultSizeChars: tools.Unlimited,
 		ReadOnly:           true,
 		ConcurrencySafe:    true,

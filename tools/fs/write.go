@@ -40,6 +40,8 @@ func Write() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "Write",
 		Description: writeDescription,
+		SearchHint:  "create or overwrite a file",
+		Core:        true,
 	}, tools.Handler[WriteInput]{
 		Validate: func(_ context.Context, in *WriteInput, _ *tools.UseContext) error {
 			if strings.TrimSpace(in.FilePath) == "" {

@@ -49,6 +49,8 @@ func Glob() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:               "Glob",
 		Description:        globDescription,
+		SearchHint:         "find files by name pattern",
+		Core:               true,
 		MaxResultSizeChars: GlobMaxResultSizeChars,
 		ReadOnly:           true,
 		ConcurrencySafe:    true,

@@ -56,6 +56,8 @@ func Grep() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:               "Grep",
 		Description:        grepDescription,
+		SearchHint:         "search file contents by regex, like ripgrep",
+		Core:               true,
 		MaxResultSizeChars: GrepMaxResultSizeChars,
 		ReadOnly:           true,
 		ConcurrencySafe:    true,

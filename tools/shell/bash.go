@@ -141,6 +141,8 @@ func Bash(opts Options) *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:                  "Bash",
 		Description:           bashDescription,
+		SearchHint:            "run a shell command",
+		Core:                  true,
 		MaxResultSizeChars:    BashMaxResultSizeChars,
 		AbortsSiblingsOnError: true,
 	}, tools.Handler[BashInput]{

@@ -74,6 +74,8 @@ func TaskOutput() *tools.Tool {
 		Name:        "TaskOutput",
 		Aliases:     []string{"BashOutput", "AgentOutput"},
 		Description: taskOutputDescription,
+		SearchHint:  "output of a background command or task",
+		Core:        true,
 		// Reading a task's output moves the session's read position and
 		// changes nothing else, so it is a read (allowed in plan mode) that
 		// may run beside other reads; it is not idempotent.

@@ -52,6 +52,7 @@ func TaskStop() *tools.Tool {
 		Name:        "TaskStop",
 		Aliases:     []string{"KillShell", "KillBash"},
 		Description: taskStopDescription,
+		SearchHint:  "stop a background command or task",
 		Idempotent:  true,
 	}, tools.Handler[TaskStopInput]{
 		Schema: func(s *jsonschema.Schema) {

@@ -119,6 +119,7 @@ func WebFetch(opts FetchOptions) *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:               "WebFetch",
 		Description:        webFetchDescription,
+		SearchHint:         "fetch a web page as Markdown",
 		MaxResultSizeChars: FetchMaxResultSizeChars,
 		OpenWorld:          true,
 		ReadOnly:           true,

@@ -99,6 +99,7 @@ func WebSearch(opts SearchOptions) *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:            "WebSearch",
 		Description:     webSearchDescription,
+		SearchHint:      "search the web",
 		OpenWorld:       true,
 		ReadOnly:        true,
 		ConcurrencySafe: true,

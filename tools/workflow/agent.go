@@ -104,6 +104,7 @@ func Agent(opts AgentOptions) *tools.Tool {
 		Name:        AgentToolName,
 		Aliases:     []string{"Task"},
 		Description: agentDescription,
+		SearchHint:  "hand a task to a sub-agent",
 		// Read-only sub-agents change nothing; a general-purpose one may,
 		// but each of its calls is decided by the permission rules in the
 		// session's mode on its own.

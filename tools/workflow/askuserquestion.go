@@ -56,6 +56,7 @@ func AskUserQuestion() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "AskUserQuestion",
 		Description: askUserQuestionDescription,
+		SearchHint:  "ask the user multiple-choice questions",
 		// Asking changes nothing; one question form at a time.
 		ReadOnly:           true,
 		Idempotent:         true,

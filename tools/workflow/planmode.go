@@ -57,6 +57,7 @@ func EnterPlanMode() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "EnterPlanMode",
 		Description: enterPlanModeDescription,
+		SearchHint:  "plan before changing anything",
 		// Entering plan mode only takes abilities away.
 		ReadOnly:           true,
 		Idempotent:         true,
@@ -99,6 +100,7 @@ func ExitPlanMode() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "ExitPlanMode",
 		Description: exitPlanModeDescription,
+		SearchHint:  "present a plan for the user to approve",
 		// Leaving plan mode must be callable in plan mode, and it changes no
 		// files: the user's approval is the gate.
 		ReadOnly:           true,

@@ -33,6 +33,7 @@ func TodoWrite() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "TodoWrite",
 		Description: todoWriteDescription,
+		SearchHint:  "keep the task list of the session",
 		Idempotent:  true,
 		// Changing the session's list is a write, but a harmless one.
 		NonDestructive: true,
