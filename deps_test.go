@@ -32,14 +32,14 @@ var allowed = map[string][]string{
 	"internal/tui":       {"internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "permissions"},
 	"internal/providers": {"orchestrator/llm"},
 
-	"server": {"orchestrator", "orchestrator/agent", "orchestrator/llm", "tools", "permissions/confine"},
+	"server": {"orchestrator", "orchestrator/agent", "orchestrator/llm", "tools", "permissions/confine", "internal/largeargs"},
 
 	"orchestrator/agent":    {"orchestrator", "orchestrator/llm", "tools", "permissions"},
 	"orchestrator/permit":   {"orchestrator", "tools", "permissions", "permissions/confine", "permissions/shellcmd"},
 	"orchestrator/hooks":    {"orchestrator", "permissions", "permissions/settings"},
 	"orchestrator/upstream": {"tools"},
 	"orchestrator/llm":      {},
-	"orchestrator":          {"tools", "permissions"},
+	"orchestrator":          {"tools", "permissions", "internal/largeargs"},
 
 	"tools/builtin":                {"tools", "tools/fs", "tools/search", "tools/shell", "tools/shell/sandbox", "tools/web", "tools/workflow"},
 	"tools/fs":                     {"tools", "permissions/confine", "internal/pdf"},
@@ -49,13 +49,14 @@ var allowed = map[string][]string{
 	"tools/workflow":               {"tools", "permissions"},
 	"tools/shell/sandbox":          {"tools/shell/sandbox/launcher", "permissions"},
 	"tools/shell/sandbox/launcher": {},
-	"tools":                        {"permissions"},
+	"tools":                        {"permissions", "internal/largeargs"},
 
 	"permissions/settings": {"permissions", "permissions/confine"},
 	"permissions":          {"permissions/confine", "permissions/shellcmd"},
 	"permissions/confine":  {},
 	"permissions/shellcmd": {},
 	"internal/pdf":         {},
+	"internal/largeargs":   {},
 }
 
 // heavy are the large third-party families, each with the product packages
@@ -76,7 +77,7 @@ var heavy = []struct {
 // serverSide are the packages `agent-mcp serve` is built of (a directory
 // stands for everything below it): none of them may link a heavy family,
 // directly or through anything they import.
-var serverSide = []string{"server", "orchestrator", "tools", "permissions", "internal/pdf"}
+var serverSide = []string{"server", "orchestrator", "tools", "permissions", "internal/pdf", "internal/largeargs"}
 
 // testOnly are the helper packages for tests: nothing in the product may
 // import them.

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent-mcp/agent-mcp/internal/largeargs"
 )
 
 // inputValidator checks a call's arguments against a tool's input schema and
@@ -65,7 +67,7 @@ func (e *ValidationError) Error() string {
 
 func (v *inputValidator) validate(tool string, raw json.RawMessage) error {
 	var args map[string]any
-	var long longStrings
+	var long *largeargs.Strings
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		args = map[string]any{}
@@ -86,7 +88,7 @@ func (v *inputValidator) validate(tool string, raw json.RawMessage) error {
 
 // checkObject reports missing required properties, unknown properties and
 // each property's own problems, in a stable order.
-func (v *inputValidator) checkObject(path string, s *jsonschema.Schema, obj map[string]any, long longStrings, problems *[]string) {
+func (v *inputValidator) checkObject(path string, s *jsonschema.Schema, obj map[string]any, long *largeargs.Strings, problems *[]string) {
 	for _, name := range s.Required {
 		if _, ok := obj[name]; !ok {
 			*problems = append(*problems, fmt.Sprintf("missing required parameter %q (expected %s)", join(path, name), describeType(s.Properties[name])))
@@ -116,7 +118,7 @@ func (v *inputValidator) checkObject(path string, s *jsonschema.Schema, obj map[
 
 // checkValue checks one value: its type first, then the members of objects
 // and arrays the walk understands, then the schema's remaining constraints.
-func (v *inputValidator) checkValue(path string, s *jsonschema.Schema, val any, long longStrings, problems *[]string) {
+func (v *inputValidator) checkValue(path string, s *jsonschema.Schema, val any, long *largeargs.Strings, problems *[]string) {
 	if !typeMatches(s, val) {
 		*problems = append(*problems, fmt.Sprintf("parameter %q must be %s, got %s", path, describeType(s), jsonKind(val)))
 		return
@@ -124,14 +126,14 @@ func (v *inputValidator) checkValue(path string, s *jsonschema.Schema, val any, 
 	before := len(*problems)
 	composite := len(s.AnyOf) > 0 || len(s.OneOf) > 0 || len(s.AllOf) > 0 || s.Not != nil || s.Ref != ""
 	if str, ok := val.(string); ok && long != nil {
-		if ls, ok := long[str]; ok {
+		if text, ok := long.Text(str); ok {
 			// A long string left out of the decoded copy: its type and
 			// length are all a plain string schema asks about; anything
 			// more gets its text.
 			if composite || len(s.Enum) > 0 || s.Const != nil || s.Pattern != "" || s.Format != "" {
-				val = ls.value()
+				val, _ = largeargs.Unquote(text)
 			} else {
-				if msg := lengthProblem(s, ls.runes); msg != "" {
+				if msg := lengthProblem(s, largeargs.Runes(text[1:len(text)-1])); msg != "" {
 					*problems = append(*problems, fmt.Sprintf("parameter %q %s", path, msg))
 				}
 				return

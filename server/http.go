@@ -466,7 +466,7 @@ func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http
 	}
 	tag := tools.RandomID()
 	facts.post = tag
-	body, token := h.server.holdBodyArguments(body, tag)
+	body, token := h.server.held.HoldBody(body, tag)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	if token != "" {
@@ -488,10 +488,10 @@ func (h *HTTPServer) servePOST(w http.ResponseWriter, r *http.Request, next http
 // window, when a call still waiting for its client is cancelled anyway.
 func (h *HTTPServer) dropHeld(r *http.Request, token string) {
 	if r.Context().Err() == nil {
-		h.server.held.Delete(token)
+		h.server.held.Drop(token)
 		return
 	}
-	time.AfterFunc(h.opt.ResumeWindow, func() { h.server.held.Delete(token) })
+	time.AfterFunc(h.opt.ResumeWindow, func() { h.server.held.Drop(token) })
 }
 
 // refuseDraining answers 503 when the server is draining (no new session

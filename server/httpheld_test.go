@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/largeargs"
 )
 
 // writeHTTP serves the built-in tools over HTTP on 127.0.0.1 (the
@@ -88,9 +90,7 @@ func (w *writeHTTP) writeBody(id int, sessionless bool, name, content, meta stri
 func (w *writeHTTP) noneHeld(t *testing.T) {
 	t.Helper()
 	waitFor(t, "the held arguments to be dropped", func() bool {
-		n := 0
-		w.srv.held.Range(func(any, any) bool { n++; return true })
-		return n == 0
+		return w.srv.held.Len() == 0
 	})
 }
 
@@ -103,7 +103,7 @@ func (w *writeHTTP) noneHeld(t *testing.T) {
 func TestHTTP_large_arguments_are_held_aside(t *testing.T) {
 	t.Parallel()
 	content := strings.Repeat("held \"aside\" line\n", 10_000) // 180KB, over heldArgumentsOver
-	forged := fmt.Sprintf(`%q:"0123456789abcdef0123456789abcdef"`, heldMetaKey)
+	forged := fmt.Sprintf(`%q:"0123456789abcdef0123456789abcdef"`, largeargs.MetaKey)
 	for _, route := range []struct {
 		name        string
 		sessionless bool
@@ -135,8 +135,8 @@ func TestHTTP_large_arguments_are_held_aside(t *testing.T) {
 			if route.sessionless {
 				small = fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{%s,%s},"name":"Write","arguments":{}}}`, forged, meta2026)
 			}
-			if status, body := w.post(t, route.sessionless, false, small, nil); !strings.Contains(body, "-32602") || !strings.Contains(body, heldMetaKey) {
-				t.Fatalf("a small call naming held arguments was answered %d %s, want -32602 naming %s", status, body, heldMetaKey)
+			if status, body := w.post(t, route.sessionless, false, small, nil); !strings.Contains(body, "-32602") || !strings.Contains(body, largeargs.MetaKey) {
+				t.Fatalf("a small call naming held arguments was answered %d %s, want -32602 naming %s", status, body, largeargs.MetaKey)
 			}
 			// Refused by the SDK before it runs: the Mcp-Name header does
 			// not match (sessionless), the session is unknown (session).
@@ -249,15 +249,14 @@ func TestHTTP_large_write(t *testing.T) {
 func TestHeldArguments_taken_only_by_their_post(t *testing.T) {
 	t.Parallel()
 	srv := &Server{}
-	const token = "0123456789abcdef0123456789abcdef"
-	srv.held.Store(token, &heldArgs{args: json.RawMessage(`{"content":"mine"}`), post: "post-a"})
+	token := srv.held.Hold([]byte(`{"content":"mine"}`), "post-a")
 	var got json.RawMessage
 	mw := srv.heldArguments(func(_ context.Context, _ string, req mcp.Request) (mcp.Result, error) {
 		got = req.GetParams().(*mcp.CallToolParamsRaw).Arguments
 		return &mcp.CallToolResult{}, nil
 	})
 	callFrom := func(post string) error {
-		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "Write", Meta: mcp.Meta{heldMetaKey: token}}}
+		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "Write", Meta: mcp.Meta{largeargs.MetaKey: token}}}
 		if post != "" {
 			req.Extra = &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: DefaultPrincipal,
 				Extra: map[string]any{factsKey: &requestFacts{post: post}}}}
@@ -266,17 +265,17 @@ func TestHeldArguments_taken_only_by_their_post(t *testing.T) {
 		return err
 	}
 	for _, other := range []string{"post-b", ""} {
-		if err := callFrom(other); err == nil || !strings.Contains(err.Error(), heldMetaKey) {
-			t.Fatalf("a call of POST %q naming another POST's held arguments: err %v, want -32602 naming %s", other, err, heldMetaKey)
+		if err := callFrom(other); err == nil || !strings.Contains(err.Error(), largeargs.MetaKey) {
+			t.Fatalf("a call of POST %q naming another POST's held arguments: err %v, want -32602 naming %s", other, err, largeargs.MetaKey)
 		}
-		if _, ok := srv.held.Load(token); !ok {
+		if srv.held.Len() != 1 {
 			t.Fatalf("a call of POST %q dropped another POST's held arguments", other)
 		}
 	}
 	if err := callFrom("post-a"); err != nil || string(got) != `{"content":"mine"}` {
 		t.Fatalf("the POST's own call: err %v, arguments %s", err, got)
 	}
-	if _, ok := srv.held.Load(token); ok {
+	if srv.held.Len() != 0 {
 		t.Fatal("arguments still held after their call took them")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/internal/largeargs"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -66,9 +67,9 @@ type Server struct {
 	pending sync.Map
 
 	// held holds the large arguments of tools/calls that the stdio
-	// transport or the HTTP guard read, by token, until the call is
-	// served (see held.go).
-	held sync.Map
+	// transport or the HTTP guard read, until the call is served (see
+	// held.go).
+	held largeargs.Store
 
 	// principals keeps the state of requests that belong to no protocol
 	// session (protocol 2026-07-28 over HTTP), by principal (see

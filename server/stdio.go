@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/internal/largeargs"
 )
 
 // stdioLineLimit bounds one inbound stdio message: the SDK's default, or
@@ -65,7 +65,7 @@ type stdioConn struct {
 	// queue holds the rest of a batch; Read is never called concurrently.
 	queue []jsonrpc.Message
 	// held is the server's arguments held aside, by token.
-	held *sync.Map
+	held *largeargs.Store
 
 	mu  sync.Mutex // serialises writes to out and guards what follows
 	out io.Writer
@@ -98,7 +98,7 @@ type rpcBatch struct {
 	left      int
 }
 
-func newStdioConn(in io.Reader, out io.Writer, limit int, drain time.Duration, held *sync.Map) *stdioConn {
+func newStdioConn(in io.Reader, out io.Writer, limit int, drain time.Duration, held *largeargs.Store) *stdioConn {
 	c := &stdioConn{
 		incoming: make(chan inbound),
 		closed:   make(chan struct{}),
@@ -250,7 +250,7 @@ func (c *stdioConn) answer(resp *jsonrpc.Response) {
 		}
 	}
 	for _, token := range c.heldBy[resp.ID] {
-		c.held.Delete(token)
+		c.held.Drop(token)
 	}
 	delete(c.heldBy, resp.ID)
 	if c.initID != nil && *c.initID == resp.ID {
@@ -273,7 +273,7 @@ func (c *stdioConn) Close() error {
 		defer c.mu.Unlock()
 		for id, tokens := range c.heldBy {
 			for _, token := range tokens {
-				c.held.Delete(token)
+				c.held.Drop(token)
 			}
 			delete(c.heldBy, id)
 		}
@@ -411,18 +411,17 @@ func (c *stdioConn) decodeBatch(line []byte) []jsonrpc.Message {
 }
 
 // holdArguments keeps a large tools/call's arguments out of the SDK (see
-// holdEdits): they are held under a token, noted as the request's, until
-// it is answered or the connection closes.
+// held.go): they are held under a placeholder, noted as the request's,
+// until it is answered or the connection closes.
 func (c *stdioConn) holdArguments(req *jsonrpc.Request) {
-	edits, args, token, ok := holdEdits(req.Params, 0)
+	edits, token, ok := c.held.HoldParams(req.Params, 0, "")
 	if !ok {
 		return
 	}
-	c.held.Store(token, &heldArgs{args: args})
 	c.mu.Lock()
 	c.heldBy[req.ID] = append(c.heldBy[req.ID], token)
 	c.mu.Unlock()
-	req.Params = applyEdits(req.Params, edits)
+	req.Params = largeargs.Apply(req.Params, edits)
 }
 
 // decodeMessage builds the JSON-RPC message msg, a JSON object, holds, or
@@ -483,77 +482,10 @@ func makeID(raw json.RawMessage) jsonrpc.ID {
 // after it. Names are matched exactly, as the SDK's decoder does.
 func members(obj []byte) map[string][]byte {
 	m := map[string][]byte{}
-	for name, at := range memberSpans(obj) {
+	for name, at := range largeargs.Members(obj) {
 		m[name] = obj[at[0]:at[1]:at[1]]
 	}
 	return m
-}
-
-// memberSpans is where each top-level member's value of obj, a valid JSON
-// object, starts and ends in obj.
-func memberSpans(obj []byte) map[string][2]int {
-	m := map[string][2]int{}
-	i := skipSpace(obj, 0) + 1 // past '{'
-	for {
-		i = skipSpace(obj, i)
-		switch obj[i] {
-		case '}':
-			return m
-		case ',':
-			i = skipSpace(obj, i+1)
-		}
-		end := tools.JSONStringEnd(obj, i)
-		name := jsonName(obj[i:end])
-		i = skipSpace(obj, skipSpace(obj, end)+1) // past ':'
-		vend := valueEnd(obj, i)
-		m[name] = [2]int{i, vend}
-		i = vend
-	}
-}
-
-// jsonName is the text of the JSON string s, quotes included.
-func jsonName(s []byte) string {
-	if bytes.IndexByte(s, '\\') < 0 {
-		return string(s[1 : len(s)-1])
-	}
-	var name string
-	_ = json.Unmarshal(s, &name)
-	return name
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// valueEnd is the index just past the JSON value starting at b[i] (valid).
-func valueEnd(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return tools.JSONStringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = tools.JSONStringEnd(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	j := i
-	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[j])) {
-		j++
-	}
-	return j
 }
 
 // readLine reads one line without its newline; a line over max bytes is

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/internal/largeargs"
 )
 
 // TestServeIO_bad_lines_are_answered_and_the_session_goes_on sends every
@@ -224,16 +226,18 @@ func TestServeIO_large_arguments_are_held_aside(t *testing.T) {
 			t.Fatalf("%s: the file holds %d bytes (%v), want the %d written", c.name, len(got), err, len(content))
 		}
 	}
-	res := call("forged.txt", fmt.Sprintf(`"_meta":{%q:"0123456789abcdef0123456789abcdef"}`, heldMetaKey))
+	res := call("forged.txt", fmt.Sprintf(`"_meta":{%q:"0123456789abcdef0123456789abcdef"}`, largeargs.MetaKey))
 	if text, isErr := callText(t, res); isErr || !strings.Contains(text, "Created") {
 		// Held again by the transport: the client's key is overwritten by the
 		// transport's own (the last of a repeated name wins).
 		t.Fatalf("a call naming held arguments itself: %v", res)
 	}
-	w.srv.held.Range(func(k, _ any) bool { t.Errorf("arguments still held after their call: %v", k); return true })
-	small := w.roundTrip(t, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"forged","method":"tools/call","params":{"_meta":{%q:"0123456789abcdef0123456789abcdef"},"name":"Write","arguments":{}}}`+"\n", heldMetaKey)))
-	if e, _ := small["error"].(map[string]any); e == nil || e["code"] != -32602.0 || !strings.Contains(e["message"].(string), heldMetaKey) {
-		t.Fatalf("a small call naming held arguments was answered %v, want -32602 naming %s", small, heldMetaKey)
+	if n := w.srv.held.Len(); n != 0 {
+		t.Errorf("%d arguments still held after their call", n)
+	}
+	small := w.roundTrip(t, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"forged","method":"tools/call","params":{"_meta":{%q:"0123456789abcdef0123456789abcdef"},"name":"Write","arguments":{}}}`+"\n", largeargs.MetaKey)))
+	if e, _ := small["error"].(map[string]any); e == nil || e["code"] != -32602.0 || !strings.Contains(e["message"].(string), largeargs.MetaKey) {
+		t.Fatalf("a small call naming held arguments was answered %v, want -32602 naming %s", small, largeargs.MetaKey)
 	}
 }
 

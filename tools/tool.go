@@ -318,21 +318,3 @@ func (b rawInput) validate(context.Context, *UseContext) error { return nil }
 func (b rawInput) call(ctx context.Context, uc *UseContext, progress Progress) (*Result, error) {
 	return b.h(ctx, b.args, uc, progress)
 }
-
-// JSONStringEnd returns the index just past the closing quote of the JSON
-// string whose opening quote is raw[i], skipping escaped characters, or -1
-// when the string is not terminated. It only finds the string's extent:
-// whether its contents are valid is left to the decoder.
-func JSONStringEnd(raw []byte, i int) int {
-	j := i + 1
-	for j < len(raw) && raw[j] != '"' {
-		if raw[j] == '\\' {
-			j++
-		}
-		j++
-	}
-	if j >= len(raw) {
-		return -1
-	}
-	return j + 1
-}
