@@ -813,3 +813,70 @@ func TestChatTUI_fullscreen_toggle(t *testing.T) {
 	}
 	u.exit()
 }
+
+// Two calls of one tool asked about at once: each question shows its own
+// call (the question carries the call's id; the prompt's title and the
+// reason name the same file), Esc refuses, and the spinner's clock stands
+// still while the user decides.
+func TestChatTUI_permission_question_per_call_esc_refuses_clock_paused(t *testing.T) {
+	c := newChatRun(t)
+	// A short path, so that the prompt's title shows it whole.
+	outside, err := os.MkdirTemp("", "o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	for _, n := range []string{"first.txt", "second.txt"} {
+		if err := os.WriteFile(filepath.Join(outside, n), []byte("content of "+n+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(
+			testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":"` + outside + `/first.txt"}`},
+			testmodel.ToolCall{ID: "r2", Name: "Read", Input: `{"file_path":"` + outside + `/second.txt"}`}),
+		testmodel.Say("Both answered."))
+	u := startTUI(t, c, "openai", srv)
+	u.keys("read both\r")
+	title := regexp.MustCompile(`Allow Read\(([^)]*)\)\?`)
+	reason := regexp.MustCompile(`Read: (\S+)`)
+	check := func() {
+		t.Helper()
+		u.waitDisplay("Choose 1-")
+		d := u.disp.String()
+		tm, rm := title.FindAllStringSubmatch(d, -1), reason.FindAllStringSubmatch(d, -1)
+		if len(tm) == 0 || len(rm) == 0 {
+			t.Fatalf("no question on the display:\n%s", d)
+		}
+		if got, want := tm[len(tm)-1][1], rm[len(rm)-1][1]; got != want {
+			t.Fatalf("the question's title names %s but it asks about %s:\n%s", got, want, d)
+		}
+	}
+	check()
+	// The clock stands still while the question waits: the spinner's
+	// seconds read the same before and after the screen changed again.
+	clock := regexp.MustCompile(`Working… \((\d+)s`)
+	before := clock.FindStringSubmatch(u.disp.String())
+	u.keys("\x1b[B") // the highlight moves: the screen is drawn anew
+	u.waitDisplayIs("the second choice highlighted", func(s string) bool { return strings.Contains(s, "❯ 2.") })
+	if after := clock.FindStringSubmatch(u.disp.String()); before != nil && (after == nil || after[1] != before[1]) {
+		t.Errorf("the spinner's clock ran while the user decided: %v then %v", before, after)
+	}
+	u.keys("\x1b") // Esc refuses the first
+	u.wait("Choose 1-")
+	u.waitDisplayGone("❯ 2.")
+	check()
+	u.keys("1\r") // and allow the second once
+	u.wait("Both answered.")
+	msgs := decodeRequest(srv.Requests()[1])
+	t1, _, _ := msgs.toolResult("r1")
+	t2, _, _ := msgs.toolResult("r2")
+	refused, allowed := t1, t2
+	if strings.Contains(t1, "content of first.txt") {
+		refused, allowed = t2, t1
+	}
+	if !strings.Contains(refused, "The user denied the call") || !strings.Contains(allowed, "content of") {
+		t.Errorf("Esc did not refuse one and 1 allow the other:\n%s\n---\n%s", t1, t2)
+	}
+	u.exit()
+}

@@ -47,12 +47,17 @@ import (
 func (u *UI) Ask(ctx context.Context, message string, schema map[string]any) (tools.Answer, error) {
 	u.askMu.Lock()
 	defer u.askMu.Unlock()
-	if u.full != nil && isPermissionForm(schema) {
-		return u.askPermission(ctx, message)
-	}
 	u.mu.Lock()
 	u.asking = true
 	if u.full != nil {
+		u.full.live.mu.Lock()
+		u.full.live.pause()
+		u.full.live.mu.Unlock()
+		defer func() {
+			u.full.live.mu.Lock()
+			u.full.live.resume()
+			u.full.live.mu.Unlock()
+		}()
 		u.mu.Unlock()
 		u.full.println("\n" + styleBold.Render(strings.TrimRight(message, "\n")))
 		u.mu.Lock()
@@ -377,6 +382,8 @@ func (u *UI) askField(ctx context.Context, f *field, several bool, content map[s
 		case errors.Is(err, ErrInterruptKey):
 			u.keyInterrupt()
 			return cancelled, nil
+		case errors.Is(err, errEscape):
+			return declined, nil
 		case errors.Is(err, io.EOF):
 			return cancelled, nil
 		case err != nil:

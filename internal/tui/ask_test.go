@@ -100,13 +100,13 @@ func TestAsk_forms(t *testing.T) {
 			content: map[string]any{"approve": false, "feedback": "use sqlite"}},
 		{name: "boolean_wrong_answer_retried", schema: planApproval, input: "maybe\nyes\n\n", action: "accept",
 			content: map[string]any{"approve": true}, output: []string{`"maybe" is not one of the answers (y or n); try again (empty for the default)`}},
-		{name: "permission_choice_by_letter", schema: permit.AskSchema(), input: "d\n", action: "accept",
-			content: map[string]any{"decision": permit.ChoiceDeny}, output: []string{"1. Allow once", "Choose 1-3: "}},
-		{name: "permission_yes_is_the_first", schema: permit.AskSchema(), input: "y\n", action: "accept",
+		{name: "permission_no_is_the_refusal", schema: permissionForm(), input: "n\n", action: "accept",
+			content: map[string]any{"decision": permit.ChoiceDeny}, output: []string{"1. Yes", "Choose 1-3: "}},
+		{name: "permission_yes_is_the_first", schema: permissionForm(), input: "y\n", action: "accept",
 			content: map[string]any{"decision": permit.ChoiceAllowOnce}},
-		{name: "permission_ambiguous_prefix_retried", schema: permit.AskSchema(), input: "allow\n2\n", action: "accept",
-			content: map[string]any{"decision": permit.ChoiceAllowSession}, output: []string{`"allow" is not one of the answers; try again (empty to decline)`}},
-		{name: "required_empty_declines", schema: permit.AskSchema(), input: "\n", action: "decline"},
+		{name: "permission_ambiguous_prefix_retried", schema: permissionForm(), input: "ye\n2\n", action: "accept",
+			content: map[string]any{"decision": permit.ChoiceAllowSession}, output: []string{`"ye" is not one of the answers; try again (empty to decline)`}},
+		{name: "required_empty_declines", schema: permissionForm(), input: "\n", action: "decline"},
 		{name: "slash_decline", schema: planApproval, input: "/decline\n", action: "decline"},
 		{name: "slash_cancel_midway", schema: planApproval, input: "y\n/cancel\n", action: "cancel"},
 		{name: "end_of_input_cancels", schema: singleChoice, input: "", action: "cancel"},
@@ -263,6 +263,20 @@ func TestAsk_workflow_tools(t *testing.T) {
 	}
 }
 
+// permissionForm is the form a permission question is put as on plain
+// lines (tools.PermissionQuestion.Form), with the permitter's choices.
+func permissionForm() map[string]any {
+	q := &tools.PermissionQuestion{Tool: "Bash", Command: "make", Reason: "No rule allows the command \"make\".",
+		Choices: []tools.PermissionChoice{
+			{ID: permit.ChoiceAllowOnce, Label: "Yes"},
+			{ID: permit.ChoiceAllowSession, Label: "Yes, and don't ask again this session for Bash(make)"},
+			{ID: permit.ChoiceDeny, Label: "No"},
+			{ID: permit.ChoiceDenyInstead, Label: "No, and tell the model what to do instead", Feedback: true},
+		}}
+	_, schema := q.Form()
+	return schema
+}
+
 // TestAsk_cancelled_question_loses_no_line: a question whose context ends
 // leaves its read pending, and the next read gets the line typed after.
 func TestAsk_cancelled_question_loses_no_line(t *testing.T) {
@@ -276,7 +290,7 @@ func TestAsk_cancelled_question_loses_no_line(t *testing.T) {
 	var ans tools.Answer
 	go func() {
 		var err error
-		ans, err = ui.Ask(ctx, "Allow Bash?", permit.AskSchema())
+		ans, err = ui.Ask(ctx, "Allow Bash?", permissionForm())
 		done <- err
 	}()
 	waitFor(t, &buf, "Choose 1-3: ")

@@ -8,8 +8,9 @@
 // shows every output cut short (transcript.go). Otherwise it
 // writes plain lines: streamed text, one line per
 // tool call with a spinner while it runs, the forms tools put to the user
-// (a tools.Asker, [UI.Ask]: permission prompts, AskUserQuestion's
-// questions, ExitPlanMode's approval), line editing with history on a
+// (a tools.Asker, [UI.Ask]: AskUserQuestion's questions, ExitPlanMode's
+// approval; and a tools.PermissionAsker, [UI.AskPermission]: permission
+// questions, drawn from the question's data), line editing with history on a
 // terminal (golang.org/x/term) and plain numbered prompts read line by
 // line otherwise, and the interactive loop with its slash commands and
 // Ctrl-C handling ([REPL]).

@@ -90,6 +90,10 @@ type liveState struct {
 	usageChars          int
 	calls               map[string]*running
 	order               []string
+	// paused counts the questions on screen; while it is above zero the
+	// clocks stand at pausedAt (see pause).
+	paused   int
+	pausedAt time.Time
 }
 
 // FullOptions configure [NewFull].
@@ -595,8 +599,12 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 	case "esc":
-		if m.read == nil {
+		switch {
+		case m.read == nil:
 			m.u.sentKeyInterrupt()
+		case m.read.form:
+			// Esc refuses the question on screen.
+			m.reply(lineResult{err: errEscape})
 		}
 		return m, nil
 	case "ctrl+d":
@@ -694,7 +702,7 @@ func (m *fullModel) view() string {
 	l.mu.Lock()
 	width := l.width
 	text, thinking := l.text.String(), l.thinking
-	busy, since, tokens, status := l.busy, l.since, l.tokensLine(), l.status
+	busy, since, tokens, status, now := l.busy, l.since, l.tokensLine(), l.status, l.now()
 	type callView struct {
 		label, progress string
 		started         time.Time
@@ -729,12 +737,12 @@ func (m *fullModel) view() string {
 		if c.progress != "" {
 			line += " · " + c.progress
 		}
-		line += styleDim.Render(fmt.Sprintf(" · %ds", int(time.Since(c.started).Seconds())))
+		line += styleDim.Render(fmt.Sprintf(" · %ds", int(now.Sub(c.started).Seconds())))
 		b.WriteString(truncateWidth(line, width) + "\n")
 	}
 	if busy {
 		line := fmt.Sprintf("%s %s", styleAccent.Render(spin), "Working…")
-		info := fmt.Sprintf(" (%ds · %s · esc to interrupt)", int(time.Since(since).Seconds()), tokens)
+		info := fmt.Sprintf(" (%ds · %s · esc to interrupt)", int(now.Sub(since).Seconds()), tokens)
 		if status != "" {
 			info += " · " + status
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,108 +12,157 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-// isPermissionForm reports whether schema is the permitter's question
-// ([permit.AskSchema]).
-func isPermissionForm(schema map[string]any) bool {
-	props, _ := schema["properties"].(map[string]any)
-	d, _ := props["decision"].(map[string]any)
-	one, _ := d["oneOf"].([]any)
-	for _, c := range one {
-		if m, _ := c.(map[string]any); m["const"] == permit.ChoiceDeny {
-			return true
-		}
+var _ tools.PermissionAsker = (*UI)(nil)
+
+// errEscape is a form read ended with Esc: at a permission prompt it
+// refuses the call, at another form it declines it.
+var errEscape = errors.New("escape key at a form")
+
+// AskPermission implements tools.PermissionAsker. The full UI shows the
+// call (found by its id among the running ones) with its diff (file
+// changes) or command, why it is asked, and the choices, picked with the
+// arrow keys or by number; Esc refuses. A Feedback choice asks what the
+// model should do instead. Plain lines put the question as a numbered
+// form ([UI.Ask]). While the question is on screen the spinner's clocks
+// stand still.
+func (u *UI) AskPermission(ctx context.Context, q *tools.PermissionQuestion) (tools.PermissionAnswer, error) {
+	if u.full == nil {
+		msg, schema := q.Form()
+		ans, err := u.Ask(ctx, msg, schema)
+		return q.FormAnswer(ans), err
 	}
-	return false
-}
-
-// The choices of a permission prompt in the full UI.
-var permissionChoices = []string{
-	"Yes",
-	"Yes, and don't ask again for this in this session",
-	"No",
-	"No, and tell the model what to do instead",
-}
-
-// askPermission puts a permission question in the full UI: the call with
-// its diff (file changes) or command, why it is asked, and four choices
-// picked with the arrow keys. The fourth asks what the model should do
-// instead; that text goes back with the refusal ([permit.AnswerFeedback]).
-// The call's timer starts again once the question is answered.
-func (u *UI) askPermission(ctx context.Context, message string) (tools.Answer, error) {
+	u.askMu.Lock()
+	defer u.askMu.Unlock()
 	f := u.full
-	head, body, _ := strings.Cut(strings.TrimRight(message, "\n"), "\n")
-	tool := strings.TrimSuffix(strings.TrimPrefix(head, "Allow "), "?")
 	f.live.mu.Lock()
-	var call *running
-	for _, id := range f.live.order {
-		if c := f.live.calls[id]; c != nil && c.name == tool {
-			call = c
-		}
-	}
+	f.live.pause()
 	var label string
-	var input []byte
+	call := f.live.calls[q.CallID]
 	if call != nil {
-		label, input = call.label, call.input
+		label = call.label
 		call.label = "" // not drawn while asked about
 	}
 	f.live.mu.Unlock()
 	defer func() {
+		f.live.mu.Lock()
 		if call != nil {
-			f.live.mu.Lock()
-			call.label, call.started = label, time.Now()
-			f.live.mu.Unlock()
+			call.label = label
 		}
+		f.live.resume()
+		f.live.mu.Unlock()
 	}()
+	if label == "" {
+		label = CallLabel(q.Tool, q.Input)
+	}
 
 	var b strings.Builder
-	b.WriteString("\n")
-	if label != "" {
-		b.WriteString(styleBold.Render("Allow "+label+"?") + "\n")
-	} else {
-		b.WriteString(styleBold.Render(head) + "\n")
-	}
-	diff := proposedDiff(tool, input, f.cwd())
+	b.WriteString("\n" + styleBold.Render("Allow "+label+"?") + "\n")
+	diff := proposedDiff(q.Tool, q.Input, q.Dir)
 	for _, l := range diff {
 		b.WriteString("    " + l + "\n")
 	}
-	for _, l := range strings.Split(strings.TrimSpace(body), "\n") {
-		if len(diff) > 0 && strings.HasPrefix(l, "Input: ") {
-			continue // the diff says it better
-		}
-		if strings.HasPrefix(l, "Why you are asked: ") {
-			l = styleDim.Render(l)
-		}
-		b.WriteString(l + "\n")
-	}
-	u.Printf("%s", b.String())
-	line, err := u.readFull(ctx, "Choose 1-4: ", true, permissionChoices)
-	for err == nil {
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "1", "y", "yes":
-			return tools.Answer{Action: "accept", Content: map[string]any{"decision": permit.ChoiceAllowOnce}}, nil
-		case "2":
-			return tools.Answer{Action: "accept", Content: map[string]any{"decision": permit.ChoiceAllowSession}}, nil
-		case "3", "n", "no":
-			return tools.Answer{Action: "accept", Content: map[string]any{"decision": permit.ChoiceDeny}}, nil
-		case "4":
-			fb, ferr := u.readFull(ctx, "What should the model do instead? ", true, nil)
-			if ferr != nil {
-				err = ferr
-				break
-			}
-			return tools.Answer{Action: "accept", Content: map[string]any{"decision": permit.ChoiceDeny, permit.AnswerFeedback: strings.TrimSpace(fb)}}, nil
-		}
-		if err != nil {
-			break
-		}
-		line, err = u.readFull(ctx, "Choose 1-4: ", true, permissionChoices)
-	}
 	switch {
-	case errors.Is(err, ErrInterruptKey):
-		u.keyInterrupt()
-		return tools.Answer{Action: "cancel"}, nil
-	case errors.Is(err, io.EOF):
-		return tools.Answer{Action: "cancel"}, nil
+	case q.Command != "":
+		b.WriteString("Command: " + q.Command + "\n")
+	case q.URL != "":
+		b.WriteString("URL: " + q.URL + "\n")
+	case len(diff) == 0:
+		for _, p := range q.Paths {
+			verb := "Read: "
+			if p.Write {
+				verb = "Write: "
+			}
+			b.WriteString(verb + p.Path + "\n")
+		}
 	}
-	return tools.Answer{Action: "cancel"}, err
+	b.WriteString(styleDim.Render("Why you are asked: "+q.Reason) + "\n")
+	u.Printf("%s", b.String())
+
+	labels := make([]string, len(q.Choices))
+	for i, c := range q.Choices {
+		labels[i] = c.Label
+	}
+	prompt := "Choose 1-" + strconv.Itoa(len(labels)) + ": "
+	for {
+		line, err := u.readFull(ctx, prompt, true, labels)
+		switch {
+		case errors.Is(err, errEscape):
+			return tools.PermissionAnswer{Choice: permit.ChoiceDeny}, nil
+		case errors.Is(err, ErrInterruptKey):
+			u.keyInterrupt()
+			return tools.PermissionAnswer{}, nil
+		case errors.Is(err, io.EOF):
+			return tools.PermissionAnswer{}, nil
+		case err != nil:
+			return tools.PermissionAnswer{}, err
+		}
+		c, ok := pickChoice(q.Choices, line)
+		if !ok {
+			continue
+		}
+		if !c.Feedback {
+			return tools.PermissionAnswer{Choice: c.ID}, nil
+		}
+		fb, err := u.readFull(ctx, "What should the model do instead? ", true, nil)
+		switch {
+		case errors.Is(err, errEscape):
+			return tools.PermissionAnswer{Choice: c.ID}, nil
+		case err != nil:
+			return tools.PermissionAnswer{}, nil
+		}
+		return tools.PermissionAnswer{Choice: c.ID, Feedback: strings.TrimSpace(fb)}, nil
+	}
+}
+
+// pickChoice reads an answer to a permission prompt: a choice's number,
+// y (the first choice) or n (the first refusal).
+func pickChoice(choices []tools.PermissionChoice, line string) (tools.PermissionChoice, bool) {
+	s := strings.ToLower(strings.TrimSpace(line))
+	if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(choices) {
+		return choices[n-1], true
+	}
+	switch s {
+	case "y", "yes":
+		return choices[0], true
+	case "n", "no":
+		for _, c := range choices {
+			if c.ID == permit.ChoiceDeny {
+				return c, true
+			}
+		}
+	}
+	return tools.PermissionChoice{}, false
+}
+
+// pause stops the spinner's clocks (the turn's and each call's) while the
+// user answers a question; resume starts them again where they stood.
+// Both are called with l.mu held.
+func (l *liveState) pause() {
+	if l.paused++; l.paused == 1 {
+		l.pausedAt = time.Now()
+	}
+}
+
+func (l *liveState) resume() {
+	if l.paused == 0 {
+		return
+	}
+	if l.paused--; l.paused > 0 {
+		return
+	}
+	d := time.Since(l.pausedAt)
+	l.since = l.since.Add(d)
+	for _, c := range l.calls {
+		c.started = c.started.Add(d)
+	}
+	l.pausedAt = time.Time{}
+}
+
+// now is the time the spinner's clocks read: when they were paused, if
+// they are.
+func (l *liveState) now() time.Time {
+	if l.paused > 0 {
+		return l.pausedAt
+	}
+	return time.Now()
 }

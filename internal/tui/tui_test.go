@@ -92,7 +92,7 @@ func TestAsk_allow_for_session_asks_once(t *testing.T) {
 	if n := strings.Count(out, "Allow Write?"); n != 1 {
 		t.Errorf("asked %d times, want once:\n%s", n, out)
 	}
-	for _, want := range []string{"1. Allow once", "2. Allow for this session", "3. Deny", "● Write(a.txt)"} {
+	for _, want := range []string{"1. Yes", "2. Yes, and don't ask again this session for Edit(//", "3. No", "● Write(a.txt)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

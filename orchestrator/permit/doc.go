@@ -3,8 +3,13 @@
 // decision, the permission rules of every settings source, the session's
 // mode, and the confinement to the working directories; and when the
 // answer is "ask", it asks the user through req.UC.Asker (MCP elicitation
-// in the server, the terminal in chat) with the choices allow once, allow
-// for this session, and deny.
+// in the server, the terminal in chat). The question is data, a
+// tools.PermissionQuestion: the tool, the call's id, its input, command,
+// URL and paths, why it is asked, and the choices: allow once; allow for
+// this session what the question names exactly (the file, the command);
+// for a file outside the working directories, allow its directory for
+// this session; deny; deny and say what the model should do instead. The
+// answer names a choice by its ID; nothing is parsed back from text.
 //
 // The order is fixed and fails closed:
 //

@@ -86,8 +86,12 @@ func (p *Permitter) Filter() orchestrator.Filter {
 // need is one part of a call that is not allowed as it stands.
 type need struct {
 	reason string
-	// suggestion is a rule that would meet it; nil when none can.
+	// suggestion is a rule that would meet it, naming exactly what the
+	// call touches; nil when none can.
 	suggestion *permissions.Rule
+	// wider is a rule that would meet it and more (the directory of a
+	// file outside the working directories); nil when none is offered.
+	wider *permissions.Rule
 	// waivable says which policies meet it without asking.
 	byTrust, byAcceptEdits, byBypass bool
 	// byHook is false only for what a hook's allow must not override.
@@ -263,17 +267,22 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 			continue
 		}
 		if !conf.Contains(a.Path) || !conf.Contains(a.Real) {
-			dir := a.Path
-			if !a.IsDir {
-				dir = filepath.Dir(a.Path)
+			// The rule offered names what the call touches: the file, or
+			// the directory and what is below it; a file's directory is
+			// offered as the wider grant.
+			s := permissions.Rule{Tool: family, Specifier: absSpec(a.Path)}
+			var wider *permissions.Rule
+			if a.IsDir {
+				s.Specifier += "/**"
+			} else {
+				wider = &permissions.Rule{Tool: family, Specifier: absSpec(filepath.Dir(a.Path)) + "/**"}
 			}
-			s := permissions.Rule{Tool: family, Specifier: absSpec(dir) + "/**"}
 			where := "outside the working directories (" + strings.Join(conf.Dirs(), ", ") + ")"
 			if a.Real != a.Path {
 				where += ", as it resolves to " + a.Real
 			}
 			needs = append(needs, need{reason: fmt.Sprintf("%s %s: it is %s", verb, a.Path, where),
-				suggestion: &s, byBypass: true, byHook: true})
+				suggestion: &s, wider: wider, byBypass: true, byHook: true})
 			continue
 		}
 		if a.Write && !a.Guessed {
@@ -327,72 +336,85 @@ func (p *Permitter) resolve(ctx context.Context, req orchestrator.PermissionRequ
 		return permissions.Decision{Behavior: permissions.Allow, Reason: reason}
 	}
 	reasons := make([]string, len(left))
-	var suggestions []string
-	var grant []permissions.Rule
+	var exact, wide []permissions.Rule
+	all := true
 	for i, n := range left {
 		reasons[i] = n.reason
-		if n.suggestion != nil {
-			if s := n.suggestion.String(); !slices.Contains(suggestions, s) {
-				suggestions = append(suggestions, s)
-				grant = append(grant, *n.suggestion)
-			}
+		if n.suggestion == nil {
+			all = false
+			continue
+		}
+		exact = appendRule(exact, *n.suggestion)
+		if n.wider != nil {
+			wide = appendRule(wide, *n.wider)
+		} else {
+			wide = appendRule(wide, *n.suggestion)
 		}
 	}
 	d := permissions.Decision{Behavior: permissions.Ask, Reason: capitalize(strings.Join(reasons, "; ")) + "."}
-	if len(suggestions) == len(left) {
-		d.Suggestion = strings.Join(suggestions, ", ")
+	if !all {
+		exact, wide = nil, nil
 	}
+	d.Suggestion = ruleList(exact)
 	if mode == permissions.ModeDontAsk {
 		d.Behavior = permissions.Deny
 		d.Reason += " The session is in dontAsk mode, so anything not allowed by a rule is refused."
 		return d
 	}
-	return p.ask(ctx, req, tg, d, grant)
+	return p.ask(ctx, req, tg, d, exact, wide)
 }
 
-// Choices offered when asking.
+func appendRule(list []permissions.Rule, r permissions.Rule) []permissions.Rule {
+	s := r.String()
+	if slices.ContainsFunc(list, func(x permissions.Rule) bool { return x.String() == s }) {
+		return list
+	}
+	return append(list, r)
+}
+
+func ruleList(rules []permissions.Rule) string {
+	s := make([]string, len(rules))
+	for i, r := range rules {
+		s[i] = r.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// The IDs of the choices a permission question offers
+// ([tools.PermissionChoice]).
 const (
-	ChoiceAllowOnce    = "allow_once"
+	// ChoiceAllowOnce runs the call.
+	ChoiceAllowOnce = "allow_once"
+	// ChoiceAllowSession runs it and allows for the session what the
+	// question's rules name exactly (the file, the command).
 	ChoiceAllowSession = "allow_session"
-	ChoiceDeny         = "deny"
+	// ChoiceAllowSessionDir runs it and allows for the session the
+	// directory of a file outside the working directories.
+	ChoiceAllowSessionDir = "allow_session_dir"
+	// ChoiceDeny refuses it.
+	ChoiceDeny = "deny"
+	// ChoiceDenyInstead refuses it with what the model should do instead.
+	ChoiceDenyInstead = "deny_instead"
 )
 
-// AnswerFeedback is the optional text an asker may return with a deny
-// (chat's terminal UI: "No, and tell the model what to do instead"); it
-// goes back to the model with the refusal.
-const AnswerFeedback = "feedback"
-
-// AskSchema is the form a permission question shows: one required choice.
-func AskSchema() map[string]any {
-	return map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"decision": map[string]any{
-				"type":  "string",
-				"title": "Decision",
-				"oneOf": []any{
-					map[string]any{"const": ChoiceAllowOnce, "title": "Allow once"},
-					map[string]any{"const": ChoiceAllowSession, "title": "Allow for this session"},
-					map[string]any{"const": ChoiceDeny, "title": "Deny"},
-				},
-			},
-		},
-		"required": []any{"decision"},
-	}
-}
-
 // ask puts the question to the user, failing closed: no asker, an error,
-// a timeout, or any answer but an allow leaves the call refused.
-func (p *Permitter) ask(ctx context.Context, req orchestrator.PermissionRequest, tg *permissions.Target, d permissions.Decision, grant []permissions.Rule) permissions.Decision {
+// a timeout, or any answer but an allow leaves the call refused. exact
+// and wide are the rules the two "don't ask again" choices grant (nil
+// when no rule can).
+func (p *Permitter) ask(ctx context.Context, req orchestrator.PermissionRequest, tg *permissions.Target, d permissions.Decision, exact, wide []permissions.Rule) permissions.Decision {
 	asker := req.UC.Asker
 	if asker == nil {
 		d.Reason += " Nobody can be asked: the client does not support elicitation."
 		return d
 	}
+	q := question(req, tg, d, exact, wide)
 	actx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	ans, err := asker.Ask(actx, question(req, tg, d), AskSchema())
+	ans, err := tools.AskPermission(actx, asker, q)
 	switch {
+	case errors.Is(err, tools.ErrNobodyToAsk):
+		d.Reason += " The user was not available to approve it (" + err.Error() + ")."
+		return d
 	case err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded):
 		return permissions.Decision{Behavior: permissions.Deny, Suggestion: d.Suggestion,
 			Reason: fmt.Sprintf("%s No answer came within %s, so the call was refused.", d.Reason, p.timeout)}
@@ -400,65 +422,60 @@ func (p *Permitter) ask(ctx context.Context, req orchestrator.PermissionRequest,
 		d.Reason += " Asking the user failed: " + err.Error()
 		return d
 	}
-	choice, _ := ans.Content["decision"].(string)
-	if ans.Action != "accept" {
-		return permissions.Decision{Behavior: permissions.Deny, Reason: "The user declined the call. Do not retry it; ask the user how to proceed."}
-	}
-	switch choice {
+	switch ans.Choice {
 	case ChoiceAllowOnce:
 		return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed once by the user."}
 	case ChoiceAllowSession:
-		sessionGrants(req.UC.Session).add(grant)
-		return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
-	default:
-		if fb, _ := ans.Content[AnswerFeedback].(string); strings.TrimSpace(fb) != "" {
-			return permissions.Decision{Behavior: permissions.Deny, Reason: "The user denied the call and said what to do instead: " + strings.TrimSpace(fb)}
+		if len(exact) > 0 {
+			sessionGrants(req.UC.Session).add(exact)
+			return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
+		}
+	case ChoiceAllowSessionDir:
+		if len(wide) > 0 {
+			sessionGrants(req.UC.Session).add(wide)
+			return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
+		}
+	case ChoiceDeny, ChoiceDenyInstead:
+		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
+			return permissions.Decision{Behavior: permissions.Deny, Reason: "The user denied the call and said what to do instead: " + fb}
 		}
 		return permissions.Decision{Behavior: permissions.Deny, Reason: "The user denied the call. Do not retry it; ask the user how to proceed."}
+	case "":
+		return permissions.Decision{Behavior: permissions.Deny, Reason: "The user declined the call. Do not retry it; ask the user how to proceed."}
 	}
+	return permissions.Decision{Behavior: permissions.Deny, Reason: fmt.Sprintf("The answer %q is not one of the choices offered, so the call was refused.", ans.Choice)}
 }
 
-// question words the form's message: the tool, what the call does, why
-// it is asked about.
-func question(req orchestrator.PermissionRequest, tg *permissions.Target, d permissions.Decision) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Allow %s?\n\n", req.Tool.Name)
-	b.WriteString(summary(req, tg))
-	fmt.Fprintf(&b, "\n\nWhy you are asked: %s", d.Reason)
-	if d.Suggestion != "" {
-		fmt.Fprintf(&b, "\n\"Allow for this session\" adds: %s", d.Suggestion)
+// question is the permission question for the call: what it does, why it
+// is asked about, and the choices (the "don't ask again" ones naming the
+// rules they add).
+func question(req orchestrator.PermissionRequest, tg *permissions.Target, d permissions.Decision, exact, wide []permissions.Rule) *tools.PermissionQuestion {
+	q := &tools.PermissionQuestion{
+		Tool: req.Tool.Name, CallID: req.UC.CallID, Input: req.Raw, Dir: req.UC.Dir(),
+		Reason: d.Reason, Rule: ruleList(exact),
 	}
-	return b.String()
-}
-
-// maxSummary bounds the input shown in a question.
-const maxSummary = 1000
-
-func summary(req orchestrator.PermissionRequest, tg *permissions.Target) string {
-	var s string
-	switch {
-	case tg.Bash != nil:
-		s = "Command: " + tg.Bash.Raw
-	case tg.URL != nil:
-		s = "URL: " + tg.URL.String()
-	default:
-		var parts []string
-		for _, a := range tg.Accesses {
-			verb := "Read"
-			if a.Write {
-				verb = "Write"
-			}
-			parts = append(parts, verb+": "+a.Path)
+	if tg.Bash != nil {
+		q.Command = tg.Bash.Raw
+	}
+	if tg.URL != nil {
+		q.URL = tg.URL.String()
+	}
+	for _, a := range tg.Accesses {
+		q.Paths = append(q.Paths, tools.PathAccess{Path: a.Path, Write: a.Write})
+	}
+	q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowOnce, Label: "Yes"})
+	if len(exact) > 0 {
+		q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowSession,
+			Label: "Yes, and don't ask again this session for " + ruleList(exact)})
+		if w := ruleList(wide); w != q.Rule {
+			q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowSessionDir,
+				Label: "Yes, and don't ask again this session for " + w})
 		}
-		if len(parts) == 0 || len(req.Raw) < 200 {
-			parts = append(parts, "Input: "+string(req.Raw))
-		}
-		s = strings.Join(parts, "\n")
 	}
-	if len(s) > maxSummary {
-		s = s[:maxSummary] + "…"
-	}
-	return s
+	q.Choices = append(q.Choices,
+		tools.PermissionChoice{ID: ChoiceDeny, Label: "No"},
+		tools.PermissionChoice{ID: ChoiceDenyInstead, Label: "No, and tell the model what to do instead", Feedback: true})
+	return q
 }
 
 // planAllows reports whether a call may run in plan mode: it is read-only,

@@ -275,7 +275,8 @@ func TestDecide_refusalNamesTheAllowRule(t *testing.T) {
 	f := newFixture(t, permissions.ModeDefault)
 	p := New(Config{TrustHost: true})
 	d := f.decide(t, p, fs.Read(), `{"file_path": "`+f.outside+`/secret.txt"}`, nil, permissions.Decision{})
-	want := "Read(/" + f.outside + "/**)"
+	// It names exactly the file asked about, not its directory.
+	want := "Read(/" + f.outside + "/secret.txt)"
 	if d.Behavior != permissions.Ask || d.Suggestion != want {
 		t.Fatalf("got %+v, want an ask suggesting %s", d, want)
 	}
