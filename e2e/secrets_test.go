@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -73,4 +75,63 @@ func TestSecrets_envShowsNoToken(t *testing.T) {
 	}
 	out, _ = call(t, cs, "TaskOutput", map[string]any{"task_id": id[1], "block": true})
 	check("a background env", out)
+}
+
+// TestSecrets_credentialsMasked: a credential file is refused to Read and
+// to a Bash line that names it, and with the namespaces layer a program
+// the parser cannot see into reads nothing of it either, nor another
+// session's state; an allow rule naming it makes it readable.
+func TestSecrets_credentialsMasked(t *testing.T) {
+	t.Parallel()
+	helper, err := helperBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "PRIVATE-KEY-0451"
+	forEachLayers(t, []string{"namespaces", "namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
+		id := filepath.Join(e.home, ".ssh", "id_ed25519")
+		if err := os.MkdirAll(filepath.Dir(id), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(id, []byte(key+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(e.state, "session-other")
+		if err := os.MkdirAll(other, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, "out.txt"), []byte(key+"-STATE\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if e.user.uid != os.Getuid() {
+			for _, p := range []string{filepath.Join(e.home, ".ssh"), id, other, filepath.Join(other, "out.txt")} {
+				if err := os.Lchown(p, e.user.uid, e.user.gid); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cs, _ := e.serve(t, layers, nil)
+		out, isErr := call(t, cs, "Read", map[string]any{"file_path": id})
+		if !isErr || strings.Contains(out, key) || !strings.Contains(out, "Read(~/.ssh/**)") {
+			t.Errorf("Read of the key: %q", out)
+		}
+		out, _ = bash(t, cs, "cat "+id, false)
+		if strings.Contains(out, key) || !strings.Contains(out, "Read(~/.ssh/**)") {
+			t.Errorf("cat of the key: %q", out)
+		}
+		for _, p := range []string{id, filepath.Join(other, "out.txt")} {
+			out, _ = bash(t, cs, helper+" read "+p, false)
+			if strings.Contains(out, key) {
+				t.Errorf("a program the parser cannot see read %s: %q", p, out)
+			}
+		}
+
+		allowed, _ := e.serve(t, layers, nil, "--allowed-tools", "Read(~/.ssh/**)")
+		if out, isErr := call(t, allowed, "Read", map[string]any{"file_path": id}); isErr || !strings.Contains(out, key) {
+			t.Errorf("Read under Read(~/.ssh/**): %q", out)
+		}
+		if out, _ := bash(t, allowed, "cat "+id, false); !strings.Contains(out, key) {
+			t.Errorf("cat under Read(~/.ssh/**): %q", out)
+		}
+	})
 }

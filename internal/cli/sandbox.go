@@ -33,9 +33,13 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 	cfg := sandbox.Config{
 		Mode: mode, NetworkOff: s.Sandbox.NetworkOff, Home: home,
 		BuildCaches: s.Sandbox.BuildCaches, Excluded: s.Sandbox.Excluded,
+		StateHome: stateHome(),
 	}
 	for _, r := range s.Rules.Rules(permissions.Allow) {
 		base, glob, ok := r.PathPattern()
+		if ok && r.Tool == "Read" {
+			cfg.ReadAllow = append(cfg.ReadAllow, sandbox.Pattern{Base: base, Glob: glob})
+		}
 		if !ok || r.Tool != "Edit" {
 			continue
 		}

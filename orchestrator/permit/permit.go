@@ -35,6 +35,11 @@ type Config struct {
 	TrustHost bool
 	// AskTimeout bounds the wait for an answer; 0 is DefaultAskTimeout.
 	AskTimeout time.Duration
+	// Home is the user's home directory, where the credential paths are
+	// (permissions.Credentials); empty means $HOME.
+	Home string
+	// StateHome is $XDG_STATE_HOME; empty means Home/.local/state.
+	StateHome string
 	// Sandbox, when set, is Bash's kernel sandbox with
 	// autoAllowBashIfSandboxed on: a command it confines runs without a
 	// question when no rule asks or denies, as the kernel holds it to the
@@ -60,13 +65,16 @@ type Permitter struct {
 	trustHost bool
 	timeout   time.Duration
 	sandbox   Sandbox
+	home      string
+	stateHome string
 }
 
 var _ orchestrator.Permitter = (*Permitter)(nil)
 
 // New makes a Permitter.
 func New(cfg Config) *Permitter {
-	p := &Permitter{rules: cfg.Rules, trustHost: cfg.TrustHost, timeout: cfg.AskTimeout, sandbox: cfg.Sandbox}
+	p := &Permitter{rules: cfg.Rules, trustHost: cfg.TrustHost, timeout: cfg.AskTimeout, sandbox: cfg.Sandbox,
+		home: cfg.Home, stateHome: cfg.StateHome}
 	if p.rules == nil {
 		p.rules = &permissions.RuleSet{}
 	}
@@ -128,7 +136,7 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 			}
 			// Tools that walk below their paths skip what a deny rule
 			// covers there.
-			d.ReadDenied = rules.ReadDenied(tg.Tool, tg.Aliases...)
+			d.ReadDenied = p.skipCredentials(sess, tg, rules, rules.ReadDenied(tg.Tool, tg.Aliases...))
 		}
 	}()
 
@@ -142,6 +150,11 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 	if m := rules.Find(permissions.Deny, tg); m != nil {
 		return permissions.Decision{Behavior: permissions.Deny, Rule: m.Rule.String(),
 			Reason: fmt.Sprintf("A deny rule from %s matches %s.", m.Rule.Source, quoteWhat(m.What))}
+	}
+
+	// Credential paths are read only under an allow rule naming them.
+	if d := p.refuseCredential(sess, tg, rules); d != nil {
+		return *d
 	}
 
 	// A recursive command reaching below a deny rule's paths is asked

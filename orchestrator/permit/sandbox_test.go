@@ -24,7 +24,7 @@ func (s layerSandbox) HoldsPaths() bool   { return s.holds }
 // Bash deny or ask rule an unanalysable command is asked about too.
 func TestDecide_sandboxWaivesOnlyWritesInside(t *testing.T) {
 	t.Parallel()
-	const A, Q = permissions.Allow, permissions.Ask
+	const A, Q, D = permissions.Allow, permissions.Ask, permissions.Deny
 	type want struct{ none, landlock, namespaces permissions.Behavior }
 	for _, tt := range []struct {
 		name    string
@@ -36,7 +36,7 @@ func TestDecide_sandboxWaivesOnlyWritesInside(t *testing.T) {
 		{"a write inside", "cp a b", nil, nil, want{Q, Q, A}},
 		{"a program no rule allows, inside", "make build", nil, nil, want{Q, Q, A}},
 		{"a read outside", "cat %O/secret.txt", nil, nil, want{Q, Q, Q}},
-		{"a read of a credential-like file outside", "cat ~/.ssh/id_ed25519", nil, nil, want{Q, Q, Q}},
+		{"a read of a credential file", "cat ~/.ssh/id_ed25519", nil, nil, want{D, D, D}},
 		{"a redirected read outside", "cat < ../outside/secret.txt", nil, nil, want{Q, Q, Q}},
 		{"a read in $(< f) outside", `echo "$(< %O/secret.txt)"`, nil, nil, want{Q, Q, Q}},
 		{"a write outside", "cp a %O/b", nil, nil, want{Q, Q, Q}},

@@ -157,6 +157,12 @@ type Config struct {
 	ReadOnly []Pattern
 	// ReadDeny are paths a command cannot read (Read deny rules').
 	ReadDeny []Pattern
+	// ReadAllow are the Read allow rules' paths: a credential path one of
+	// them names is not masked (credentials.go).
+	ReadAllow []Pattern
+	// StateHome is $XDG_STATE_HOME, where agent-mcp keeps chat's
+	// conversations (masked); empty means Home/.local/state.
+	StateHome string
 	// Excluded are commands that run outside the sandbox (each the start
 	// of a command line, e.g. "docker" or "git push").
 	Excluded []string
@@ -390,7 +396,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 			p.ReadOnly = append(p.ReadOnly, r)
 		}
 	}
-	p.Masked = existing(expand(s.cfg.ReadDeny))
+	p.Masked = existing(append(expand(s.cfg.ReadDeny), s.credentialMasks(spec.StateDir)...))
 	p.ServerFD = launcher.ServerFD
 	if s.layers.Cgroup {
 		// Where none can be made now, the subreaper alone holds it.
