@@ -33,9 +33,10 @@ func Paths(in *Input, uc *UseContext) (paths []PathAccess, ok bool) {
 }
 
 // CommandInput is implemented by tool inputs that run a shell command
-// line (Bash): the permission check analyses the line with package
-// shellcmd — the commands it runs for Bash rules, and the paths it reads
-// and writes for Read/Edit rules and confinement.
+// line (Bash, and TaskInput, which types into a task running one): the
+// permission check analyses the line with package shellcmd — the commands
+// it runs for Bash rules, and the paths it reads and writes for Read/Edit
+// rules and confinement. Bash rules apply to every such tool.
 type CommandInput interface {
 	CommandLine() string
 }

@@ -548,6 +548,12 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 	}
 	var paths []tools.PathAccess
 	if ci, ok := req.Input.Value().(tools.CommandInput); ok {
+		// Bash rules are about command lines: a tool whose call runs one
+		// (TaskInput types into a task running its command) answers to
+		// them as Bash does, and to rules naming it.
+		if t.Name != bashRuleTool && !slices.Contains(tg.Aliases, bashRuleTool) {
+			tg.Aliases = append(slices.Clone(tg.Aliases), bashRuleTool)
+		}
 		tg.Bash = permissions.AnalyzeCommand(ci.CommandLine())
 		home, _ := os.UserHomeDir()
 		acc, unknown := tg.Bash.Accesses(req.UC.Dir(), home)
@@ -586,6 +592,9 @@ func buildTarget(req orchestrator.PermissionRequest) (tg *permissions.Target, un
 	}
 	return tg, unknownPaths, bashUnknown
 }
+
+// bashRuleTool is the name Bash rules are written with.
+const bashRuleTool = "Bash"
 
 // pathFields are the input fields that name a file or directory, for
 // tools whose input does not implement tools.PathInput.

@@ -354,3 +354,47 @@ func TestDecide_asking(t *testing.T) {
 		})
 	}
 }
+
+// typeIn is a tool input that runs a command line without being Bash:
+// TaskInput's, typing into a task that runs its command.
+type typeIn struct {
+	TaskID string `json:"task_id"`
+	Input  string `json:"input"`
+}
+
+// CommandLine is the command of the task typed into; the tests name it in
+// the task id.
+func (in *typeIn) CommandLine() string { return in.TaskID }
+
+// TestDecide_commandToolsAnswerToBashRules: a tool whose call runs a
+// command line is judged by Bash rules as Bash is, by rules naming it, and
+// refused in plan mode.
+func TestDecide_commandToolsAnswerToBashRules(t *testing.T) {
+	t.Parallel()
+	typer := tools.New(tools.Tool{Name: "TaskInput"}, tools.Handler[typeIn]{Call: noop[typeIn]})
+	for _, c := range []struct {
+		name             string
+		mode             permissions.Mode
+		deny, ask, allow []string
+		command          string
+		want             permissions.Behavior
+	}{
+		{"a deny on Bash", permissions.ModeDefault, []string{"Bash"}, nil, nil, "make test", permissions.Deny},
+		{"a deny on the command", permissions.ModeBypassPermissions, []string{"Bash(python3 *)"}, nil, nil, "python3 -q", permissions.Deny},
+		{"an ask on the command", permissions.ModeDefault, nil, []string{"Bash(python3 *)"}, []string{"TaskInput"}, "python3 -q", permissions.Ask},
+		{"an allow on the command", permissions.ModeDefault, nil, nil, []string{"Bash(python3 *)"}, "python3 -q", permissions.Allow},
+		{"a deny naming the tool", permissions.ModeBypassPermissions, []string{"TaskInput"}, nil, nil, "python3 -q", permissions.Deny},
+		{"plan mode", permissions.ModePlan, nil, nil, nil, "python3 -q", permissions.Deny},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, c.mode)
+			p := New(Config{Rules: rules(t, f.dir, c.deny, c.ask, c.allow)})
+			input, _ := json.Marshal(typeIn{TaskID: c.command, Input: "x\n"})
+			d := f.decide(t, p, typer, string(input), nil, permissions.Decision{})
+			if d.Behavior != c.want {
+				t.Fatalf("TaskInput into %q: got %s (%s), want %s", c.command, d.Behavior, d.Reason, c.want)
+			}
+		})
+	}
+}
