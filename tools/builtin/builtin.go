@@ -45,6 +45,8 @@ func Tools(opts Options) []*tools.Tool {
 		search.Grep(),
 		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks, Sandbox: opts.Sandbox}),
 		shell.TaskOutput(),
+		shell.TaskInput(),
+		shell.TaskList(),
 		shell.TaskStop(),
 		workflow.TodoWrite(),
 		web.WebFetch(web.FetchOptions{AllowPrivate: opts.WebAllowPrivate}),

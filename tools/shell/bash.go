@@ -29,6 +29,9 @@ const (
 	BashDefaultTimeoutMS = 120_000
 	// BashMaxTimeoutMS is the largest timeout a call may ask for.
 	BashMaxTimeoutMS = 600_000
+	// BashDefaultWaitTimeoutMS is how long a background start waits for
+	// wait_for when no wait_timeout is given.
+	BashDefaultWaitTimeoutMS = 30_000
 	// BashMaxResultSizeChars is Bash's result budget; longer output is
 	// persisted by the orchestrator, and the structured output keeps this
 	// many characters.
@@ -101,6 +104,8 @@ type BashInput struct {
 	Timeout         *float64 `json:"timeout,omitempty"`
 	Description     string   `json:"description,omitempty" jsonschema:"A short description of what the command does, in 5-10 words"`
 	RunInBackground bool     `json:"run_in_background,omitempty" jsonschema:"Run the command as a background task and return its id at once; read its output with TaskOutput"`
+	WaitFor         string   `json:"wait_for,omitempty" jsonschema:"With run_in_background: return once the task is ready, when its output matches this regular expression (RE2 syntax), or, written port:N, when it listens on TCP port N"`
+	WaitTimeout     *float64 `json:"wait_timeout,omitempty"`
 }
 
 // CommandLine is the line the call runs (tools.CommandInput).
@@ -150,8 +155,13 @@ func Bash(opts Options) *tools.Tool {
 			// The other descriptions are in the input's tags; this one
 			// quotes a constant.
 			tools.Describe(s, map[string]string{
-				"timeout": fmt.Sprintf("Timeout in milliseconds (at most %d); when it passes the command moves to the background", BashMaxTimeoutMS),
+				"timeout":      fmt.Sprintf("Timeout in milliseconds (at most %d); when it passes the command moves to the background", BashMaxTimeoutMS),
+				"wait_timeout": fmt.Sprintf("With wait_for: how long to wait for the task to be ready, in milliseconds (at most %d); the task keeps running after it", BashMaxTimeoutMS),
 			})
+			tools.Prop(s, "wait_for").MinLength = tools.Ptr(1)
+			tools.Prop(s, "wait_timeout").Minimum = tools.Ptr(1.0)
+			tools.Prop(s, "wait_timeout").Maximum = tools.Ptr(float64(BashMaxTimeoutMS))
+			tools.Default(s, "wait_timeout", BashDefaultWaitTimeoutMS)
 			tools.Prop(s, "command").MinLength = tools.Ptr(1)
 			tools.Prop(s, "timeout").Minimum = tools.Ptr(1.0)
 			tools.Prop(s, "timeout").Maximum = tools.Ptr(float64(BashMaxTimeoutMS))
@@ -168,7 +178,7 @@ func Bash(opts Options) *tools.Tool {
 			if in.RunInBackground && opts.backgroundDisabled() {
 				return fmt.Errorf("run_in_background is not available: background tasks are turned off on this server (%s)", DisableBackgroundEnv)
 			}
-			return nil
+			return validateWait(in)
 		},
 		ReadOnly:        func(in *BashInput) bool { return shellcmd.IsReadOnly(in.Command) },
 		ConcurrencySafe: func(in *BashInput) bool { return shellcmd.IsReadOnly(in.Command) },
@@ -223,13 +233,15 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 		if err != nil {
 			return nil, err
 		}
-		text := fmt.Sprintf("Command running in the background as task %s. Its output goes to %s; check it with TaskOutput and end it with TaskStop.",
-			t.ID, t.OutputPath)
-		if notice != "" {
-			text = notice + "\n" + text
+		res := &tools.Result{Output: BashOutput{BackgroundTaskID: t.ID, OutputFile: t.OutputPath, Cwd: dir}}
+		if in.WaitFor == "" {
+			res.Text = fmt.Sprintf("Command running in the background as task %s. Its output goes to %s; check it with TaskOutput, type into it with TaskInput and end it with TaskStop.",
+				t.ID, t.OutputPath)
+		} else if res, err = awaitReady(ctx, m, t, in, dir); err != nil {
+			return nil, err
 		}
-		res := &tools.Result{Text: text, Output: BashOutput{BackgroundTaskID: t.ID, OutputFile: t.OutputPath, Cwd: dir}}
 		if notice != "" {
+			res.Text = notice + "\n" + res.Text
 			res.Modify = func(s *tools.Session) { s.SetCwd(dir) }
 		}
 		return res, nil

@@ -41,7 +41,8 @@ type capture struct {
 	tail    []byte
 	noted   bool // the overflow note was written
 	done    chan struct{}
-	err     error // first write error
+	err     error         // first write error
+	notify  chan struct{} // closed at the next change (see changed)
 }
 
 func newCapture(path string, limit int64) (*capture, error) {
@@ -76,7 +77,43 @@ func (c *capture) Write(p []byte) (int, error) {
 	if len(c.tail) > tailKeep {
 		c.tail = append(c.tail[:0], c.tail[len(c.tail)-tailKeep:]...)
 	}
+	c.wakeLocked()
 	return len(p), nil
+}
+
+// changed returns a channel closed at the output's next change: new bytes,
+// or its end. Take it before looking at the output, then wait on it.
+func (c *capture) changed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.notify == nil {
+		c.notify = make(chan struct{})
+	}
+	return c.notify
+}
+
+// wakeLocked wakes whoever waits on changed; c.mu is held.
+func (c *capture) wakeLocked() {
+	if c.notify != nil {
+		close(c.notify)
+		c.notify = nil
+	}
+}
+
+// since returns the output printed after the first off bytes, as far as
+// the in-memory tail still holds it (missed is true when older bytes of it
+// are no longer held), and the offset to ask from next time.
+func (c *capture) since(off int64) (out []byte, next int64, missed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.total - off
+	if n <= 0 {
+		return nil, c.total, false
+	}
+	if n > int64(len(c.tail)) {
+		return append([]byte(nil), c.tail...), c.total, true
+	}
+	return append([]byte(nil), c.tail[int64(len(c.tail))-n:]...), c.total, false
 }
 
 // copyFrom copies r into the capture until r ends, then finishes the file.
@@ -115,6 +152,7 @@ func (c *capture) finish() {
 		c.file = nil
 	}
 	close(c.done)
+	c.wakeLocked()
 }
 
 // size returns how many bytes the command printed and how many are in the

@@ -59,6 +59,9 @@ func commandEnv(marker string, pty bool) []string {
 	set["TERM"] = "dumb"
 	if pty {
 		set["TERM"] = "xterm-256color"
+		// Python 3.13's REPL redraws its line with escape sequences;
+		// the basic one prints plain prompts TaskInput can wait for.
+		set["PYTHON_BASIC_REPL"] = "1"
 	}
 	set[markerVar] = marker
 	// SSH must not ask for a password or a host key confirmation.

@@ -170,6 +170,15 @@ func runTaskOutput(ctx context.Context, in *TaskOutputInput, uc *tools.UseContex
 // renderTaskOutput writes the model-facing text: tagged fields, then the
 // new output.
 func renderTaskOutput(retrieval string, info TaskInfo, filtered bool) string {
+	body := taskBody(retrieval, info, filtered)
+	if retrieval == RetrievalTimeout {
+		body += "\nThe task is still running; call TaskOutput again to keep waiting, or TaskStop to end it."
+	}
+	return body
+}
+
+// taskBody writes a task's tagged fields, then its new output.
+func taskBody(retrieval string, info TaskInfo, filtered bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<retrieval_status>%s</retrieval_status>\n", retrieval)
 	fmt.Fprintf(&b, "<task_id>%s</task_id>\n", info.TaskID)
@@ -185,9 +194,6 @@ func renderTaskOutput(retrieval string, info TaskInfo, filtered bool) string {
 		b.WriteString("(no new output lines match the filter)")
 	default:
 		b.WriteString("(no new output)")
-	}
-	if retrieval == RetrievalTimeout {
-		b.WriteString("\nThe task is still running; call TaskOutput again to keep waiting, or TaskStop to end it.")
 	}
 	return b.String()
 }

@@ -87,6 +87,8 @@ type Task struct {
 	Description string
 	OutputPath  string
 	Started     time.Time
+	// Ended is when the shell exited (zero while it runs); set under mu.
+	Ended time.Time
 
 	marker string        // value of the marker variable in its environment
 	grace  time.Duration // between SIGTERM and SIGKILL
@@ -94,6 +96,7 @@ type Task struct {
 	pgid   int
 	out    *capture
 	reader *os.File      // the read side of the output pipe or terminal
+	term   *os.File      // a background task's terminal (reader), where TaskInput writes; nil for a pipe
 	done   chan struct{} // closed when the shell has exited
 
 	mu         sync.Mutex
@@ -280,8 +283,11 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
-	// Stdin stays nil: the command reads /dev/null.
+	// Every command leads a session of its own, so none keeps the
+	// server's controlling terminal (the terminal `serve` or `chat` was
+	// started on). Its process group is the session's: pgid is its pid.
+	cmd.SysProcAttr.Setsid = true
+	// A foreground command's stdin stays nil: it reads /dev/null.
 
 	var reader *os.File
 	var writer *os.File
@@ -294,6 +300,14 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		_ = pty.Setsize(master, &pty.Winsize{Rows: 50, Cols: 200})
 		rawOutput(slave)
 		reader, writer = master, slave
+		// A background task reads its terminal: TaskInput types into it.
+		// An unconfined shell takes it as its controlling terminal here
+		// (Ctrl-C then interrupts it); a confined one gets it from the
+		// sandbox's init, which starts the shell's session.
+		cmd.Stdin = slave
+		if !launch.Confined() {
+			controllingTerminal(cmd.SysProcAttr)
+		}
 	} else {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -321,6 +335,9 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		return nil, fmt.Errorf("starting bash: %w", err)
 	}
 	t.cmd, t.pgid, t.reader = cmd, cmd.Process.Pid, reader
+	if spec.pty {
+		t.term = reader
+	}
 	started = true
 	m.tasks[id] = t
 	m.order = append(m.order, t)
@@ -343,6 +360,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		t.mu.Lock()
 		t.reaped = true
 		t.exitCode = code
+		t.Ended = time.Now()
 		switch {
 		case t.killed:
 			t.status = StatusKilled

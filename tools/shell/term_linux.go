@@ -2,6 +2,7 @@ package shell
 
 import (
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,4 +16,10 @@ func rawOutput(tty *os.File) {
 	}
 	termios.Oflag &^= unix.OPOST
 	_ = unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, termios)
+}
+
+// controllingTerminal makes the process started with attr lead a new
+// session whose controlling terminal is its stdin (fd 0 in the child).
+func controllingTerminal(attr *syscall.SysProcAttr) {
+	attr.Setsid, attr.Setctty, attr.Ctty = true, true, 0
 }

@@ -448,6 +448,10 @@ func serverPair() (initEnd, serverEnd *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "server"), nil
 }
 
+// Confined reports whether Cmd is the sandbox's init rather than the
+// plain shell: the shell is then init's child, in a session init starts.
+func (l *Launch) Confined() bool { return l.status != nil }
+
 // Started is called once Cmd.Start has returned err.
 func (l *Launch) Started(err error) {
 	if l.statusW != nil {

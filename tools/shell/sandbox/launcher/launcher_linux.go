@@ -190,6 +190,16 @@ func initMain(p Plan) int {
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: p.GID, HostID: 0, Size: 1}},
 		}
 	}
+	if _, terr := unix.IoctlGetTermios(0, unix.TCGETS); terr == nil {
+		// A background task's pseudo-terminal: the shell leads a session
+		// of its own with it as the controlling terminal, so a Ctrl-C
+		// typed into it (TaskInput) interrupts the command as at a
+		// terminal. The terminal is the task's own, never the user's.
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Ctty = true, true, 0
+	}
 	err := errors.New("no cgroup")
 	if cg.fd >= 0 {
 		// Added to the attributes above, not in their place: the
