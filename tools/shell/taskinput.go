@@ -62,6 +62,7 @@ func TaskInput() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "TaskInput",
 		Description: taskInputDescription,
+		SearchHint:  "type input into a running background process or REPL",
 	}, tools.Handler[TaskInputInput]{
 		Schema: func(s *jsonschema.Schema) {
 			tools.Describe(s, map[string]string{

@@ -50,6 +50,7 @@ func TaskList() *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:            "TaskList",
 		Description:     taskListDescription,
+		SearchHint:      "list background commands and tasks",
 		ReadOnly:        true,
 		Idempotent:      true,
 		ConcurrencySafe: true,
