@@ -75,6 +75,19 @@ type chatFlags struct {
 }
 
 func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, prompt, err := parseChatFlags(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if f.print {
+		return runPrint(ctx, f, prompt, stdout, stderr)
+	}
+	return runInteractive(ctx, f, stdout, stderr)
+}
+
+// parseChatFlags parses and checks chat's arguments: the flags and, with
+// -p, the prompt given as arguments (joined by spaces).
+func parseChatFlags(args []string, stdout, stderr io.Writer) (*chatFlags, string, error) {
 	fs := newFlagSet("chat", "chat [flags] [-p PROMPT]",
 		"Runs the bundled coding agent: interactively in the terminal, or once with -p on PROMPT (or on\n"+
 			"stdin) for scripts.\n\n"+
@@ -120,27 +133,24 @@ func cmdChat(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	switch f.outputFormat {
 	case "text", "json", "stream-json":
 	default:
-		return fmt.Errorf("--output-format %q: expected text, json or stream-json", f.outputFormat)
+		return nil, "", fmt.Errorf("--output-format %q: expected text, json or stream-json", f.outputFormat)
 	}
 	if !f.print && len(positional) > 0 {
 		fmt.Fprintf(stderr, "unexpected argument %q (use -p to answer a prompt and exit)\n", positional[0])
-		return errUsage
+		return nil, "", errUsage
 	}
 	if f.cont && (f.resume != "" || f.pickResume) {
-		return errors.New("--continue and --resume cannot be used together")
+		return nil, "", errors.New("--continue and --resume cannot be used together")
 	}
 	if f.pickResume && f.print {
-		return errors.New("--resume needs a conversation id with -p")
+		return nil, "", errors.New("--resume needs a conversation id with -p")
 	}
-	if f.print {
-		return runPrint(ctx, &f, strings.Join(positional, " "), stdout, stderr)
-	}
-	return runInteractive(ctx, &f, stdout, stderr)
+	return &f, strings.Join(positional, " "), nil
 }
 
 // parseInterspersed parses flags that may come after positional
@@ -187,8 +197,11 @@ func (e *chatEnv) close() {
 	}
 }
 
-func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slog.Logger, stderr io.Writer) (*chatEnv, error) {
-	env := &chatEnv{}
+// setupChat builds a chat's environment from the flags. What it starts
+// (the upstream MCP servers, the session) is closed again when a later
+// step fails: env.close, deferred once, is the only cleanup, so a step
+// added later is covered too.
+func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slog.Logger, stderr io.Writer) (_ *chatEnv, err error) {
 	sessOpts, err := f.w.sessionOptions()
 	if err != nil {
 		return nil, err
@@ -199,30 +212,18 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		return nil, err
 	}
 	perm.logIgnored(logger)
-	env.perm = perm
-	env.model = f.model
-	if env.model == "" {
-		env.model = os.Getenv("AGENT_MCP_MODEL")
-	}
-	if env.model == "" {
-		env.model = perm.settings.Model
-	}
-	if env.model == "" {
-		env.model = defaultModel
-	}
-	retryUnit, err := providers.ParseRetryUnit(os.Getenv(providers.RetryUnitEnv))
+	toolOpts, err := f.w.toolOptions()
 	if err != nil {
 		return nil, err
 	}
-	env.retryUnit = retryUnit
-	env.llm, err = providers.New(providers.Options{Model: env.model, BaseURL: f.baseURL, MaxRetries: -1, RetryUnit: retryUnit})
-	if err != nil {
+	toolOpts.Sandbox = perm.sandbox
+	env := &chatEnv{perm: perm, model: chatModel(f.model, perm.settings.Model)}
+	if env.retryUnit, err = providers.ParseRetryUnit(os.Getenv(providers.RetryUnitEnv)); err != nil {
 		return nil, err
 	}
-	contextWindow := f.contextWindow
-	if contextWindow <= 0 {
-		prov, name, _ := providers.SplitModel(env.model) // New accepted it
-		contextWindow = providers.ContextWindow(prov, name)
+	env.llm, err = providers.New(providers.Options{Model: env.model, BaseURL: f.baseURL, MaxRetries: -1, RetryUnit: env.retryUnit})
+	if err != nil {
+		return nil, err
 	}
 	cfgs, warnings, err := upstream.Load(upstream.LoadOptions{ProjectDir: cwd, Files: f.mcpConfigs, Strict: f.strictMCP})
 	if err != nil {
@@ -231,6 +232,12 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "warning: %v\n", w)
 	}
+
+	defer func() {
+		if err != nil {
+			env.close()
+		}
+	}()
 	env.mcp = upstream.Start(ctx, cfgs, upstream.Options{
 		ConnectTimeout: f.mcpConnect, CallTimeout: f.mcpCall,
 		ClientName: "agent-mcp", ClientVersion: Version, Logger: logger,
@@ -240,12 +247,6 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 			fmt.Fprintf(stderr, "warning: MCP server %q is unavailable: %s\n", st.Name, st.Error)
 		}
 	}
-	toolOpts, err := f.w.toolOptions()
-	if err != nil {
-		env.close()
-		return nil, err
-	}
-	toolOpts.Sandbox = perm.sandbox
 	builtins := builtin.Tools(toolOpts)
 	filter := perm.filter()
 	assemble := func() (*orchestrator.Pool, error) {
@@ -253,75 +254,105 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	}
 	pool, err := assemble()
 	if err != nil {
-		env.close()
 		return nil, err
 	}
 	env.pipeline = &orchestrator.Pipeline{Pool: pool, MaxParallel: f.w.maxParallel, MaxInputBytes: f.w.maxInput, Logger: logger}
 	perm.wire(env.pipeline)
 	if env.session, err = tools.NewSession(sessOpts); err != nil {
-		env.close()
 		return nil, err
 	}
+	if err = env.openConversation(f, cwd, stderr); err != nil {
+		return nil, err
+	}
+	env.agentCfg = env.agentConfig(f, pool, asker, logger, cwd, func() *orchestrator.Pool {
+		if !env.mcp.Changed() {
+			return nil
+		}
+		p, err := assemble()
+		if err != nil {
+			logger.Warn("rebuilding the tool pool", "err", err)
+			return nil
+		}
+		return p
+	})
+	return env, nil
+}
+
+// chatModel is the model a chat starts with: --model, else
+// $AGENT_MCP_MODEL, else the settings' "model", else defaultModel.
+func chatModel(flag, settings string) string {
+	for _, m := range []string{flag, os.Getenv("AGENT_MCP_MODEL"), settings} {
+		if m != "" {
+			return m
+		}
+	}
+	return defaultModel
+}
+
+// openConversation opens the conversation store and the conversation the
+// flags name (--continue: the directory's latest; --resume ID), or
+// creates one. A store that cannot be opened, or a conversation that
+// cannot be created, is a warning (the chat goes on unsaved); one that
+// cannot be resumed is an error.
+func (e *chatEnv) openConversation(f *chatFlags, cwd string, stderr io.Writer) error {
 	stateDir, err := agent.DefaultStateDir()
 	if err == nil {
-		env.store, err = agent.OpenStore(stateDir)
+		e.store, err = agent.OpenStore(stateDir)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "warning: conversations will not be saved: %v\n", err)
-	}
-	if env.store != nil {
-		id := f.resume
-		if f.cont {
-			if id, err = env.store.Latest(cwd); err != nil {
-				env.close()
-				return nil, fmt.Errorf("--continue: %w", err)
-			}
+		if f.cont || f.resume != "" {
+			return errors.New("no conversation store to resume from")
 		}
-		if id != "" {
-			if env.conv, env.history, err = env.store.Open(id); err != nil {
-				env.close()
-				return nil, err
-			}
-		} else if env.conv, err = env.store.Create(cwd, env.model); err != nil {
-			fmt.Fprintf(stderr, "warning: conversations will not be saved: %v\n", err)
-		}
-	} else if f.cont || f.resume != "" {
-		env.close()
-		return nil, errors.New("no conversation store to resume from")
+		return nil
 	}
-	runner := &agent.SubAgents{Pipeline: env.pipeline, Model: env.llm, MaxTokens: f.maxTokens, ContextWindow: contextWindow}
-	sysEnv := agent.DetectEnv(cwd, time.Now())
-	env.agentCfg = agent.Config{
-		Model: env.llm, Pipeline: env.pipeline,
+	id := f.resume
+	if f.cont {
+		if id, err = e.store.Latest(cwd); err != nil {
+			return fmt.Errorf("--continue: %w", err)
+		}
+	}
+	if id != "" {
+		e.conv, e.history, err = e.store.Open(id)
+		return err
+	}
+	if e.conv, err = e.store.Create(cwd, e.model); err != nil {
+		fmt.Fprintf(stderr, "warning: conversations will not be saved: %v\n", err)
+	}
+	return nil
+}
+
+// agentConfig is the agent loop's configuration for the chat: its model
+// and pipeline, the tools' context (session, asker, sub-agents, the
+// sampler), the system prompt for pool and the working directory, the
+// flags' limits, the conversation to save to, and refresh, which gives a
+// new pool when the upstream servers' tools changed.
+func (e *chatEnv) agentConfig(f *chatFlags, pool *orchestrator.Pool, asker tools.Asker, logger *slog.Logger, cwd string, refresh func() *orchestrator.Pool) agent.Config {
+	contextWindow := f.contextWindow
+	if contextWindow <= 0 {
+		prov, name, _ := providers.SplitModel(e.model) // New accepted it
+		contextWindow = providers.ContextWindow(prov, name)
+	}
+	thinking := 0
+	if f.think {
+		thinking = tui.DefaultThinkingBudget
+	}
+	runner := &agent.SubAgents{Pipeline: e.pipeline, Model: e.llm, MaxTokens: f.maxTokens, ContextWindow: contextWindow}
+	return agent.Config{
+		Model: e.llm, Pipeline: e.pipeline,
 		UseContext: tools.UseContext{
-			Session: env.session, Asker: asker, Logger: logger, SubAgents: runner,
-			Sampler: &agent.Sampler{Model: env.llm},
+			Session: e.session, Asker: asker, Logger: logger, SubAgents: runner,
+			Sampler: &agent.Sampler{Model: e.llm},
 		},
-		System:    agent.SystemPrompt(pool, sysEnv, f.appendSystem),
-		MaxTurns:  f.maxTurns,
-		MaxTokens: f.maxTokens,
-		ThinkingBudget: func() int {
-			if f.think {
-				return tui.DefaultThinkingBudget
-			}
-			return 0
-		}(),
-		ContextWindow: contextWindow,
-		Store:         env.conv,
-		Logger:        logger,
-		Refresh: func() *orchestrator.Pool {
-			if !env.mcp.Changed() {
-				return nil
-			}
-			p, err := assemble()
-			if err != nil {
-				logger.Warn("rebuilding the tool pool", "err", err)
-				return nil
-			}
-			return p
-		},
+		System:         agent.SystemPrompt(pool, agent.DetectEnv(cwd, time.Now()), f.appendSystem),
+		MaxTurns:       f.maxTurns,
+		MaxTokens:      f.maxTokens,
+		ThinkingBudget: thinking,
+		ContextWindow:  contextWindow,
+		Store:          e.conv,
+		Logger:         logger,
+		Refresh:        refresh,
 	}
-	return env, nil
 }
 
 func chatLogger(stderr io.Writer) *slog.Logger {

@@ -51,28 +51,34 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			err := c.run(ctx, args[1:], stdout, stderr)
-			switch {
-			case err == nil, errors.Is(err, flag.ErrHelp):
-				return 0
-			case errors.Is(err, errUsage):
-				return 2
-			}
-			// A command may choose its exit code (chat: max turns, interrupted).
-			var coded interface{ ExitCode() int }
-			if errors.As(err, &coded) {
-				if msg := err.Error(); msg != "" {
-					fmt.Fprintf(stderr, "agent-mcp %s: %s\n", c.name, msg)
-				}
-				return coded.ExitCode()
-			}
-			fmt.Fprintf(stderr, "agent-mcp %s: %v\n", c.name, err)
-			return 1
+			return runCommand(ctx, c, args[1:], stdout, stderr)
 		}
 	}
 	fmt.Fprintf(stderr, "agent-mcp: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// runCommand runs one subcommand and returns its exit code: 0 for success
+// or help, 2 for a usage error (already explained), the code a command's
+// error carries (chat: max turns, interrupted), else 1 with the error.
+func runCommand(ctx context.Context, c command, args []string, stdout, stderr io.Writer) int {
+	err := c.run(ctx, args, stdout, stderr)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintf(stderr, "agent-mcp %s: %s\n", c.name, msg)
+		}
+		return coded.ExitCode()
+	}
+	fmt.Fprintf(stderr, "agent-mcp %s: %v\n", c.name, err)
+	return 1
 }
 
 func usage(w io.Writer) {
