@@ -192,14 +192,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// terminal and the HTTP mode's start-up lines always show it; for a host
 	// on a pipe it is a warning when commands run unconfined on a machine
 	// that offers no layer, else information (quiet at the default level).
-	sandboxLine := ""
+	// The layers are known once the sandbox's probe has finished, which
+	// over stdio may be after initialize has been answered.
+	sayLayers := func() string { return "" }
 	if perm, err := w.permissionSetup(sessOpts.Cwd); err == nil {
 		sb := perm.sandbox
-		sandboxLine = sb.Describe()
-		if sb != nil && !sb.Layers().Any() {
-			logger.Warn(sandboxLine)
-		} else {
-			logger.Info(sandboxLine)
+		sayLayers = func() string {
+			line := sb.Describe()
+			if sb != nil && !sb.Layers().Any() {
+				logger.Warn(line)
+			} else {
+				logger.Info(line)
+			}
+			return line
 		}
 	}
 	srv, err := server.New(server.Config{
@@ -210,12 +215,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if !*useHTTP {
-		if xterm.IsTerminal(int(os.Stdin.Fd())) {
-			fmt.Fprintln(stderr, stdioGreeting(sandboxLine))
-		}
-		return srv.ServeStdio(ctx)
+		said := make(chan struct{})
+		go func() {
+			defer close(said)
+			line := sayLayers()
+			if xterm.IsTerminal(int(os.Stdin.Fd())) {
+				fmt.Fprintln(stderr, stdioGreeting(line))
+			}
+		}()
+		err := srv.ServeStdio(ctx)
+		<-said // said even when the input ended at once
+		return err
 	}
 	defer srv.Close()
+	sandboxLine := sayLayers()
 	tok := *token
 	if tok == "" {
 		tok = os.Getenv("AGENT_MCP_TOKEN")

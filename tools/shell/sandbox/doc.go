@@ -44,5 +44,7 @@
 //     killing what a killed init left.
 //
 // no_new_privs is set in every case. [Probe] says what this machine offers;
-// [New] picks the layers for a [Mode].
+// [New] picks the layers for a [Mode]. Trying the namespaces takes a child
+// process, so New does that in the background: a server answers its
+// client meanwhile, and the first command waits for the answer.
 package sandbox

@@ -34,13 +34,26 @@ func Main(args []string) int { return launcher.Main(args) }
 // Probe reports what this machine offers; launcherPath is the agent-mcp
 // binary that tries the namespaces.
 func Probe(launcherPath string) Support {
+	s := probeLandlock()
+	probeProcesses(&s, launcherPath)
+	return s
+}
+
+// probeLandlock asks the kernel for its Landlock ABI: one system call.
+func probeLandlock() Support {
 	var s Support
 	s.Landlock, s.LandlockErr = launcher.LandlockABI()
+	allowedLayers(&s)
+	return s
+}
+
+// probeProcesses tries the namespaces and a cgroup with the launcher: a
+// child process, tens of milliseconds.
+func probeProcesses(s *Support, launcherPath string) {
 	s.NamespacesErr = launcher.ProbeNamespaces(launcherPath)
 	s.Namespaces = s.NamespacesErr == nil
 	s.Cgroup, s.CgroupErr = launcher.ProbeCgroup(launcherPath)
-	allowedLayers(&s)
-	return s
+	allowedLayers(s)
 }
 
 // LayersEnv is the variable that, when set, limits the layers the sandbox
@@ -173,7 +186,10 @@ type Config struct {
 
 // Sandbox starts commands confined. A nil *Sandbox runs them unconfined.
 type Sandbox struct {
-	cfg     Config
+	cfg Config
+	// probed is closed once the namespaces and cgroup probe has set
+	// layers and support; nil when they were set from the start.
+	probed  chan struct{}
 	layers  Layers
 	support Support
 	caches  []string
@@ -183,7 +199,10 @@ type Sandbox struct {
 
 // New checks what the machine offers and picks the layers for cfg.Mode:
 // required fails without Landlock; auto takes what there is; off takes
-// nothing (and returns a nil Sandbox).
+// nothing (and returns a nil Sandbox). Landlock is checked before New
+// returns, the namespaces and a cgroup in the background: the methods that
+// depend on the layers ([Sandbox.Layers], [Sandbox.Confines],
+// [Sandbox.Describe], [Sandbox.Command], ...) wait for that probe.
 func New(cfg Config) (*Sandbox, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeAuto
@@ -194,16 +213,16 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Launcher == "" {
 		cfg.Launcher = "/proc/self/exe"
 	}
-	sup := Probe(cfg.Launcher)
-	s := &Sandbox{cfg: cfg, support: sup}
-	s.layers = Layers{Namespaces: sup.Namespaces, Landlock: sup.Landlock}
-	s.layers.Cgroup = !sup.Namespaces && s.layers.Any() && sup.Cgroup != ""
-	if s.layers.Cgroup {
-		launcher.RemoveStaleCgroups(sup.Cgroup)
+	// Landlock is known at once; the namespaces and cgroup probe starts a
+	// child process, so it runs beside the caller's start-up (an MCP
+	// server answers initialize meanwhile) and whatever needs the layers
+	// waits for it.
+	s := &Sandbox{cfg: cfg, probed: make(chan struct{}), support: probeLandlock()}
+	if cfg.Mode == ModeRequired && s.support.Landlock == 0 {
+		s.probe()
+		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
 	}
-	if cfg.Mode == ModeRequired && s.layers.Landlock == 0 {
-		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", sup.LandlockErr, s.layers)
-	}
+	go s.probe()
 	s.caches = cfg.BuildCaches
 	if s.caches == nil {
 		s.caches = DefaultBuildCaches(cfg.Home)
@@ -214,6 +233,27 @@ func New(cfg Config) (*Sandbox, error) {
 		_ = os.MkdirAll(c, 0o755)
 	}
 	return s, nil
+}
+
+// probe finishes what [New] started: it tries the namespaces and a cgroup,
+// picks the layers and then closes s.probed.
+func (s *Sandbox) probe() {
+	defer close(s.probed)
+	sup := s.support
+	probeProcesses(&sup, s.cfg.Launcher)
+	s.support = sup
+	s.layers = Layers{Namespaces: sup.Namespaces, Landlock: sup.Landlock}
+	s.layers.Cgroup = !sup.Namespaces && s.layers.Any() && sup.Cgroup != ""
+	if s.layers.Cgroup {
+		launcher.RemoveStaleCgroups(sup.Cgroup)
+	}
+}
+
+// ready waits until the layers are known.
+func (s *Sandbox) ready() {
+	if s.probed != nil {
+		<-s.probed
+	}
 }
 
 // allowedLayers applies [LayersEnv] to what the machine supports.
@@ -234,11 +274,13 @@ func allowedLayers(sup *Support) {
 	}
 }
 
-// Layers returns the layers commands run under; none for a nil Sandbox.
+// Layers returns the layers commands run under, once the probe [New]
+// started has finished; none for a nil Sandbox.
 func (s *Sandbox) Layers() Layers {
 	if s == nil {
 		return Layers{}
 	}
+	s.ready()
 	return s.layers
 }
 
@@ -247,19 +289,20 @@ func (s *Sandbox) Support() Support {
 	if s == nil {
 		return Support{}
 	}
+	s.ready()
 	return s.support
 }
 
 // Confines reports whether command runs confined: a layer is in use and
 // the command is not one of the excluded ones.
 func (s *Sandbox) Confines(command string) bool {
-	return s != nil && s.layers.Any() && !s.Excluded(command)
+	return s != nil && s.Layers().Any() && !s.Excluded(command)
 }
 
 // HoldsPaths reports whether the kernel keeps protected and Edit-denied
 // paths read-only and masks Read-denied ones: the namespaces layer does;
 // Landlock alone cannot take back part of a writable root.
-func (s *Sandbox) HoldsPaths() bool { return s != nil && s.layers.Namespaces }
+func (s *Sandbox) HoldsPaths() bool { return s != nil && s.Layers().Namespaces }
 
 // Excluded reports whether command starts with one of the excluded
 // commands (whole words): it runs outside the sandbox.
@@ -282,6 +325,7 @@ func (s *Sandbox) Describe() string {
 	if s == nil {
 		return "sandbox: off (--sandbox off or sandbox.enabled false): commands run unconfined"
 	}
+	s.ready()
 	if !s.layers.Any() {
 		return fmt.Sprintf("sandbox: no layer available (namespaces: %v; landlock: %v): commands run unconfined", s.support.NamespacesErr, s.support.LandlockErr)
 	}

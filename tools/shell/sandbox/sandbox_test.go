@@ -4,8 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
 )
 
 // The kernel side (namespaces, Landlock, killing what a command left) is
@@ -95,5 +99,56 @@ func TestDefaultBuildCaches(t *testing.T) {
 	}
 	if DefaultBuildCaches("") != nil {
 		t.Error("no home, yet caches")
+	}
+}
+
+// TestNew_probes_namespaces_in_the_background: New returns while the
+// namespaces probe is still running (a server answers its client
+// meanwhile), and what needs the layers waits for the probe's answer.
+func TestNew_probes_namespaces_in_the_background(t *testing.T) {
+	if os.Getenv(LayersEnv) != "" {
+		t.Skipf("%s is set", LayersEnv)
+	}
+	if err := launcher.ProbeNamespaces("/bin/true"); err != nil {
+		t.Skipf("no user namespaces here, so no probe to wait for: %v", err)
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The launcher the probe runs: held until it reads a line the test
+	// writes into the fifo.
+	script := filepath.Join(dir, "launcher")
+	body := "#!/bin/sh\nread x < " + fifo + "\nexit 0\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Mode: ModeAuto, Launcher: script, BuildCaches: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.probed:
+		t.Fatal("the probe finished while its launcher was held: New waited for it, or it did not run")
+	default:
+	}
+	got := make(chan Layers, 1)
+	go func() { got <- s.Layers() }()
+	// Opened for reading and writing, a fifo does not wait for a reader;
+	// a line for each launcher the probe runs (namespaces, cgroup).
+	f, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("go\ngo\n"); err != nil {
+		t.Fatal(err)
+	}
+	if l := <-got; !l.Namespaces {
+		t.Errorf("Layers() = %+v before the probe's answer, want the namespaces the probe found", l)
+	}
+	if d := s.Describe(); !strings.Contains(d, "namespaces") {
+		t.Errorf("Describe() = %q, want it to name the namespaces", d)
 	}
 }
