@@ -1,18 +1,25 @@
 // Package conformance checks agent-mcp against the MCP protocol from the
 // outside, as a client sees it.
 //
-// It holds two suites:
+// It holds three suites:
 //
 //   - Golden JSON-RPC transcripts (testdata/*.txtar), replayed by
 //     conformance_test.go against the real binary over stdio. Each file
 //     seeds a workspace, sends client requests and compares the server's
 //     responses; `go test ./conformance -run TestTranscripts -update`
 //     rewrites the expected responses.
-//   - A runner for the official suite @modelcontextprotocol/conformance
-//     (run_official.sh, baseline.txt), driven by .ci/run against
-//     `agent-mcp serve --http` and against cmd/fixture-server, a test build
-//     that mounts the suite's fixture tools, resources and prompts on the
-//     same server code.
+//   - The server's behaviour under faults over HTTP (faults_test.go): the
+//     token printed once, unsafe flags refused, a client's disconnect
+//     killing its calls' processes, SIGTERM's grace period, SIGKILL during
+//     writes never tearing a file.
+//   - A runner for real clients (run-official.sh, called by .ci/run after
+//     the Go tests): the official suite @modelcontextprotocol/conformance
+//     against `agent-mcp serve --http` with baseline-binary.yml (the
+//     fixture scenarios it cannot pass, each with its reason) and against
+//     cmd/fixture-server, a test build that mounts the suite's fixture
+//     tools, resources and prompts on the same server code, with no
+//     baseline; then the MCP Inspector CLI and Claude Code over stdio and
+//     HTTP.
 //
 // The transcript format is a txtar archive:
 //

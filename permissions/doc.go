@@ -13,8 +13,12 @@
 //     [CommandLine.Accesses] resolving the paths it touches where it will
 //     run, its URL, its input fields); [DecidePolicy] (the session's
 //     starting mode and whether the host's confirmation is trusted, in one
-//     function); [Protected] paths and [ProtectedPaths] (the one list, which
-//     the Bash sandbox reads too).
+//     function); [Protected] paths and [ProtectedPaths] (the one list of
+//     what a write may not change without a rule naming it, which the Bash
+//     sandbox makes read-only too); [Credentials] (the one list of
+//     credential paths, refused to reads without a rule naming them, which
+//     the sandbox masks); [SandboxReadOnlyPaths] (the parts of .git that
+//     make git run code, kept read-only by the sandbox).
 //   - package permissions/confine: confinement and confined opening
 //     (working directories checked component by component after resolving
 //     symlinks, each path resolved once and handed to the tool, and files
@@ -27,6 +31,6 @@
 // Package orchestrator/permit combines them into the decision for a call.
 //
 // This package depends on nothing else in agent-mcp but its own
-// permissions/confine and permissions/shellcmd: permissions ← tools ←
-// orchestrator ← server ← internal/cli.
+// permissions/confine and permissions/shellcmd (deps_test.go holds every
+// package to its imports).
 package permissions

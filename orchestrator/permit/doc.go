@@ -16,9 +16,11 @@
 //  1. The tool's deny, a hook's deny, and any deny rule matching any part
 //     of the call (the whole tool, a parameter, any simple command of a
 //     Bash line, any path as written or resolved, the fetched domain)
-//     refuse the call. Nothing overrides them.
-//     A recursive command reaching below what a deny rule covers (`grep -r
-//     x .` over a denied directory) is asked about.
+//     refuse the call. Nothing overrides them. A read of a credential path
+//     (permissions.Credentials: ~/.ssh, cloud and registry keys,
+//     agent-mcp's own state and the other sessions') is refused unless an
+//     allow rule names it. A recursive command reaching below what a deny
+//     rule covers (`grep -r x .` over a denied directory) is asked about.
 //  2. An ask rule matching any part asks.
 //  3. Plan mode refuses what is not read-only.
 //  4. A whole-tool allow rule (or a parameter allow rule) allows the call.
@@ -29,7 +31,13 @@
 //     (.git/, .claude/, shell rc files, ...) only by an allow rule. What is
 //     left unmet is asked about, or refused in dontAsk mode. A hook's
 //     allow meets everything but a Bash line that cannot be checked
-//     against the deny rules.
+//     against the deny rules. With Config.Sandbox (autoAllowBashIfSandboxed)
+//     and a sandbox that also holds protected and denied paths (the
+//     namespaces layer; Landlock alone waives nothing), a confined Bash
+//     line needs no question for its commands and its writes inside the
+//     working directories; a command configured to run outside the sandbox
+//     is always asked about, and reads outside the working directories and
+//     writes the parser cannot place are judged as without one.
 //
 // Config.TrustHost is the policy of `serve` when no mode is given
 // (permissions.DecidePolicy): MCP hosts confirm calls themselves, so
@@ -40,6 +48,8 @@
 // when the line runs is always asked about, and refused in
 // bypassPermissions mode when it is written.
 //
-// What it is not: it does not run hooks (package hooks does) and does not
-// read settings files (package permissions does).
+// What it is not: it does not run hooks (orchestrator/hooks does; the
+// pipeline hands it their decision), does not read settings files
+// (permissions/settings does; it is given the merged rules), and does not
+// confine anything itself (permissions/confine and the Bash sandbox do).
 package permit
