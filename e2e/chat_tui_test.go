@@ -45,7 +45,14 @@ func startTUI(t *testing.T, c *chatRun, format string, srv *testmodel.Server, ex
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &tui{t: t, c: c, ptmx: ptmx, scr: &screen{}, disp: newDisplay(t, 120, 40), exited: make(chan error, 1)}
+	return attachTUI(t, c, cmd, ptmx, 120, 40, extra)
+}
+
+// attachTUI follows a chat started in ptmx, a terminal of cols×rows,
+// until its terminal UI has started.
+func attachTUI(t *testing.T, c *chatRun, cmd *exec.Cmd, ptmx *os.File, cols, rows int, extra []string) *tui {
+	t.Helper()
+	u := &tui{t: t, c: c, ptmx: ptmx, scr: &screen{}, disp: newDisplay(t, cols, rows), exited: make(chan error, 1)}
 	go func() { u.exited <- cmd.Wait() }()
 	go func() { _, _ = io.Copy(io.MultiWriter(u.scr, u.disp), ptmx) }()
 	t.Cleanup(func() {

@@ -76,6 +76,7 @@ const thinkingShown = 6
 type liveState struct {
 	mu       sync.Mutex
 	width    int
+	height   int             // the terminal's rows
 	text     strings.Builder // the reply streaming in, not yet printed
 	thinking bool            // text holds thinking, shown dimmed
 	busy     bool            // a prompt was sent and its turn has not ended
@@ -115,7 +116,7 @@ func NewFull(in, out *os.File, opts FullOptions) *UI {
 	u := &UI{in: in, out: out, tty: true, running: map[string]*running{}}
 	f := &full{done: make(chan struct{}), cwd: opts.Cwd, histFile: opts.HistoryFile, fullscreen: opts.FullScreen}
 	f.live.calls = map[string]*running{}
-	f.live.width = 80
+	f.live.width, f.live.height = 80, 24
 	if f.cwd == nil {
 		f.cwd = func() string { d, _ := os.Getwd(); return d }
 	}
@@ -232,10 +233,58 @@ func (f *full) emitLocked(b block) {
 		if f.holding {
 			f.held = appendBounded(f.held, b.short)
 		} else {
-			f.prog.Send(tea.Println(b.short)())
+			f.printAbove(b.short)
 		}
 	}
 	f.prog.Send(blockMsg(b))
+}
+
+// printAbove prints s into the scrollback above the live area, in pieces
+// the inline renderer can take: it makes room for printed lines by
+// scrolling the screen up and inserting them above the live area, which
+// works only while the lines and the live area fit on the screen
+// together; more, and the live area (the reply's tail, the spinner) went
+// to the scrollback and the block's end was lost. The live area is kept
+// to liveRows rows, so pieces of printRows rows always fit. Called with
+// outMu held, so pieces of different blocks never interleave.
+func (f *full) printAbove(s string) {
+	f.live.mu.Lock()
+	width, height := f.live.width, f.live.height
+	f.live.mu.Unlock()
+	room := printRows(height)
+	var piece []string
+	rows := 0
+	for _, line := range strings.Split(s, "\n") {
+		n := lineRows(line, width)
+		if rows+n > room && len(piece) > 0 {
+			f.prog.Send(tea.Println(strings.Join(piece, "\n"))())
+			piece, rows = nil, 0
+		}
+		piece = append(piece, line)
+		rows += n
+	}
+	f.prog.Send(tea.Println(strings.Join(piece, "\n"))())
+}
+
+// printRows is how many rows one printed piece may take on a terminal of
+// height rows: what the live area (liveRows) leaves, less one.
+func printRows(height int) int {
+	return max(1, height-liveRows(height)-1)
+}
+
+// liveRows bounds the live area's rows on a terminal of height rows: a
+// third of the screen, at least three rows, stays for printed pieces.
+func liveRows(height int) int {
+	return max(1, height-max(3, height/3))
+}
+
+// lineRows is the rows a printed line takes at width columns, as the
+// renderer counts them.
+func lineRows(line string, width int) int {
+	if w := lipgloss.Width(line); width > 0 && w > width {
+		return 1 + w/width
+	}
+	return 1
 }
 
 // appendBounded appends s to what is kept for the scrollback, dropping
@@ -293,7 +342,7 @@ func (f *full) release() {
 		return
 	}
 	if len(f.held) > 0 && !f.ended {
-		f.prog.Send(tea.Println(strings.Join(f.held, "\n"))())
+		f.printAbove(strings.Join(f.held, "\n"))
 		f.held = nil
 	}
 	f.holding = false
@@ -482,7 +531,7 @@ func (m *fullModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.height = msg.Height
 		m.ta.SetWidth(max(10, msg.Width-1))
 		m.f.live.mu.Lock()
-		m.f.live.width = msg.Width
+		m.f.live.width, m.f.live.height = msg.Width, msg.Height
 		m.f.live.mu.Unlock()
 		return m, nil
 	case readMsg:
@@ -717,7 +766,6 @@ func (m *fullModel) view() string {
 
 	var b strings.Builder
 	spin := spinFramesFull[m.frame%len(spinFramesFull)]
-	maxLive := max(4, m.height-8-len(calls))
 	if strings.TrimSpace(text) != "" {
 		var shown string
 		if thinking {
@@ -725,12 +773,9 @@ func (m *fullModel) view() string {
 		} else {
 			shown = m.f.md.render(text, width)
 		}
-		lines := strings.Split(shown, "\n")
-		if len(lines) > maxLive {
-			lines = lines[len(lines)-maxLive:]
+		for _, l := range strings.Split(shown, "\n") {
+			b.WriteString(truncateWidth(l, width) + "\n")
 		}
-		b.WriteString(strings.Join(lines, "\n"))
-		b.WriteString("\n")
 	}
 	for _, c := range calls {
 		line := fmt.Sprintf("%s %s", styleAccent.Render(spin), c.label)
@@ -757,7 +802,7 @@ func (m *fullModel) view() string {
 			if i == m.sel {
 				mark = styleAccent.Render("❯ ")
 			}
-			b.WriteString(fmt.Sprintf("%s%d. %s\n", mark, i+1, c))
+			b.WriteString(truncateWidth(fmt.Sprintf("%s%d. %s", mark, i+1, c), width) + "\n")
 		}
 		if len(m.read.choices) > 0 {
 			b.WriteString(styleDim.Render("(↑/↓ and Enter, or type the number)") + "\n")
@@ -765,7 +810,13 @@ func (m *fullModel) view() string {
 		b.WriteString(m.read.prompt)
 	}
 	b.WriteString(m.ta.View())
-	return b.String()
+	// The live area keeps to liveRows rows (see printAbove), its top
+	// (the reply's head, printed in full once it ends) giving way first.
+	lines := strings.Split(b.String(), "\n")
+	if n := liveRows(m.height); len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func truncateWidth(s string, width int) string {
