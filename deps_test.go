@@ -28,7 +28,7 @@ const module = "github.com/agent-mcp/agent-mcp"
 // ← server ← internal/{providers,tui} ← internal/cli ← main.go.
 var allowed = map[string][]string{
 	".":                  {"internal/cli"},
-	"internal/cli":       {"server", "internal/tui", "internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/hooks", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "tools/builtin", "tools/shell", "tools/shell/sandbox", "permissions", "permissions/settings"},
+	"internal/cli":       {"server", "internal/tui", "internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/hooks", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "tools/builtin", "tools/lsp", "tools/shell", "tools/shell/sandbox", "permissions", "permissions/settings"},
 	"internal/tui":       {"internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "permissions"},
 	"internal/providers": {"orchestrator/llm"},
 
@@ -41,7 +41,8 @@ var allowed = map[string][]string{
 	"orchestrator/llm":      {},
 	"orchestrator":          {"tools", "permissions", "internal/largeargs"},
 
-	"tools/builtin":                {"tools", "tools/fs", "tools/search", "tools/shell", "tools/shell/sandbox", "tools/web", "tools/workflow"},
+	"tools/builtin":                {"tools", "tools/fs", "tools/lsp", "tools/search", "tools/shell", "tools/shell/sandbox", "tools/web", "tools/workflow"},
+	"tools/lsp":                    {"tools", "tools/shell/sandbox"},
 	"tools/fs":                     {"tools", "permissions/confine", "internal/pdf"},
 	"tools/search":                 {"tools", "permissions/confine"},
 	"tools/shell":                  {"tools", "tools/shell/sandbox", "permissions/confine", "permissions/shellcmd"},

@@ -266,8 +266,9 @@ type stdioClient struct {
 func startServer(t *testing.T, e *transcriptEnv, tr *transcript) *stdioClient {
 	// Which sandbox layers exist depends on the machine's kernel, and with
 	// one a confined command needs fewer questions: transcripts run without
-	// the sandbox unless their args ask for it (e2e tests every layer).
-	args := append([]string{"serve", "--cwd", e.workspace, "--state-dir", e.state, "--sandbox", "off"}, tr.args...)
+	// the sandbox unless their args ask for it (e2e tests every layer), and
+	// without language servers, which depend on what PATH holds.
+	args := append([]string{"serve", "--cwd", e.workspace, "--state-dir", e.state, "--sandbox", "off", "--lsp", "off"}, tr.args...)
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = e.workspace
 	cmd.Env = append(filteredEnv(), "HOME="+e.home, "TMPDIR="+e.state)

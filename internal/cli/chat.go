@@ -217,6 +217,9 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		return nil, err
 	}
 	toolOpts.Sandbox = perm.sandbox
+	if toolOpts.LSP, err = f.w.lspService(perm, cwd); err != nil {
+		return nil, err
+	}
 	env := &chatEnv{perm: perm, model: chatModel(f.model, perm.settings.Model)}
 	if env.retryUnit, err = providers.ParseRetryUnit(os.Getenv(providers.RetryUnitEnv)); err != nil {
 		return nil, err

@@ -112,6 +112,17 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	fmt.Fprintln(stdout, sb.Describe())
+	project := w.cwd
+	if project == "" {
+		project, _ = os.Getwd()
+	}
+	if perm, err := w.permissionSetup(project); err != nil {
+		fmt.Fprintf(stdout, "language servers: not listed: %v\n", err)
+	} else if servers, err := w.lspServers(perm, project); err != nil {
+		fmt.Fprintf(stdout, "language servers: not listed: %v\n", err)
+	} else {
+		printLSPServers(stdout, servers, w.lsp)
+	}
 	if !sb.Layers().Any() {
 		return errors.New("no sandbox layer is available: commands would run unconfined")
 	}

@@ -35,6 +35,7 @@ type workspaceFlags struct {
 	maxTasks    int
 	maxSrvTasks int
 	sandbox     string
+	lsp         string
 	maxInput    int
 	perm        permissionFlags
 	web         webFlags
@@ -50,6 +51,7 @@ func (w *workspaceFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&w.maxInput, "max-input-bytes", orchestrator.DefaultMaxInputBytes, "largest tool call input accepted, in bytes (a Write's or Edit's content is nearly all of it); larger calls are refused, so a call's memory is bounded")
 	fs.IntVar(&w.maxSrvTasks, "max-server-background-tasks", shell.DefaultMaxServerBackgroundTasks, "how many background tasks the server may have running at once across all its sessions")
 	fs.StringVar(&w.sandbox, "sandbox", "", "confine Bash commands with the kernel: auto (the layers this machine offers), required (refuse to start without Landlock) or off (default: auto, or off when the settings' sandbox.enabled is false)")
+	fs.StringVar(&w.lsp, "lsp", "auto", "language servers for diagnostics after edits and the LSP tool: auto (lspServers in settings, the project's .lsp.json once trusted, and gopls, typescript-language-server, pyright, rust-analyzer or clangd found on PATH) or off")
 	w.perm.add(fs)
 	w.web.add(fs)
 }
@@ -131,6 +133,9 @@ func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeli
 		return nil, err
 	}
 	toolOpts.Sandbox = perm.sandbox
+	if toolOpts.LSP, err = w.lspService(perm, project); err != nil {
+		return nil, err
+	}
 	pool, err := orchestrator.AssemblePool(builtin.Tools(toolOpts), nil, perm.filter())
 	if err != nil {
 		return nil, err
@@ -334,5 +339,14 @@ func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		first, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, ro, strings.TrimSpace(first))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	servers, err := w.lspServers(w.perm.loaded, w.perm.loadedProject)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	printLSPServers(stdout, servers, w.lsp)
+	return nil
 }

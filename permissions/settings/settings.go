@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agent-mcp/agent-mcp/permissions"
 )
@@ -31,6 +33,12 @@ type File struct {
 	Hooks map[string]json.RawMessage `json:"hooks"`
 	// Sandbox is Claude Code's sandbox object, where its keys map.
 	Sandbox *SandboxFile `json:"sandbox"`
+	// LSPServers are Claude Code's language servers, by name (package
+	// tools/lsp reads each entry).
+	LSPServers map[string]json.RawMessage `json:"lspServers"`
+	// LSPDiagnosticsWaitMs bounds the wait for a language server's
+	// diagnostics after a change, in milliseconds (agent-mcp's own key).
+	LSPDiagnosticsWaitMs *int `json:"lspDiagnosticsWaitMs"`
 }
 
 // HookMatcher is one entry of a hook event's list (docs/tools.md §10).
@@ -109,6 +117,21 @@ type Settings struct {
 	Ignored []string
 	// Sandbox is the merged sandbox settings.
 	Sandbox SandboxSettings
+	// LSPServers are the lspServers entries of every source, lowest
+	// precedence first (a later entry of a name replaces an earlier one).
+	LSPServers []LSPServer
+	// LSPDiagnosticsWait is the last source's lspDiagnosticsWaitMs; 0
+	// when none set one.
+	LSPDiagnosticsWait time.Duration
+	// WorkspaceTrusted is whether the project's own files may widen what
+	// runs (then its .lsp.json is read too).
+	WorkspaceTrusted bool
+}
+
+// LSPServer is one lspServers entry and the file it came from.
+type LSPServer struct {
+	Name, Source string
+	Entry        json.RawMessage
 }
 
 // Load reads and merges the settings at loc, lowest precedence first: the
@@ -149,6 +172,7 @@ func Load(loc Locations) (*Settings, error) {
 			}
 			trusted = t
 		}
+		s.WorkspaceTrusted = trusted
 		for _, n := range []string{"settings.json", "settings.local.json"} {
 			p := filepath.Join(loc.Project, ".claude", n)
 			if p == userFile {
@@ -228,6 +252,15 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 	for _, d := range f.Permissions.AdditionalDirectories {
 		s.AdditionalDirectories = append(s.AdditionalDirectories, expandDir(d, root, loc.Home))
 	}
+	for _, n := range slices.Sorted(maps.Keys(f.LSPServers)) {
+		s.LSPServers = append(s.LSPServers, LSPServer{Name: n, Source: name, Entry: f.LSPServers[n]})
+	}
+	if w := f.LSPDiagnosticsWaitMs; w != nil {
+		if *w < 1 {
+			return fmt.Errorf("settings %s: lspDiagnosticsWaitMs: must be at least 1 (milliseconds), got %d", name, *w)
+		}
+		s.LSPDiagnosticsWait = time.Duration(*w) * time.Millisecond
+	}
 	for _, ev := range []struct {
 		name string
 		dst  *[]HookMatcher
@@ -271,6 +304,10 @@ func (s *Settings) dropWidening(name, project string, f *File) {
 		slices.Sort(events)
 		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored hooks (%s): %s", name, strings.Join(events, ", "), why))
 		f.Hooks = nil
+	}
+	if len(f.LSPServers) > 0 {
+		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored lspServers (%s): %s", name, strings.Join(slices.Sorted(maps.Keys(f.LSPServers)), ", "), why))
+		f.LSPServers = nil
 	}
 	for _, key := range f.Sandbox.dropWidening() {
 		s.Ignored = append(s.Ignored, fmt.Sprintf("%s: ignored sandbox.%s: %s", name, key, why))

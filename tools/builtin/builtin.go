@@ -3,6 +3,7 @@ package builtin
 import (
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
+	"github.com/agent-mcp/agent-mcp/tools/lsp"
 	"github.com/agent-mcp/agent-mcp/tools/search"
 	"github.com/agent-mcp/agent-mcp/tools/shell"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
@@ -29,16 +30,23 @@ type Options struct {
 	MaxServerBackgroundTasks int
 	// Sandbox confines Bash's commands (nil: unconfined).
 	Sandbox *sandbox.Sandbox
+	// LSP is the language servers: diagnostics after Write, Edit and
+	// MultiEdit, and the LSP tool (nil: neither).
+	LSP *lsp.Service
 }
 
 // Tools returns every built-in tool, enabled or not; the orchestrator's
 // pool assembly filters and sorts them.
 func Tools(opts Options) []*tools.Tool {
-	return []*tools.Tool{
+	var fo fs.Options
+	if opts.LSP != nil {
+		fo.Diagnostics = opts.LSP
+	}
+	ts := []*tools.Tool{
 		fs.Read(),
-		fs.Write(),
-		fs.Edit(),
-		fs.MultiEdit(),
+		fs.Write(fo),
+		fs.Edit(fo),
+		fs.MultiEdit(fo),
 		fs.LS(),
 		fs.NotebookEdit(),
 		search.Glob(),
@@ -56,4 +64,8 @@ func Tools(opts Options) []*tools.Tool {
 		workflow.ExitPlanMode(),
 		workflow.Agent(workflow.AgentOptions{}),
 	}
+	if t := lsp.Tool(opts.LSP); t != nil {
+		ts = append(ts, t)
+	}
+	return ts
 }

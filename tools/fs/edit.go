@@ -44,8 +44,10 @@ type EditOutput struct {
 	QuotesAdapted bool `json:"quotesAdapted,omitempty"`
 }
 
-// Edit returns the Edit tool.
-func Edit() *tools.Tool {
+// Edit returns the Edit tool; opts (at most one) add language-server
+// diagnostics to its results.
+func Edit(opts ...Options) *tools.Tool {
+	o := options(opts)
 	return tools.New(tools.Tool{
 		Name:        "Edit",
 		Description: editDescription,
@@ -75,7 +77,8 @@ func Edit() *tools.Tool {
 				Replacements: r.counts[0], Created: r.created, StructuredPatch: r.patch,
 				UnseenChanges: r.unseen, QuotesAdapted: r.quotes,
 			}
-			return &tools.Result{Output: out, Text: r.text()}, nil
+			text := r.text() + checkChange(ctx, o.Diagnostics, uc.Session, r.w.abs, r.before(), r.body)
+			return &tools.Result{Output: out, Text: text}, nil
 		},
 	})
 }
@@ -206,6 +209,15 @@ func computeEdits(ctx context.Context, w *writeFile, s *tools.Session, edits []e
 	}
 	r.body = body
 	return r, encodeText(body, format), nil
+}
+
+// before is the file's text before the edits; nil when the edit created
+// it.
+func (r *editResult) before() []byte {
+	if r.created {
+		return nil
+	}
+	return r.original
 }
 
 // text renders an edit's result for the model: what changed, a numbered

@@ -92,7 +92,7 @@ func TestWrite_large_content_is_not_copied(t *testing.T) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		_, err := runWrite(context.Background(), &WriteInput{FilePath: p, Content: c.content}, &tools.UseContext{Session: s}, nil)
+		_, err := runWrite(context.Background(), &WriteInput{FilePath: p, Content: c.content}, &tools.UseContext{Session: s}, nil, nil)
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)

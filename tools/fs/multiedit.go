@@ -40,8 +40,10 @@ type MultiEditOutput struct {
 	QuotesAdapted   bool        `json:"quotesAdapted,omitempty"`
 }
 
-// MultiEdit returns the MultiEdit tool.
-func MultiEdit() *tools.Tool {
+// MultiEdit returns the MultiEdit tool; opts (at most one) add
+// language-server diagnostics to its results.
+func MultiEdit(opts ...Options) *tools.Tool {
+	o := options(opts)
 	return tools.New(tools.Tool{
 		Name:        "MultiEdit",
 		Description: multiEditDescription,
@@ -80,7 +82,8 @@ func MultiEdit() *tools.Tool {
 				FilePath: r.w.abs, Replacements: r.counts, Created: r.created,
 				StructuredPatch: r.patch, UnseenChanges: r.unseen, QuotesAdapted: r.quotes,
 			}
-			return &tools.Result{Output: out, Text: r.text()}, nil
+			text := r.text() + checkChange(ctx, o.Diagnostics, uc.Session, r.w.abs, r.before(), r.body)
+			return &tools.Result{Output: out, Text: text}, nil
 		},
 	})
 }

@@ -35,8 +35,10 @@ type WriteOutput struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// Write returns the Write tool.
-func Write() *tools.Tool {
+// Write returns the Write tool; opts (at most one) add language-server
+// diagnostics to its results.
+func Write(opts ...Options) *tools.Tool {
+	o := options(opts)
 	return tools.New(tools.Tool{
 		Name:        "Write",
 		Description: writeDescription,
@@ -49,11 +51,13 @@ func Write() *tools.Tool {
 			}
 			return nil
 		},
-		Call: runWrite,
+		Call: func(ctx context.Context, in *WriteInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+			return runWrite(ctx, in, uc, p, o.Diagnostics)
+		},
 	})
 }
 
-func runWrite(ctx context.Context, in *WriteInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+func runWrite(ctx context.Context, in *WriteInput, uc *tools.UseContext, _ tools.Progress, diags Diagnostics) (*tools.Result, error) {
 	s := uc.Session
 	w, err := openForWrite(ctx, s, uc.Resolve(in.FilePath))
 	if err != nil {
@@ -85,15 +89,19 @@ func runWrite(ctx context.Context, in *WriteInput, uc *tools.UseContext, _ tools
 
 	out := WriteOutput{Type: "create", FilePath: w.abs, Lines: countLines(content), Bytes: int64(len(data))}
 	verb := "Created"
+	var before []byte
 	if w.exists() {
 		out.Type, verb = "update", "Updated"
-		out.StructuredPatch = structuredPatch(mustBody(w.data), readOnlyBytes(content))
+		before = mustBody(w.data)
+		out.StructuredPatch = structuredPatch(before, readOnlyBytes(content))
 	}
 	text := fmt.Sprintf("%s %s (%s, %s). Your view of the file is current: it holds exactly the content you wrote.",
 		verb, w.abs, plural(out.Lines, "line"), tools.FormatSize(out.Bytes))
 	if len(kept) > 0 {
 		text += " The file's " + strings.Join(kept, " and ") + " were kept."
 	}
+	w.release() // the language server's wait holds no lock
+	text += checkChange(ctx, diags, s, w.abs, before, readOnlyBytes(content))
 	return &tools.Result{Output: out, Text: text}, nil
 }
 
