@@ -31,6 +31,7 @@ type attackCase struct {
 	gap                string   // what `sandbox check` says where no layer of holds is in use
 	open               string   // why the attack still works (the case then expects it to)
 	settings           string
+	args               []string // further serve flags
 	// plant are the files (area/path → content) made before the server
 	// starts; a section whose content is "-> TARGET" plants a symbolic link.
 	plant [][2]string
@@ -110,8 +111,10 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 			c.open = value
 		case "settings":
 			c.settings = value
+		case "args":
+			c.args = strings.Fields(value)
 		default:
-			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open or settings", key)
+			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings or args", key)
 		}
 	}
 	if err := flush(); err != nil {
@@ -359,6 +362,9 @@ func TestAttackCorpus(t *testing.T) {
 				var args []string
 				if c.settings != "" {
 					args = append(args, "--settings", e.expand(c.settings, helper))
+				}
+				for _, a := range c.args {
+					args = append(args, e.expand(a, helper))
 				}
 				cs, _ := e.serve(t, layers, nil, args...)
 				failed := runAttack(t, c, e, cs, helper)

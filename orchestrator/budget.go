@@ -67,8 +67,8 @@ func applyBudget(s *tools.Session, t *tools.Tool, callID string, res *tools.Resu
 	name += ".txt"
 	path := filepath.Join(dir, name)
 	size := int64(len(res.Text))
-	if res.FullTextFile != "" {
-		n, err := copyFile(path, res.FullTextFile)
+	if res.FullText != nil {
+		n, err := copyFrom(path, res.FullText)
 		if err != nil {
 			return nil, fmt.Errorf("saving large result: %w", err)
 		}
@@ -170,14 +170,9 @@ func previewOf(text string) (string, bool) {
 	return head, true
 }
 
-// copyFile copies the file src to a new file dst (mode 0600), streaming,
+// copyFrom copies in to a new file dst (mode 0600), streaming,
 // and returns how many bytes it copied.
-func copyFile(dst, src string) (int64, error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
+func copyFrom(dst string, in io.Reader) (int64, error) {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return 0, err

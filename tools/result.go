@@ -1,5 +1,7 @@
 package tools
 
+import "io"
+
 // Result is what a tool call produced.
 type Result struct {
 	// Output is the tool's output object, returned to programs as
@@ -12,13 +14,14 @@ type Result struct {
 	Extra []Content
 	// IsError marks a failed call whose Text explains the failure.
 	IsError bool
-	// FullTextFile, when set, is a file holding the whole of the output
-	// Text shows only a window of (a command's output past what a result
-	// keeps in memory). A result over its tool's budget is persisted by
-	// copying this file, so the saved output is complete.
-	FullTextFile string
+	// FullText, when set, reads the whole of the output Text shows only
+	// a window of (a command's output past what a result keeps in
+	// memory, read back through the descriptor it was written with). A
+	// result over its tool's budget is persisted by copying it, so the
+	// saved output is complete.
+	FullText io.Reader
 	// FullTextNote, when set, is said where the result is persisted: what
-	// FullTextFile lacks (output past the task output cap).
+	// FullText lacks (output past the task output cap).
 	FullTextNote string
 	// Modify, if set, changes the session after the call (a context
 	// modifier). The orchestrator applies it in call order: right after a

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -247,13 +248,26 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 		return res, nil
 	}
 
-	cwdFile := filepath.Join(m.dir, "cwd-"+tools.RandomID()[:12])
-	spec.script = cwdTrailer(cwdFile) + in.Command
+	// The shell reports its final directory on a descriptor it inherits
+	// (a file the server made and reads back through its own
+	// descriptor), not to a name a command could have planted a link at.
+	root, err := m.tasksDir()
+	if err != nil {
+		return nil, err
+	}
+	cwdName := "cwd-" + tools.RandomID()[:12]
+	cwdFile, err := createNew(root, cwdName)
+	if err != nil {
+		return nil, fmt.Errorf("creating the shell's directory report: %w", err)
+	}
+	_ = root.Remove(cwdName)
+	defer cwdFile.Close()
+	spec.script = cwdTrailer + in.Command
+	spec.files = []*os.File{cwdFile}
 	t, err := m.start(spec)
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(cwdFile)
 
 	interval := cmpOr(opts.ProgressInterval, time.Second)
 	ticker := time.NewTicker(interval)
@@ -266,10 +280,14 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 		case <-t.Done():
 			res, fileNeeded := finishedResult(t, in.Command, notice)
 			applyCwd(res, sess, cwdFile, dir)
-			if m.forget(t) && !fileNeeded {
-				// Everything is in the result: the file is not kept.
-				_ = os.Remove(t.OutputPath)
-				res.Output.(*BashOutput).OutputFile = ""
+			if m.forget(t) {
+				if fileNeeded {
+					m.linger(t)
+				} else {
+					// Everything is in the result: the file is not kept.
+					m.discard(t)
+					res.Output.(*BashOutput).OutputFile = ""
+				}
 			}
 			return res, nil
 		case <-ctx.Done():
@@ -292,21 +310,12 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 	}
 }
 
-// cwdTrailer makes the shell write its final directory to file on exit,
-// keeping the command's exit status. It goes on the command's first line
-// so error messages keep their line numbers.
-func cwdTrailer(file string) string {
-	q, err := syntax.Quote(file, syntax.LangBash)
-	if err != nil {
-		q = "'" + strings.ReplaceAll(file, "'", `'\''`) + "'"
-	}
-	inner := "builtin pwd -P >| " + q + " 2>/dev/null"
-	qi, err := syntax.Quote(inner, syntax.LangBash)
-	if err != nil {
-		qi = "'" + strings.ReplaceAll(inner, "'", `'\''`) + "'"
-	}
-	return "trap " + qi + " EXIT; "
-}
+// cwdTrailer makes the shell write its final directory on exit to the
+// descriptor it inherits as 3, keeping the command's exit status. The
+// descriptor moves to one bash picks (10 or above) first, so that 3 is
+// free for the command. It goes on the command's first line so error
+// messages keep their line numbers.
+const cwdTrailer = `exec {__agent_mcp_cwd}>&3 3>&-; trap 'builtin pwd -P >&"$__agent_mcp_cwd" 2>/dev/null' EXIT; `
 
 // finishedResult renders a command that ran to its end. fileNeeded is
 // true when the result refers to the output file for what it leaves out.
@@ -338,7 +347,7 @@ func finishedResult(t *Task, command, notice string) (res *tools.Result, fileNee
 	if windowed && !isError {
 		// The result holds the output's head and tail; when it is
 		// persisted, the whole output comes from the file.
-		res.FullTextFile = t.OutputPath
+		res.FullText = t.out.fullText()
 		if total, written := t.out.size(); total > written {
 			res.FullTextNote = fmt.Sprintf("The command printed %s; the saved output stops at the task output cap of %s (%s dropped).",
 				tools.FormatSize(total), tools.FormatSize(t.out.limit), tools.FormatSize(total-written))
@@ -405,10 +414,19 @@ func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground boo
 // applyCwd carries the shell's final directory into the session when it is
 // inside the working directories, and resets the directory with a notice
 // when it is not.
-func applyCwd(res *tools.Result, sess *tools.Session, cwdFile, startDir string) {
+func applyCwd(res *tools.Result, sess *tools.Session, cwdFile *os.File, startDir string) {
 	out := res.Output.(*BashOutput)
-	b, err := os.ReadFile(cwdFile)
+	b := make([]byte, 4096)
+	n, err := cwdFile.ReadAt(b, 0)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	b = b[:n]
+	// The last line: the command could write to the descriptor too.
 	final := strings.TrimRight(string(b), "\n")
+	if i := strings.LastIndexByte(final, '\n'); i >= 0 {
+		final = final[i+1:]
+	}
 	if err != nil || final == "" || !filepath.IsAbs(final) {
 		// The shell did not report (exec, killed, directory removed).
 		out.Cwd = startDir

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 	"unicode/utf8"
@@ -30,14 +31,20 @@ const (
 // capture is where a task's output goes: its output file, up to a cap,
 // and a small in-memory tail. It never holds more than tailKeep bytes of
 // output in memory, however much the command prints.
+//
+// The file is made in the session's task directory without following a
+// link (a command may have planted one under the name, where the state
+// directory is inside a writable root), and the server reads the output
+// back through the descriptor it wrote, never by name again.
 type capture struct {
 	path  string
 	limit int64
 
 	mu      sync.Mutex
-	file    *os.File
-	written int64 // bytes in the file
-	total   int64 // bytes the command printed
+	file    *os.File // open until release, for reading back
+	writing bool     // file still takes output (until finish)
+	written int64    // bytes in the file
+	total   int64    // bytes the command printed
 	tail    []byte
 	noted   bool // the overflow note was written
 	done    chan struct{}
@@ -45,15 +52,31 @@ type capture struct {
 	notify  chan struct{} // closed at the next change (see changed)
 }
 
-func newCapture(path string, limit int64) (*capture, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+// newCapture makes the output file name in dir (the task directory, at
+// path).
+func newCapture(dir *os.Root, name, path string, limit int64) (*capture, error) {
+	f, err := createNew(dir, name)
 	if err != nil {
 		return nil, fmt.Errorf("creating the task's output file: %w", err)
 	}
 	if limit <= 0 {
 		limit = defaultFileLimit
 	}
-	return &capture{path: path, limit: limit, file: f, done: make(chan struct{})}, nil
+	return &capture{path: path, limit: limit, file: f, writing: true, done: make(chan struct{})}, nil
+}
+
+// createNew creates name in dir for reading and writing, never through a
+// link: whatever is already there under the name (a planted link, a
+// file) is removed first, and O_EXCL refuses a name made meanwhile.
+func createNew(dir *os.Root, name string) (*os.File, error) {
+	f, err := dir.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		if rerr := dir.RemoveAll(name); rerr != nil {
+			return nil, rerr
+		}
+		f, err = dir.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
+	}
+	return f, err
 }
 
 // Write records p; it never fails, so the copy from the process goes on
@@ -62,7 +85,7 @@ func (c *capture) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total += int64(len(p))
-	if room := c.limit - c.written; room > 0 && c.file != nil {
+	if room := c.limit - c.written; room > 0 && c.writing {
 		chunk := p
 		if int64(len(chunk)) > room {
 			chunk = chunk[:room]
@@ -142,17 +165,41 @@ func (c *capture) finish() {
 		return
 	default:
 	}
-	if c.total > c.written && !c.noted && c.file != nil {
+	if c.total > c.written && !c.noted && c.writing {
 		fmt.Fprintf(c.file, "\n[agent-mcp: the output file stops at %s; %s more output was dropped]\n",
 			tools.FormatSize(c.limit), tools.FormatSize(c.total-c.written))
 		c.noted = true
 	}
+	c.writing = false
+	close(c.done)
+	c.wakeLocked()
+}
+
+// release closes the output file's descriptor: the output can no longer
+// be read back. The file itself stays.
+func (c *capture) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing = false
 	if c.file != nil {
 		_ = c.file.Close()
 		c.file = nil
 	}
-	close(c.done)
-	c.wakeLocked()
+}
+
+// fullText reads the whole file back through its descriptor, for a
+// result persisted in full; nil once released.
+func (c *capture) fullText() io.Reader {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.file == nil {
+		return nil
+	}
+	st, err := c.file.Stat()
+	if err != nil {
+		return nil
+	}
+	return io.NewSectionReader(c.file, 0, st.Size())
 }
 
 // size returns how many bytes the command printed and how many are in the
@@ -183,13 +230,13 @@ func (c *capture) text() (string, bool) {
 	tail := append([]byte(nil), c.tail...)
 	c.mu.Unlock()
 	if total <= resultWindow && total == written {
-		b, err := readRange(path, 0, written)
+		b, err := c.readRange(0, written)
 		if err == nil {
 			return string(b), false
 		}
 	}
 	headLen := int64(resultWindow/2) - int64(len(tail))
-	head, _ := readRange(path, 0, min(headLen, written))
+	head, _ := c.readRange(0, min(headLen, written))
 	omitted := total - int64(len(head)) - int64(len(tail))
 	var b bytes.Buffer
 	b.Write(head)
@@ -201,19 +248,19 @@ func (c *capture) text() (string, bool) {
 	return b.String(), true
 }
 
-// readRange reads bytes [off, off+n) of the file at path (fewer if it is
-// shorter).
-func readRange(path string, off, n int64) ([]byte, error) {
+// readRange reads bytes [off, off+n) of the output file (fewer if it is
+// shorter), through the descriptor it was written with.
+func (c *capture) readRange(off, n int64) ([]byte, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.file == nil {
+		return nil, errors.New("the task's output file was released")
 	}
-	defer f.Close()
 	buf := make([]byte, n)
-	m, err := f.ReadAt(buf, off)
+	m, err := c.file.ReadAt(buf, off)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}

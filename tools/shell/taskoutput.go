@@ -223,11 +223,11 @@ func (t *Task) readNew() (string, bool) {
 	var text string
 	truncated := false
 	if n <= resultWindow {
-		b, _ := readRange(t.OutputPath, from, n)
+		b, _ := t.out.readRange(from, n)
 		text = string(b)
 	} else {
-		head, _ := readRange(t.OutputPath, from, resultWindow/2)
-		tail, _ := readRange(t.OutputPath, written-resultWindow/2, resultWindow/2)
+		head, _ := t.out.readRange(from, resultWindow/2)
+		tail, _ := t.out.readRange(written-resultWindow/2, resultWindow/2)
 		text = fmt.Sprintf("%s\n\n[... %s omitted; see %s ...]\n\n%s",
 			head, tools.FormatSize(n-int64(len(head))-int64(len(tail))), t.OutputPath, tail)
 		truncated = true

@@ -50,12 +50,19 @@ type Manager struct {
 	dir       string // where output files go
 	sessionID string
 
-	mu     sync.Mutex
-	tasks  map[string]*Task
-	order  []*Task
-	seq    int // commands started
-	public int // tasks made visible: bash_1, bash_2, ...
-	closed bool
+	rootOnce sync.Once
+	root     *os.Root // dir, opened once: files are made in it by name, never through a link
+	rootErr  error
+
+	mu sync.Mutex
+	// lingering are the captures of forgotten commands whose result may
+	// still read their file; released when the next command starts.
+	lingering []*capture
+	tasks     map[string]*Task
+	order     []*Task
+	seq       int // commands started
+	public    int // tasks made visible: bash_1, bash_2, ...
+	closed    bool
 }
 
 type managerKey struct{}
@@ -69,6 +76,38 @@ func managerFor(s *tools.Session) *Manager {
 			tasks:     map[string]*Task{},
 		}
 	}).(*Manager)
+}
+
+// tasksDir returns the task directory, made and opened on first use.
+func (m *Manager) tasksDir() (*os.Root, error) {
+	m.rootOnce.Do(func() {
+		if err := os.MkdirAll(m.dir, 0o700); err != nil {
+			m.rootErr = fmt.Errorf("creating the task directory: %w", err)
+			return
+		}
+		m.root, m.rootErr = os.OpenRoot(m.dir)
+		if m.rootErr != nil {
+			m.rootErr = fmt.Errorf("opening the task directory: %w", m.rootErr)
+		}
+	})
+	return m.root, m.rootErr
+}
+
+// discard removes a forgotten task's output file; its descriptor is
+// released when the next command starts (the result may still read it).
+func (m *Manager) discard(t *Task) {
+	if root, err := m.tasksDir(); err == nil {
+		_ = root.Remove(filepath.Base(t.OutputPath))
+	}
+	m.linger(t)
+}
+
+// linger keeps a forgotten task's output readable until the next command
+// starts.
+func (m *Manager) linger(t *Task) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lingering = append(m.lingering, t.out)
 }
 
 func cmpOr[T comparable](v, dflt T) T {
@@ -191,6 +230,8 @@ type startSpec struct {
 	sandbox  *sandbox.Sandbox
 	workDirs []string
 	stateDir string
+	// files are inherited by the shell as descriptors 3, 4, ...
+	files []*os.File
 }
 
 // runningBackground counts the session's background tasks still running.
@@ -252,10 +293,16 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		m.public++
 		id = fmt.Sprintf("bash_%d", m.public)
 	}
+	lingering := m.lingering
+	m.lingering = nil
 	m.mu.Unlock()
+	for _, c := range lingering {
+		c.release()
+	}
 
-	if err := os.MkdirAll(m.dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating the task directory: %w", err)
+	root, err := m.tasksDir()
+	if err != nil {
+		return nil, err
 	}
 	t := &Task{
 		ID: id, Command: spec.command, Description: spec.description,
@@ -264,14 +311,14 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		done: make(chan struct{}), status: StatusRunning,
 		visible: spec.visible, background: spec.visible, slot: slot,
 	}
-	out, err := newCapture(t.OutputPath, spec.fileLimit)
+	out, err := newCapture(root, id+".output", t.OutputPath, spec.fileLimit)
 	if err != nil {
 		return nil, err
 	}
 	t.out = out
 	launch, err := spec.sandbox.Command(sandbox.Spec{
 		Shell: bashPath(), Script: spec.script, Command: spec.command, Dir: spec.dir,
-		WorkDirs: spec.workDirs, StateDir: spec.stateDir,
+		WorkDirs: spec.workDirs, StateDir: spec.stateDir, Files: spec.files,
 	}, t.grace)
 	if err != nil {
 		out.finish()
@@ -437,7 +484,10 @@ func (m *Manager) publish(t *Task, shown int64) {
 	m.public++
 	id := fmt.Sprintf("bash_%d", m.public)
 	path := filepath.Join(m.dir, id+".output")
-	if err := os.Rename(t.OutputPath, path); err == nil {
+	// By name within the task directory: a link planted under the new
+	// name is replaced, not followed. The output is read back through
+	// the capture's descriptor whatever happens to the names.
+	if err := m.root.Rename(filepath.Base(t.OutputPath), id+".output"); err == nil {
 		t.OutputPath = path
 		t.out.mu.Lock()
 		t.out.path = path
@@ -491,6 +541,14 @@ func (m *Manager) Close() {
 			t.reader.Close()
 			t.out.finish()
 		}
+		t.out.release()
+	}
+	m.mu.Lock()
+	lingering := m.lingering
+	m.lingering = nil
+	m.mu.Unlock()
+	for _, c := range lingering {
+		c.release()
 	}
 }
 

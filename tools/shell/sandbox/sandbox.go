@@ -382,9 +382,14 @@ type Spec struct {
 	Dir string
 	// WorkDirs are the session's working directories (writable).
 	WorkDirs []string
-	// StateDir is the session's state directory (writable; the private
-	// temporary directory is made in it).
+	// StateDir is the session's state directory. Only the private
+	// temporary directory made in it (StateDir/tmp) is writable: the
+	// server writes the rest (task output, saved results), and a command
+	// must not plant links there.
 	StateDir string
+	// Files are inherited by the shell as descriptors 3, 4, ... (e.g.
+	// where it reports its final directory).
+	Files []*os.File
 }
 
 // Launch is a command being started: the process to start (with the
@@ -410,11 +415,13 @@ type Launch struct {
 // layers, or an excluded command gives the plain shell.
 func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	if !s.Confines(spec.Command) {
-		return &Launch{Cmd: exec.Command(spec.Shell, "-c", spec.Script)}, nil
+		cmd := exec.Command(spec.Shell, "-c", spec.Script)
+		cmd.ExtraFiles = spec.Files
+		return &Launch{Cmd: cmd}, nil
 	}
-	tmp := filepath.Join(spec.StateDir, "tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		return nil, fmt.Errorf("sandbox: private temporary directory: %w", err)
+	tmp, err := privateTmp(spec.StateDir)
+	if err != nil {
+		return nil, err
 	}
 	empty, err := emptyFile(spec.StateDir)
 	if err != nil {
@@ -422,7 +429,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	}
 	writable := append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
 	roots := slices.Clone(writable)
-	writable = append(writable, spec.StateDir)
+	writable = append(writable, tmp)
 	writable = append(writable, s.caches...)
 	writable = existing(writable)
 	p := launcher.Plan{
@@ -441,7 +448,9 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		}
 	}
 	p.Masked = existing(append(expand(s.cfg.ReadDeny), s.credentialMasks(spec.StateDir)...))
+	stateReadOnly(&p, spec.StateDir, tmp, roots)
 	p.ServerFD = launcher.ServerFD
+	p.ShellFiles = len(spec.Files)
 	if s.layers.Cgroup {
 		// Where none can be made now, the subreaper alone holds it.
 		p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, s.cgroups.Add(1))
@@ -467,8 +476,8 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		return nil, fmt.Errorf("sandbox: server socket: %w", err)
 	}
 	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
-	// fd 3 and launcher.ServerFD (4) in init.
-	cmd.ExtraFiles = []*os.File{w, sr}
+	// fd 3 and launcher.ServerFD (4) in init, then the shell's files.
+	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
 	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
 		server: sw, serverR: sr, cgroup: p.Cgroup}, nil
 }
@@ -557,6 +566,35 @@ func exitStatus(ps *os.ProcessState, err error) int {
 		return 128 + int(ws.Signal())
 	}
 	return ps.ExitCode()
+}
+
+// privateTmp makes the command's private temporary directory in the
+// session's state directory: a directory of its own, never a link a
+// command left under the name (binding it writable would follow it).
+func privateTmp(stateDir string) (string, error) {
+	tmp := filepath.Join(stateDir, "tmp")
+	if st, err := os.Lstat(tmp); err == nil && !st.IsDir() {
+		if err := os.Remove(tmp); err != nil {
+			return "", fmt.Errorf("sandbox: private temporary directory: %w", err)
+		}
+	}
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return "", fmt.Errorf("sandbox: private temporary directory: %w", err)
+	}
+	return tmp, nil
+}
+
+// stateReadOnly keeps the session's state directory read-only where it
+// lies inside a writable root (the namespaces layer binds it read-only,
+// then its private temporary directory writable again); elsewhere it is
+// read-only already. Landlock alone cannot take it back: there the server
+// opens what it makes there without following links.
+func stateReadOnly(p *launcher.Plan, stateDir, tmp string, roots []string) {
+	if stateDir == "" || !within(stateDir, roots) {
+		return
+	}
+	p.ReadOnly = append(p.ReadOnly, filepath.Clean(stateDir))
+	p.WritableAgain = append(p.WritableAgain, tmp)
 }
 
 // emptyFile makes the empty, read-only file that stands in for a

@@ -180,6 +180,7 @@ func initMain(p Plan) int {
 	cmd := exec.Command(p.Shell, "-c", p.Script)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Dir = p.Dir
+	cmd.ExtraFiles = shellFiles(p)
 	if p.Namespaces {
 		// The command runs as the user it was started by, in a user
 		// namespace nested in the one that set the sandbox up: it holds
@@ -305,7 +306,7 @@ type cgroup struct {
 // retry after a failed Start.
 func cloneCmd(cmd *exec.Cmd) *exec.Cmd {
 	c := exec.Command(cmd.Path, cmd.Args[1:]...)
-	c.Stdin, c.Stdout, c.Stderr, c.Dir, c.Env = cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Dir, cmd.Env
+	c.Stdin, c.Stdout, c.Stderr, c.Dir, c.Env, c.ExtraFiles = cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.Dir, cmd.Env, cmd.ExtraFiles
 	if cmd.SysProcAttr != nil {
 		attr := *cmd.SysProcAttr
 		attr.UseCgroupFD, attr.CgroupFD = false, 0
@@ -412,6 +413,9 @@ func setupMounts(p Plan) error {
 		if err := setReadOnly(r, true); err != nil {
 			return fmt.Errorf("making %s read-only: %w", r, err)
 		}
+	}
+	if err := bindWritableAgain(p); err != nil {
+		return err
 	}
 	for _, m := range p.Masked {
 		st, err := os.Stat(m)

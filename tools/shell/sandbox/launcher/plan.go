@@ -31,6 +31,12 @@ type Plan struct {
 	// SIGTERM. (Not a pipe: the command could open init's end of a pipe
 	// for writing through /proc and keep it from ever ending.)
 	ServerFD int
+	// ShellFiles is how many descriptors after ServerFD init passes on
+	// to the shell, as 3, 4, ...
+	ShellFiles int
+	// WritableAgain are made writable again after ReadOnly (a private
+	// temporary directory inside a read-only state directory).
+	WritableAgain []string
 }
 
 // ServerFD is the descriptor [Plan.ServerFD] names when the server passes

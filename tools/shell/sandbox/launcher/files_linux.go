@@ -1,0 +1,41 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// shellFiles are the descriptors init passes on to the shell (after
+// ServerFD), close-on-exec in init itself so that they reach the shell
+// only as 3, 4, ...
+func shellFiles(p Plan) []*os.File {
+	var files []*os.File
+	for i := range p.ShellFiles {
+		fd := p.ServerFD + 1 + i
+		syscall.CloseOnExec(fd)
+		files = append(files, os.NewFile(uintptr(fd), "shell"))
+	}
+	return files
+}
+
+// bindWritableAgain makes the plan's WritableAgain paths writable after
+// the read-only binds that covered them.
+func bindWritableAgain(p Plan) error {
+	for _, w := range p.WritableAgain {
+		if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return fmt.Errorf("binding writable %s: %w", w, err)
+		}
+		err := unix.MountSetattr(-1, w, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})
+		if err != nil {
+			return fmt.Errorf("making %s writable: %w", w, err)
+		}
+	}
+	return nil
+}
