@@ -36,6 +36,8 @@ NPM_PACKAGES=(
 	@modelcontextprotocol/server-filesystem@2026.8.31
 	@openai/codex@0.169.0
 	@google/gemini-cli@0.61.0
+	# A language server for tools/lsp's tests (pyright-langserver).
+	pyright@1.1.414
 )
 
 fail() { echo "run-official: FAIL: $*" >&2; exit 1; }

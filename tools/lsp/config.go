@@ -114,6 +114,7 @@ func ReadProjectFile(dir string) ([]ServerConfig, error) {
 	}
 	// Claude Code's plugin form nests the same object under lspServers.
 	if inner, ok := raw["lspServers"]; ok && len(raw) == 1 {
+		raw = nil
 		if err := json.Unmarshal(inner, &raw); err != nil {
 			return nil, fmt.Errorf("%s: lspServers: not a JSON object of language servers: %w", p, err)
 		}

@@ -17,7 +17,7 @@ import (
 
 // needServer returns the path of command, skipping the test where it is
 // missing, except in CI, which installs it (.ci/run).
-func needServer(t *testing.T, command string) string {
+func needServer(t testing.TB, command string) string {
 	t.Helper()
 	p, err := exec.LookPath(command)
 	if err != nil {
@@ -30,7 +30,7 @@ func needServer(t *testing.T, command string) string {
 }
 
 // lspEnv is a session whose Write, Edit and LSP tools use svc.
-func lspEnv(t *testing.T, svc *lsp.Service) *tooltest.Env {
+func lspEnv(t testing.TB, svc *lsp.Service) *tooltest.Env {
 	t.Helper()
 	fo := fs.Options{}
 	ts := []*tools.Tool{fs.Read(), fs.Write(fo), fs.Edit(fo), fs.MultiEdit(fo)}
@@ -43,7 +43,7 @@ func lspEnv(t *testing.T, svc *lsp.Service) *tooltest.Env {
 
 // goService is the service with gopls as the built-in default finds it;
 // the wait is long, as the test waits on gopls's answer, not on time.
-func goService(t *testing.T) *lsp.Service {
+func goService(t testing.TB) *lsp.Service {
 	t.Helper()
 	needServer(t, "gopls")
 	svc := lsp.New(lsp.Options{Servers: lsp.Resolve(nil, true, lsp.LookPath), DiagnosticsWait: 20 * time.Second})
@@ -59,7 +59,7 @@ const (
 	mainGo = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(Helper())\n}\n\nvar broken int = \"pre-existing\"\n"
 )
 
-func put(t *testing.T, dir, name, data string) {
+func put(t testing.TB, dir, name, data string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,120 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// gopls, started for the first Go file an Edit touches, runs inside Bash's
+// sandbox (its own PID namespace), still reports the edit's error, and
+// ends with the server.
+func TestLSP_gopls_runs_in_the_sandbox_and_ends_with_the_server(t *testing.T) {
+	t.Parallel()
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("gopls is not on PATH in CI: .ci/run installs it")
+		}
+		t.Skip("gopls is not on PATH")
+	}
+	requireLayers(t, "namespaces,landlock")
+	gobin, err := goBinary()
+	if err != nil {
+		t.Skip(err)
+	}
+	e := newSandboxEnv(t, sandboxUsers(t)[0])
+	for name, data := range map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(e.work, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Dir(gopls) + ":" + filepath.Dir(gobin) + ":" + os.Getenv("PATH")
+	cs, cmd := e.serve(t, "namespaces,landlock", []string{"PATH=" + path, "GOFLAGS=-mod=mod", "GOPROXY=off"},
+		"--settings", `{"lspDiagnosticsWaitMs": 20000}`)
+	ctx := context.Background()
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", name, err, text(t, res))
+		}
+		return text(t, res)
+	}
+	call("Read", map[string]any{"file_path": "main.go"})
+	out := call("Edit", map[string]any{"file_path": "main.go", "old_string": "println(1)", "new_string": "println(notDefined)"})
+	if !strings.Contains(out, "main.go:\n  ✘ [Line 4:10] undefined: notDefined") {
+		t.Fatalf("no diagnostics from the sandboxed gopls:\n%s", out)
+	}
+
+	// The gopls of this server is the one whose cache is in its state
+	// directory (set only for a sandboxed server).
+	pid := goplsOf(t, e.state)
+	if pid == 0 {
+		t.Fatal("no gopls process with this server's cache directory")
+	}
+	mine, _ := os.Readlink("/proc/self/ns/pid")
+	theirs, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/pid")
+	if err != nil || theirs == mine {
+		t.Errorf("gopls (pid %d) shares the server's PID namespace (%s, %v): not sandboxed", pid, theirs, err)
+	}
+
+	// The server's end ends it.
+	if err := cs.Close(); err != nil {
+		t.Log(err)
+	}
+	_ = cmd.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gopls (pid %d) outlived the server", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// goplsOf finds the gopls process whose environment points its cache into
+// stateDir; 0 when there is none.
+func goplsOf(t *testing.T, stateDir string) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
+		if strings.TrimSpace(string(comm)) != "gopls" {
+			continue
+		}
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if strings.Contains(string(env), "GOPLSCACHE="+stateDir) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// alive reports whether pid is a process that has not exited (a zombie
+// waiting to be reaped counts as gone).
+func alive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
