@@ -216,3 +216,30 @@ func TestChatScreen_resize_mid_reply(t *testing.T) {
 	checkOnce(t, u.disp.all(), markers)
 	u.exit()
 }
+
+// A command that printed 3000 lines (over 100 KB, so its result was saved
+// for being over budget) shows its output's head and tail and its count.
+func TestChatScreen_bash_with_3000_lines_shows_its_output(t *testing.T) {
+	t.Parallel()
+	c := newChatRun(t)
+	cmd := `for i in $(seq 1 3000); do echo "output line $i of the long command, padded to about thirty-four bytes"; done`
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "b1", Name: "Bash", Input: fmt.Sprintf(`{"command":%q}`, cmd)}),
+		testmodel.Say("Printed."))
+	u := startTUISized(t, c, 120, 40, srv, "--allowed-tools", "Bash")
+	u.keys("print a lot\r")
+	u.wait("Printed.")
+	u.waitDisplayIs("the output's count", func(string) bool {
+		return strings.Contains(strings.Join(u.disp.all(), "\n"), "3000 line(s) of output")
+	})
+	all := strings.Join(u.disp.all(), "\n")
+	for _, want := range []string{"output line 1 of", "output line 3000 of"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "(no output)") {
+		t.Errorf("the output is shown as none:\n%s", all)
+	}
+	u.exit()
+}

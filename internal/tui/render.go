@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -99,6 +100,14 @@ func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
 	}
 	switch out.Call.Name {
 	case "Bash":
+		if out.Persisted != nil {
+			// Over the result budget: the output object holds where the
+			// whole output was saved, which is what is shown.
+			if whole, ok := persistedText(out.Persisted.Path); ok {
+				b, _ := json.Marshal(whole)
+				obj = map[string]json.RawMessage{"stdout": b}
+			}
+		}
 		if obj != nil && !r.IsError || obj != nil && obj["stdout"] != nil {
 			return bashDetail(r.IsError, r.Text, obj)
 		}
@@ -158,6 +167,11 @@ func outputText(out orchestrator.Outcome) string {
 	if r == nil {
 		return ""
 	}
+	if out.Persisted != nil {
+		if whole, ok := persistedText(out.Persisted.Path); ok {
+			return strings.TrimRight(whole, "\n")
+		}
+	}
 	if out.Call.Name == "Bash" && r.Output != nil {
 		b, _ := json.Marshal(r.Output)
 		var o struct {
@@ -168,6 +182,24 @@ func outputText(out orchestrator.Outcome) string {
 		}
 	}
 	return strings.TrimRight(r.Text, "\n")
+}
+
+// maxPersistedRead bounds what is read of a saved result to show it.
+const maxPersistedRead = 4 << 20
+
+// persistedText is the text of a result saved for being over its budget
+// (at most maxPersistedRead bytes of it).
+func persistedText(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPersistedRead))
+	if err != nil {
+		return "", false
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD"), true
 }
 
 // bashDetail shows a command's output: head and tail when it succeeded,

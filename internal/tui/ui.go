@@ -267,6 +267,11 @@ func (u *UI) toolEnd(out orchestrator.Outcome) {
 		status, mark = out.Err.Error(), u.style("31", "●")
 	case out.Result != nil && out.Result.IsError:
 		status, mark = firstLine(out.Result.Text), u.style("31", "●")
+	case out.Persisted != nil:
+		status = fmt.Sprintf("%s of output, saved to %s", tools.FormatSize(out.Persisted.Size), out.Persisted.Path)
+		if whole, ok := persistedText(out.Persisted.Path); ok {
+			status = summarise(whole) + " · saved to " + out.Persisted.Path
+		}
 	case out.Result != nil:
 		status = summarise(out.Result.Text)
 	}
