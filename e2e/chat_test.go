@@ -326,3 +326,54 @@ func TestChatInteractive_compact_with_instructions(t *testing.T) {
 		t.Errorf("the request after /compact is not the summary and the new prompt: %s", d)
 	}
 }
+
+// In print mode nobody can approve a call: every refusal is in the JSON
+// result and on stderr, and the model is told the user was not available,
+// with the flag and rule that would allow the call.
+func TestChatPrint_refusals_reported(t *testing.T) {
+	t.Parallel()
+	c := newChatRun(t)
+	if err := os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("one\ntwo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":"notes.txt"}`}),
+		testmodel.Call(testmodel.ToolCall{ID: "e1", Name: "Edit", Input: `{"file_path":"notes.txt","old_string":"two","new_string":"deux"}`}),
+		testmodel.Say("I could not edit it."))
+	out, errOut, code := c.run(t, "", anthropicEnv(),
+		"-p", "translate", "--output-format", "json", "--model", "anthropic/test-model", "--base-url", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "notes.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("the refused edit changed the file: %q", b)
+	}
+	var res struct {
+		Denials []struct {
+			Tool   string          `json:"tool_name"`
+			ID     string          `json:"tool_use_id"`
+			Input  json.RawMessage `json:"tool_input"`
+			Reason string          `json:"reason"`
+			Rule   string          `json:"rule"`
+		} `json:"permission_denials"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %q", out)
+	}
+	if len(res.Denials) != 1 || res.Denials[0].Tool != "Edit" || res.Denials[0].ID != "e1" ||
+		!strings.Contains(string(res.Denials[0].Input), "deux") || !strings.Contains(res.Denials[0].Rule, "notes.txt") {
+		t.Errorf("permission_denials = %+v, want the Edit", res.Denials)
+	}
+	if !strings.Contains(errOut, "refused Edit (e1)") {
+		t.Errorf("stderr does not report the refusal: %q", errOut)
+	}
+	text, _, _ := decodeRequest(srv.Requests()[2]).toolResult("e1")
+	for _, want := range []string{"The user was not available to approve it", "--allowed-tools 'Edit(", "notes.txt)'"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the model was told %q, want it to hold %q", text, want)
+		}
+	}
+	if strings.Contains(text, "elicitation") {
+		t.Errorf("the model was told about elicitation: %q", text)
+	}
+}

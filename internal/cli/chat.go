@@ -387,7 +387,8 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 		return errUsage
 	}
 	logger := chatLogger(stderr)
-	env, err := setupChat(ctx, f, nil, logger, stderr)
+	asker := newPrintAsker(stderr)
+	env, err := setupChat(ctx, f, asker, logger, stderr)
 	if err != nil {
 		return err
 	}
@@ -413,6 +414,7 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 			_ = enc.Encode(map[string]any{"type": string(m.Role), "message": m, "session_id": sessionID})
 		}
 	}
+	cfg.Events.ToolEnd = chainToolEnd(cfg.Events.ToolEnd, asker.toolEnd)
 	a, err := agent.New(cfg)
 	if err != nil {
 		return err
@@ -442,7 +444,7 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 		out := map[string]any{
 			"type": "result", "subtype": subtype, "is_error": runErr != nil, "result": res.Text,
 			"session_id": sessionID, "num_turns": res.Turns, "duration_ms": time.Since(start).Milliseconds(),
-			"usage": res.Usage, "model": env.model,
+			"usage": res.Usage, "model": env.model, "permission_denials": asker.refusals(),
 		}
 		if runErr != nil {
 			out["error"] = runErr.Error()
@@ -453,6 +455,17 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 		return &exitError{code: code, err: runErr}
 	}
 	return nil
+}
+
+// chainToolEnd calls first (when set), then then.
+func chainToolEnd(first, then func(orchestrator.Outcome)) func(orchestrator.Outcome) {
+	if first == nil {
+		return then
+	}
+	return func(o orchestrator.Outcome) {
+		first(o)
+		then(o)
+	}
 }
 
 // newChatUI is the full terminal UI when stdin and stdout are a terminal
