@@ -68,9 +68,8 @@ var heavy = []struct {
 	by     []string // the product packages that may import it directly
 }{
 	{"charm.land/", []string{"internal/tui"}},
-	{"github.com/charmbracelet/", nil},
-	{"github.com/alecthomas/chroma/", nil},
-	{"github.com/yuin/goldmark", nil},
+	{"github.com/charmbracelet/", []string{"internal/tui"}},
+	{"github.com/yuin/goldmark", []string{"internal/tui"}},
 	{"github.com/anthropics/anthropic-sdk-go/", []string{"internal/providers"}},
 	{"github.com/openai/openai-go/", []string{"internal/providers"}},
 }

@@ -240,10 +240,10 @@ func TestChatTUI_markdown_rendered_and_spinner_before_the_first_token(t *testing
 			if strings.Contains(u.scr.String(), "```") {
 				t.Errorf("the code fence was printed raw:\n%s", u.scr.String())
 			}
-			if !strings.Contains(u.scr.String(), "The Plan") || !regexp.MustCompile(`;1m(## )?(\x1b\[m)?(\x1b\[[0-9;]*m)*The`).MatchString(raw) {
+			if !strings.Contains(u.scr.String(), "The Plan") || !regexp.MustCompile(`\x1b\[([0-9]+;)*1(;[0-9]+)*m(##(\x1b\[m)? )?(\x1b\[[0-9;]*m)*The`).MatchString(raw) {
 				t.Errorf("the heading is not bold:\n%q", raw)
 			}
-			if !regexp.MustCompile(`\x1b\[38;5;[0-9]+m(\x1b\[[0-9;]*m)*func`).MatchString(raw) {
+			if !regexp.MustCompile(`\x1b\[([0-9;]*;)?(3[0-7]|9[0-7]|38;[0-9;]+)m(\x1b\[[0-9;]*m)*func`).MatchString(raw) {
 				t.Errorf("the code block is not highlighted:\n%q", raw)
 			}
 			u.exit()

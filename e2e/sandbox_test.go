@@ -555,7 +555,7 @@ func launchersOf(marks []string) int {
 // TestSandbox_launcher_skips_the_application_init: each sandboxed command
 // starts agent-mcp again as its launcher, which runs from package
 // launcher's initialisation, before the packages it does not need (the
-// chat UI's syntax highlighting alone took ~10 ms of every command's
+// chat UI's syntax highlighting once took ~10 ms of every command's
 // start). GODEBUG=inittrace=1 lists the packages a run initialises.
 func TestSandbox_launcher_skips_the_application_init(t *testing.T) {
 	t.Parallel()
@@ -568,7 +568,7 @@ func TestSandbox_launcher_skips_the_application_init(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		return string(out)
 	}
-	const heavy = "init github.com/alecthomas/chroma/v2/styles "
+	const heavy = "init github.com/modelcontextprotocol/go-sdk/mcp "
 	if app := trace("version"); !strings.Contains(app, heavy) {
 		t.Fatalf("agent-mcp version no longer initialises %q: choose another heavy package for this test\n%s", heavy, app)
 	}

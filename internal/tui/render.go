@@ -6,20 +6,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
-	"charm.land/glamour/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 )
 
-// Rendering for the full terminal UI: Markdown through glamour (chroma
-// highlights code blocks), coloured unified diffs of file changes, and the
-// head and tail of command output.
+// Rendering for the full terminal UI: Markdown (markdown.go), coloured
+// unified diffs of file changes, and the head and tail of command output.
 
 // styles are the terminal UI's colours (ANSI indices, so the user's
 // palette decides the shades).
@@ -32,41 +28,6 @@ var (
 	styleDelLine = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
 	styleAddLine = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
 )
-
-// markdown renders Markdown for a terminal of the given width.
-type markdown struct {
-	mu       sync.Mutex
-	width    int
-	renderer *glamour.TermRenderer
-}
-
-func (m *markdown) render(text string, width int) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if width < 20 {
-		width = 20
-	}
-	if m.renderer == nil || m.width != width {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(width-4))
-		if err != nil {
-			return text
-		}
-		m.renderer, m.width = r, width
-	}
-	out, err := m.renderer.Render(text)
-	if err != nil {
-		return text
-	}
-	// glamour pads every line to the width with styled spaces.
-	lines := strings.Split(strings.Trim(out, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = padding.ReplaceAllString(l, "\x1b[m")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// padding matches styled spaces at the end of a line.
-var padding = regexp.MustCompile(`(?:(?:\x1b\[[0-9;]*m)* (?:\x1b\[0?m)?)+(?:\x1b\[[0-9;]*m)*$`)
 
 // Bounds of what a tool's result shows.
 const (
