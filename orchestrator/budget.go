@@ -31,8 +31,8 @@ const ResultURIPrefix = "agent-mcp://results/"
 // previewChars is how much of a persisted result stays inline.
 const previewChars = 2000
 
-// ResultsDir is where a session's persisted results live.
-func ResultsDir(s *tools.Session) string { return filepath.Join(s.StateDir(), "results") }
+// resultsDir is where a session's persisted results live.
+func resultsDir(s *tools.Session) string { return filepath.Join(s.StateDir(), "results") }
 
 // ResultPath maps a result resource URI to its file in the session, or
 // reports false for a URI that is not one of this session's results.
@@ -41,7 +41,7 @@ func ResultPath(s *tools.Session, uri string) (string, bool) {
 	if !ok || name == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") {
 		return "", false
 	}
-	return filepath.Join(ResultsDir(s), name), true
+	return filepath.Join(resultsDir(s), name), true
 }
 
 // applyBudget replaces a result whose text is longer than the tool's
@@ -56,7 +56,7 @@ func applyBudget(s *tools.Session, t *tools.Tool, callID string, res *tools.Resu
 	if utf8.RuneCountInString(res.Text) <= limit {
 		return nil, nil
 	}
-	dir := ResultsDir(s)
+	dir := resultsDir(s)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("saving large result: %w", err)
 	}
@@ -116,9 +116,9 @@ func persistedOutput(out any, p *Persisted, full string, limit int) any {
 	return m
 }
 
-// PersistedPreview renders the <persisted-output> block that stands in for
+// persistedPreview renders the <persisted-output> block that stands in for
 // text saved at path (docs/tools.md §1).
-func PersistedPreview(text, path string) string {
+func persistedPreview(text, path string) string {
 	return persistedBlock(text, path, int64(len(text)), "")
 }
 

@@ -83,7 +83,7 @@ func TestPersistedPreviewCutRules(t *testing.T) {
 			if got != c.wantPreview || more != c.wantMore {
 				t.Errorf("previewOf = (%d chars, %v), want (%d chars, %v)", len([]rune(got)), more, len([]rune(c.wantPreview)), c.wantMore)
 			}
-			block := PersistedPreview(c.text, "/tmp/x.txt")
+			block := persistedPreview(c.text, "/tmp/x.txt")
 			if strings.Contains(block, "\n...\n") != c.wantMore {
 				t.Errorf("the ... line presence = %v, want %v", !c.wantMore, c.wantMore)
 			}

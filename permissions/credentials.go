@@ -37,10 +37,6 @@ type Credentials struct {
 // beneath the state root (tools.NewSession).
 const sessionPrefix = "session-"
 
-// CredentialNames returns the credential paths relative to the home
-// directory, for documentation and messages.
-func CredentialNames() []string { return slices.Clone(credentialPaths) }
-
 // Paths lists the credential paths, whether or not they exist, except the
 // other sessions' state directories, which are listed as they exist now.
 func (c Credentials) Paths() []string {

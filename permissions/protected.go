@@ -30,12 +30,6 @@ var protectedFiles = []string{
 // mcp.json) protected as a whole.
 var protectedConfigDirs = []string{"git", "fish", "agent-mcp"}
 
-// ProtectedNames returns the directory and file names protected wherever
-// they appear, and the directories protected under `~/.config`.
-func ProtectedNames() (dirs, files, configDirs []string) {
-	return slices.Clone(protectedDirs), slices.Clone(protectedFiles), slices.Clone(protectedConfigDirs)
-}
-
 // ProtectedPaths lists the protected paths directly under each of roots
 // (working directories) and under home, whether or not they exist yet:
 // what a sandbox makes read-only so that a command cannot create or change

@@ -26,10 +26,10 @@ import (
 
 // Defaults for HTTPOptions fields left zero.
 const (
-	// MessageOverhead is the room a request body (HTTP) or line (stdio)
+	// messageOverhead is the room a request body (HTTP) or line (stdio)
 	// has beyond the largest call input (--max-input-bytes) for the
 	// JSON-RPC message around it.
-	MessageOverhead = 1 << 20
+	messageOverhead = 1 << 20
 	// DefaultMaxSessionCalls is how many tools/call requests one session
 	// may have in flight at once.
 	DefaultMaxSessionCalls = 16
@@ -45,9 +45,9 @@ const (
 	drainCancelWait = 3 * time.Second
 )
 
-// CodeServerBusy is the JSON-RPC error code for a call refused because its
+// codeServerBusy is the JSON-RPC error code for a call refused because its
 // session has too many calls in flight or the server is shutting down.
-const CodeServerBusy = -32000
+const codeServerBusy = -32000
 
 // HTTPOptions configure the streamable HTTP endpoint.
 type HTTPOptions struct {
@@ -60,7 +60,7 @@ type HTTPOptions struct {
 	// its own: requests without a protocol session (protocol 2026-07-28)
 	// keep their state per principal, so hosts given different tokens
 	// keep separate state (see principal.go). Token is the principal
-	// DefaultPrincipal.
+	// defaultPrincipal.
 	ClientTokens []ClientToken
 	// NoAuth serves without a token; only allowed on a loopback address.
 	NoAuth bool
@@ -76,11 +76,11 @@ type HTTPOptions struct {
 	// session's background tasks are killed and its state removed.
 	SessionTimeout time.Duration
 	// MaxBodyBytes bounds a request body; 0 means the pipeline's input
-	// cap plus MessageOverhead, so that a call the pipeline accepts fits.
+	// cap plus messageOverhead, so that a call the pipeline accepts fits.
 	MaxBodyBytes int64
 	// MaxSessionCalls caps the tools/call requests one session may have in
 	// flight; 0 means DefaultMaxSessionCalls. Calls over the cap are
-	// refused with CodeServerBusy.
+	// refused with codeServerBusy.
 	MaxSessionCalls int
 	// ResumeWindow is how long the calls of a disconnected POST stream wait
 	// for the client to resume before they are cancelled; 0 means
@@ -98,11 +98,11 @@ type ClientToken struct{ Name, Token string }
 
 // Principals of the tokens that name none.
 const (
-	// DefaultPrincipal is the principal of HTTPOptions.Token.
-	DefaultPrincipal = "default"
-	// AnonymousPrincipal is the principal of every request served with
+	// defaultPrincipal is the principal of HTTPOptions.Token.
+	defaultPrincipal = "default"
+	// anonymousPrincipal is the principal of every request served with
 	// NoAuth.
-	AnonymousPrincipal = "anonymous"
+	anonymousPrincipal = "anonymous"
 )
 
 // HTTPServer is a running streamable HTTP endpoint.
@@ -160,7 +160,7 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 		return nil, errors.New("--tls-cert and --tls-key must be given together")
 	}
 	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = int64(s.cfg.Pipeline.InputLimit()) + MessageOverhead
+		opts.MaxBodyBytes = int64(s.cfg.Pipeline.InputLimit()) + messageOverhead
 	}
 	if opts.MaxSessionCalls <= 0 {
 		opts.MaxSessionCalls = DefaultMaxSessionCalls
@@ -384,7 +384,7 @@ func (h *HTTPServer) authenticated(next http.Handler) http.Handler {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="agent-mcp"`)
 		sent, hadAuth := r.Header["Authorization"]
 		if h.opt.NoAuth {
-			r.Header.Set("Authorization", "Bearer "+AnonymousPrincipal)
+			r.Header.Set("Authorization", "Bearer "+anonymousPrincipal)
 		}
 		require(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Del("WWW-Authenticate")
@@ -406,7 +406,7 @@ func (h *HTTPServer) authenticated(next http.Handler) http.Handler {
 func (h *HTTPServer) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 	principal := ""
 	if h.opt.NoAuth {
-		principal = AnonymousPrincipal
+		principal = anonymousPrincipal
 	}
 	for _, t := range h.tokens {
 		if subtle.ConstantTimeCompare([]byte(token), []byte(t.Token)) == 1 {
@@ -563,7 +563,7 @@ func acceptedTokens(opts HTTPOptions) ([]ClientToken, error) {
 		}
 		return nil, nil
 	}
-	tokens := []ClientToken{{Name: DefaultPrincipal, Token: opts.Token}}
+	tokens := []ClientToken{{Name: defaultPrincipal, Token: opts.Token}}
 	for _, t := range opts.ClientTokens {
 		switch {
 		case t.Name == "" || strings.ContainsAny(t.Name, " \t\r\n"):
@@ -573,7 +573,7 @@ func acceptedTokens(opts HTTPOptions) ([]ClientToken, error) {
 		}
 		for _, o := range tokens {
 			if o.Name == t.Name {
-				return nil, fmt.Errorf("--client-token %s: the name %q is taken (%q is --token's)", t.Name, t.Name, DefaultPrincipal)
+				return nil, fmt.Errorf("--client-token %s: the name %q is taken (%q is --token's)", t.Name, t.Name, defaultPrincipal)
 			}
 			if o.Token == t.Token {
 				return nil, fmt.Errorf("--client-token %s: the same token as %s; each principal needs its own", t.Name, o.Name)
@@ -826,10 +826,10 @@ func (c *callTracker) admit(tc *trackedCall) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.draining {
-		return &jsonrpc.Error{Code: CodeServerBusy, Message: "the server is shutting down and accepts no new calls"}
+		return &jsonrpc.Error{Code: codeServerBusy, Message: "the server is shutting down and accepts no new calls"}
 	}
 	if n := c.perSession[tc.session]; n >= c.maxPerSession {
-		return &jsonrpc.Error{Code: CodeServerBusy, Message: fmt.Sprintf(
+		return &jsonrpc.Error{Code: codeServerBusy, Message: fmt.Sprintf(
 			"this session already has %d calls in flight, the most allowed (--max-session-calls); wait for one to finish and retry", n)}
 	}
 	c.perSession[tc.session]++

@@ -258,7 +258,7 @@ func TestHeldArguments_taken_only_by_their_post(t *testing.T) {
 	callFrom := func(post string) error {
 		req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "Write", Meta: mcp.Meta{largeargs.MetaKey: token}}}
 		if post != "" {
-			req.Extra = &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: DefaultPrincipal,
+			req.Extra = &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: defaultPrincipal,
 				Extra: map[string]any{factsKey: &requestFacts{post: post}}}}
 		}
 		_, err := mw(context.Background(), "tools/call", req)

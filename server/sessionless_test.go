@@ -371,7 +371,7 @@ func TestListenHTTP_refuses_bad_client_tokens(t *testing.T) {
 	}{
 		{"no_name", []ClientToken{{Token: otherToken}}, false, "expected NAME=TOKEN"},
 		{"short_token", []ClientToken{{Name: "ci", Token: "short"}}, false, "at least 16 characters"},
-		{"default_name", []ClientToken{{Name: DefaultPrincipal, Token: otherToken}}, false, "is taken"},
+		{"default_name", []ClientToken{{Name: defaultPrincipal, Token: otherToken}}, false, "is taken"},
 		{"repeated_name", []ClientToken{{Name: "ci", Token: otherToken}, {Name: "ci", Token: otherToken + "x"}}, false, "is taken"},
 		{"same_as_token", []ClientToken{{Name: "ci", Token: testToken}}, false, "the same token as default"},
 		{"with_no_auth", []ClientToken{{Name: "ci", Token: otherToken}}, true, "cannot be used with --no-auth"},
@@ -461,9 +461,9 @@ func TestHTTP_identity_travels_in_the_context(t *testing.T) {
 		token     string
 		principal string
 	}{
-		{"token", HTTPOptions{ClientTokens: []ClientToken{{Name: "other", Token: otherToken}}}, testToken, DefaultPrincipal},
+		{"token", HTTPOptions{ClientTokens: []ClientToken{{Name: "other", Token: otherToken}}}, testToken, defaultPrincipal},
 		{"client_token", HTTPOptions{ClientTokens: []ClientToken{{Name: "other", Token: otherToken}}}, otherToken, "other"},
-		{"no_auth", HTTPOptions{NoAuth: true}, "client-sent", AnonymousPrincipal},
+		{"no_auth", HTTPOptions{NoAuth: true}, "client-sent", anonymousPrincipal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -24,7 +24,7 @@ import (
 // around it, so a call over that limit is answered by the pipeline's
 // error naming it, and a line longer still is skipped unread.
 func (s *Server) stdioLineLimit() int {
-	return max(mcp.DefaultMaxLineLength, s.cfg.Pipeline.InputLimit()+MessageOverhead)
+	return max(mcp.DefaultMaxLineLength, s.cfg.Pipeline.InputLimit()+messageOverhead)
 }
 
 // stdioDrain bounds how long requests still running when stdin ends may

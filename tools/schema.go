@@ -8,10 +8,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// SchemaFor generates the input schema for In: an object that refuses
+// schemaFor generates the input schema for In: an object that refuses
 // unknown keys, whose optional pointer fields are described by their
 // element type (models read "integer", not ["null","integer"]).
-func SchemaFor[In any]() (*jsonschema.Schema, error) {
+func schemaFor[In any]() (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
 		return nil, fmt.Errorf("generating input schema: %w", err)

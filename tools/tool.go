@@ -136,7 +136,7 @@ func New[In any](t Tool, h Handler[In]) *Tool {
 	if t.Name == "" || h.Call == nil {
 		panic("tools.New: a tool needs a Name and a Call function")
 	}
-	schema, err := SchemaFor[In]()
+	schema, err := schemaFor[In]()
 	if err != nil {
 		panic(fmt.Sprintf("tools.New(%s): %v", t.Name, err))
 	}

@@ -8,11 +8,11 @@ import (
 	"sync"
 )
 
-// HeldOver is the size over which a tools/call's arguments are held aside
+// heldOver is the size over which a tools/call's arguments are held aside
 // by the transport rather than decoded by the MCP SDK, which would decode
 // the params several times over (for _meta and for the call, over HTTP
 // the whole body too), each time buffering the content anew.
-const HeldOver = 64 << 10
+const heldOver = 64 << 10
 
 // MetaKey is the _meta key that carries the placeholder of a call's held
 // arguments from the transport to the server's middleware.
@@ -70,12 +70,12 @@ func (s *Store) Len() int {
 // is false, and nothing is held, when the arguments are small or not an
 // object, or _meta is not an object: the SDK then sees the call as sent.
 func (s *Store) HoldParams(p []byte, base int, owner string) (edits []Edit, placeholder string, ok bool) {
-	if len(p) <= HeldOver || p[0] != '{' {
+	if len(p) <= heldOver || p[0] != '{' {
 		return nil, "", false
 	}
 	m := Members(p)
 	at, ok := m["arguments"]
-	if !ok || at[1]-at[0] <= HeldOver || p[at[0]] != '{' {
+	if !ok || at[1]-at[0] <= heldOver || p[at[0]] != '{' {
 		return nil, "", false
 	}
 	edits = []Edit{{At: base + at[0], End: base + at[1], Text: "{}"}}
@@ -109,13 +109,13 @@ func (s *Store) HoldParams(p []byte, base int, owner string) (edits []Edit, plac
 // are held under ("" when none are: the body is returned as it came). The
 // caller drops the placeholder once the request is served.
 func (s *Store) HoldBody(body []byte, owner string) ([]byte, string) {
-	i := SkipSpace(body, 0)
-	if len(body)-i <= HeldOver || body[i] != '{' || !json.Valid(body) {
+	i := skipSpace(body, 0)
+	if len(body)-i <= heldOver || body[i] != '{' || !json.Valid(body) {
 		return body, ""
 	}
 	m := Members(body)
 	method, ok := m["method"]
-	if !ok || body[method[0]] != '"' || Name(body[method[0]:method[1]]) != "tools/call" {
+	if !ok || body[method[0]] != '"' || jsonName(body[method[0]:method[1]]) != "tools/call" {
 		return body, ""
 	}
 	at, ok := m["params"]

@@ -67,7 +67,7 @@ func TestEmptyStrings(t *testing.T) {
 // given back only to that owner, once.
 func TestStore_HoldParams(t *testing.T) {
 	t.Parallel()
-	args := `{"content":"` + strings.Repeat("y", HeldOver) + `"}`
+	args := `{"content":"` + strings.Repeat("y", heldOver) + `"}`
 	for _, c := range []struct{ name, params string }{
 		{"no_meta", `{"name":"Write","arguments":` + args + `}`},
 		{"empty_meta", `{"_meta":{},"name":"Write","arguments":` + args + `}`},
@@ -104,7 +104,7 @@ func TestStore_HoldParams(t *testing.T) {
 		})
 	}
 	var s Store
-	for _, params := range []string{`{"name":"Write","arguments":{"content":"small"}}`, `{"_meta":"x","name":"Write","arguments":` + args + `}`, `{"name":"Write","arguments":["` + strings.Repeat("z", HeldOver) + `"]}`} {
+	for _, params := range []string{`{"name":"Write","arguments":{"content":"small"}}`, `{"_meta":"x","name":"Write","arguments":` + args + `}`, `{"name":"Write","arguments":["` + strings.Repeat("z", heldOver) + `"]}`} {
 		if _, _, ok := s.HoldParams([]byte(params), 0, ""); ok || s.Len() != 0 {
 			t.Errorf("held %.60s…", params)
 		}
@@ -115,7 +115,7 @@ func TestStore_HoldParams(t *testing.T) {
 // leaves anything else as it came.
 func TestStore_HoldBody(t *testing.T) {
 	t.Parallel()
-	args := `{"content":"` + strings.Repeat("y", HeldOver) + `"}`
+	args := `{"content":"` + strings.Repeat("y", heldOver) + `"}`
 	var s Store
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Write","arguments":` + args + `}}`
 	body, p := s.HoldBody([]byte(call), "")

@@ -9,11 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// StringEnd returns the index just past the closing quote of the JSON
+// stringEnd returns the index just past the closing quote of the JSON
 // string whose opening quote is raw[i], skipping escaped characters, or -1
 // when the string is not terminated. It only finds the string's extent:
 // whether its contents are valid is left to the decoder.
-func StringEnd(raw []byte, i int) int {
+func stringEnd(raw []byte, i int) int {
 	j := i + 1
 	for j < len(raw) && raw[j] != '"' {
 		if raw[j] == '\\' {
@@ -27,26 +27,26 @@ func StringEnd(raw []byte, i int) int {
 	return j + 1
 }
 
-// SkipSpace is the index of the first byte of b at or after i that is not
+// skipSpace is the index of the first byte of b at or after i that is not
 // JSON white space (len(b) when there is none).
-func SkipSpace(b []byte, i int) int {
+func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
 	}
 	return i
 }
 
-// ValueEnd is the index just past the JSON value starting at b[i] (valid).
-func ValueEnd(b []byte, i int) int {
+// valueEnd is the index just past the JSON value starting at b[i] (valid).
+func valueEnd(b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		return StringEnd(b, i)
+		return stringEnd(b, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				j = StringEnd(b, j) - 1
+				j = stringEnd(b, j) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -69,26 +69,26 @@ func ValueEnd(b []byte, i int) int {
 // Names are matched exactly, as the MCP SDK's decoder does.
 func Members(obj []byte) map[string][2]int {
 	m := map[string][2]int{}
-	i := SkipSpace(obj, 0) + 1 // past '{'
+	i := skipSpace(obj, 0) + 1 // past '{'
 	for {
-		i = SkipSpace(obj, i)
+		i = skipSpace(obj, i)
 		switch obj[i] {
 		case '}':
 			return m
 		case ',':
-			i = SkipSpace(obj, i+1)
+			i = skipSpace(obj, i+1)
 		}
-		end := StringEnd(obj, i)
-		name := Name(obj[i:end])
-		i = SkipSpace(obj, SkipSpace(obj, end)+1) // past ':'
-		vend := ValueEnd(obj, i)
+		end := stringEnd(obj, i)
+		name := jsonName(obj[i:end])
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past ':'
+		vend := valueEnd(obj, i)
 		m[name] = [2]int{i, vend}
 		i = vend
 	}
 }
 
-// Name is the text of the JSON string s, quotes included (valid).
-func Name(s []byte) string {
+// jsonName is the text of the JSON string s, quotes included (valid).
+func jsonName(s []byte) string {
 	if bytes.IndexByte(s, '\\') < 0 {
 		return string(s[1 : len(s)-1])
 	}

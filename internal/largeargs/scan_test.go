@@ -11,7 +11,7 @@ func FuzzUnquote(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, q []byte) {
-		if len(q) == 0 || q[0] != '"' || StringEnd(q, 0) != len(q) {
+		if len(q) == 0 || q[0] != '"' || stringEnd(q, 0) != len(q) {
 			return // one JSON string token is what Unquote is given
 		}
 		var want string

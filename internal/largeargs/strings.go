@@ -79,7 +79,7 @@ func replaceStrings(raw []byte, n int, with func(text []byte, name bool) []byte)
 			i++
 			continue
 		}
-		end := StringEnd(raw, i)
+		end := stringEnd(raw, i)
 		if end < 0 {
 			return nil, false
 		}

@@ -157,13 +157,6 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// Remaining is how many scripted replies were not used.
-func (s *Server) Remaining() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.replies)
-}
-
 // Errors lists script failures: requests beyond the script, waits that
 // timed out.
 func (s *Server) Errors() []string {

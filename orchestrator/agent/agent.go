@@ -43,8 +43,8 @@ type Events struct {
 	Usage func(run llm.Usage)
 }
 
-// DefaultContextWindow is the context size assumed when Config sets none.
-const DefaultContextWindow = 128_000
+// defaultContextWindow is the context size assumed when Config sets none.
+const defaultContextWindow = 128_000
 
 // Config configures an Agent.
 type Config struct {
@@ -63,7 +63,7 @@ type Config struct {
 	// MaxTokens is each call's output budget; 0 means the provider's default.
 	MaxTokens int
 	// ContextWindow is the model's context size in tokens; 0 means
-	// DefaultContextWindow.
+	// defaultContextWindow.
 	ContextWindow int
 	// Refresh, if set, is called before each model call; it returns a new
 	// pool when the upstream tools changed, else nil.
@@ -99,7 +99,7 @@ func New(cfg Config) (*Agent, error) {
 		return nil, errors.New("agent: a session is required")
 	}
 	if cfg.ContextWindow <= 0 {
-		cfg.ContextWindow = DefaultContextWindow
+		cfg.ContextWindow = defaultContextWindow
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -233,14 +233,14 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 			// The tools' results end the conversation: an assistant turn
 			// follows, so the next prompt does not make two user messages
 			// in a row.
-			_ = a.append(llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text(InterruptedMarker)}})
+			_ = a.append(llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text(interruptedMarker)}})
 			return res, ctx.Err()
 		}
 	}
 }
 
-// InterruptedMarker ends an assistant turn the user interrupted.
-const InterruptedMarker = "[Interrupted by the user]"
+// interruptedMarker ends an assistant turn the user interrupted.
+const interruptedMarker = "[Interrupted by the user]"
 
 // step makes one model call and runs its tool calls. It returns the
 // outcomes (none when the model ended its turn).
@@ -293,7 +293,7 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 			if text != "" {
 				text += "\n\n"
 			}
-			if aerr := a.append(llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text(text + InterruptedMarker)}}); aerr != nil {
+			if aerr := a.append(llm.Message{Role: llm.Assistant, Content: []llm.Block{llm.Text(text + interruptedMarker)}}); aerr != nil {
 				a.cfg.Logger.Warn("saving the interrupted reply", "err", aerr)
 			}
 		}

@@ -544,7 +544,7 @@ func testContext(t *testing.T, format string) {
 	last := messagesOf(t, reqs[5])
 	cleared := 0
 	for _, l := range last {
-		if strings.Contains(l, ClearedToolResult) {
+		if strings.Contains(l, clearedToolResult) {
 			cleared++
 		}
 	}
@@ -569,7 +569,7 @@ func testContext(t *testing.T, format string) {
 		t.Errorf("summary request = %.200q", sum)
 	}
 	final := messagesOf(t, reqs[7])
-	if len(final) < 1 || final[0] != "user: "+SummaryPrefix+"SUMMARY: echoed five times" || final[len(final)-1] != "user: again" {
+	if len(final) < 1 || final[0] != "user: "+summaryPrefix+"SUMMARY: echoed five times" || final[len(final)-1] != "user: again" {
 		t.Errorf("request after summary = %.300q", final)
 	}
 }

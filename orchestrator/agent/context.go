@@ -18,10 +18,10 @@ const (
 	contextThreshold = 0.8
 	// keepToolResults is how many of the latest tool results stay intact.
 	keepToolResults = 3
-	// ClearedToolResult replaces the content of a cleared tool result.
-	ClearedToolResult = "[This tool result was cleared to save context. Run the tool again if you need it.]"
-	// SummaryPrefix starts the message that stands for summarised turns.
-	SummaryPrefix = "Summary of the earlier part of this conversation:\n"
+	// clearedToolResult replaces the content of a cleared tool result.
+	clearedToolResult = "[This tool result was cleared to save context. Run the tool again if you need it.]"
+	// summaryPrefix starts the message that stands for summarised turns.
+	summaryPrefix = "Summary of the earlier part of this conversation:\n"
 )
 
 // estimateTokens guesses the tokens of a request: about four characters
@@ -98,12 +98,12 @@ func (a *Agent) clearToolResults() int {
 	cleared := 0
 	for _, ij := range idx[:max(0, len(idx)-keepToolResults)] {
 		b := &a.messages[ij[0]].Content[ij[1]]
-		if len(b.Content) == 1 && b.Content[0].Text == ClearedToolResult {
+		if len(b.Content) == 1 && b.Content[0].Text == clearedToolResult {
 			continue
 		}
 		// Copy the message's content so earlier copies stay untouched.
 		content := append([]llm.Block(nil), a.messages[ij[0]].Content...)
-		content[ij[1]].Content = []llm.Block{llm.Text(ClearedToolResult)}
+		content[ij[1]].Content = []llm.Block{llm.Text(clearedToolResult)}
 		a.messages[ij[0]].Content = content
 		cleared++
 	}
@@ -173,21 +173,21 @@ func (a *Agent) summariseBefore(ctx context.Context, msgs []llm.Message, cut int
 	}
 	if cut == len(msgs) {
 		a.SetMessages([]llm.Message{
-			{Role: llm.User, Content: []llm.Block{llm.Text(SummaryPrefix + summary)}},
-			{Role: llm.Assistant, Content: []llm.Block{llm.Text(CompactedReply)}},
+			{Role: llm.User, Content: []llm.Block{llm.Text(summaryPrefix + summary)}},
+			{Role: llm.Assistant, Content: []llm.Block{llm.Text(compactedReply)}},
 		})
 		return cut, nil
 	}
 	first := msgs[cut]
-	first.Content = append([]llm.Block{llm.Text(SummaryPrefix + summary)}, first.Content...)
+	first.Content = append([]llm.Block{llm.Text(summaryPrefix + summary)}, first.Content...)
 	out := append([]llm.Message{first}, msgs[cut+1:]...)
 	a.SetMessages(out)
 	return cut, nil
 }
 
-// CompactedReply is the assistant's turn after a conversation compacted
+// compactedReply is the assistant's turn after a conversation compacted
 // whole (/compact): the next prompt then follows an assistant message.
-const CompactedReply = "I have the summary of our conversation so far and will continue from it."
+const compactedReply = "I have the summary of our conversation so far and will continue from it."
 
 // Compact replaces the whole conversation with a summary written by the
 // model, following instructions if given (/compact). It returns how many

@@ -47,9 +47,6 @@ func OpenStore(dir string) (*Store, error) {
 	return &Store{dir: d}, nil
 }
 
-// Dir is where the conversation files are.
-func (s *Store) Dir() string { return s.dir }
-
 type entry struct {
 	Type     string        `json:"type"` // meta, message, replace
 	Time     time.Time     `json:"time"`

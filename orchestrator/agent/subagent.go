@@ -16,10 +16,10 @@ import (
 
 // Sub-agents' defaults.
 const (
-	// DefaultSubAgentMaxTurns bounds a sub-agent's model calls.
-	DefaultSubAgentMaxTurns = 50
-	// DefaultSubAgentMaxTokens bounds one of a sub-agent's answers.
-	DefaultSubAgentMaxTokens = 8192
+	// defaultSubAgentMaxTurns bounds a sub-agent's model calls.
+	defaultSubAgentMaxTurns = 50
+	// defaultSubAgentMaxTokens bounds one of a sub-agent's answers.
+	defaultSubAgentMaxTokens = 8192
 )
 
 // SubAgents runs the Agent tool's sub-agents: it implements
@@ -36,12 +36,12 @@ type SubAgents struct {
 	// NoTools runs sub-agents without tools (a model that cannot use them).
 	NoTools bool
 	// MaxTurns is used when a request sets none; 0 means
-	// DefaultSubAgentMaxTurns.
+	// defaultSubAgentMaxTurns.
 	MaxTurns int
-	// MaxTokens bounds one answer; 0 means DefaultSubAgentMaxTokens.
+	// MaxTokens bounds one answer; 0 means defaultSubAgentMaxTokens.
 	MaxTokens int
 	// ContextWindow is the model's context size; 0 means
-	// DefaultContextWindow.
+	// defaultContextWindow.
 	ContextWindow int
 	// Exclude lists further tools never offered, by name. Tools acting on
 	// the conversation itself (tools.Tool.ActsOnConversation: Agent,
@@ -86,7 +86,7 @@ func (r *SubAgents) RunSubAgent(ctx context.Context, req tools.SubAgentRequest) 
 	if req.ReadOnly {
 		pipeline.Permit = readOnlyPermit{next: r.Pipeline.Permit}
 	}
-	maxTurns := firstPositive(req.MaxTurns, r.MaxTurns, DefaultSubAgentMaxTurns)
+	maxTurns := firstPositive(req.MaxTurns, r.MaxTurns, defaultSubAgentMaxTurns)
 	progress := req.Progress
 	if progress == nil {
 		progress = func(tools.ProgressUpdate) {}
@@ -98,7 +98,7 @@ func (r *SubAgents) RunSubAgent(ctx context.Context, req tools.SubAgentRequest) 
 		UseContext:    tools.UseContext{Session: child, Asker: parent.Asker, Sampler: parent.Sampler, Logger: parent.Logger},
 		System:        req.SystemPrompt,
 		MaxTurns:      maxTurns,
-		MaxTokens:     firstPositive(r.MaxTokens, DefaultSubAgentMaxTokens),
+		MaxTokens:     firstPositive(r.MaxTokens, defaultSubAgentMaxTokens),
 		ContextWindow: r.ContextWindow,
 		Logger:        parent.Logger,
 		Events: Events{

@@ -19,8 +19,8 @@ import (
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
 )
 
-// DefaultTimeout bounds a hook that sets no timeout of its own.
-const DefaultTimeout = 60 * time.Second
+// defaultTimeout bounds a hook that sets no timeout of its own.
+const defaultTimeout = 60 * time.Second
 
 // maxOutput bounds how much of a hook's stdout and stderr is kept.
 const maxOutput = 1 << 20
@@ -30,7 +30,7 @@ type Config struct {
 	PreToolUse, PostToolUse []settings.HookMatcher
 	// ProjectDir is given to hooks as CLAUDE_PROJECT_DIR.
 	ProjectDir string
-	// Timeout is the default per-hook timeout; 0 is DefaultTimeout.
+	// Timeout is the default per-hook timeout; 0 is defaultTimeout.
 	Timeout time.Duration
 	// Shell runs each command as Shell -c COMMAND; default /bin/sh.
 	Shell string
@@ -54,7 +54,7 @@ type compiled struct {
 // valid regular expression is an error naming it.
 func New(cfg Config) (*Runner, error) {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.Shell == "" {
 		cfg.Shell = "/bin/sh"

@@ -41,12 +41,12 @@ type rawServer struct {
 	Headers   map[string]string `json:"headers"`
 }
 
-// ParseConfig reads an mcpServers document (.mcp.json, a Claude Desktop
+// parseConfig reads an mcpServers document (.mcp.json, a Claude Desktop
 // config, agent-mcp's user config). ${VAR} and ${VAR:-default} expand in
 // command, args, env, url and headers. A server whose entry is unusable is
 // left out and reported in problems; err is set only when the document
 // itself cannot be read.
-func ParseConfig(data []byte, source string, lookup func(string) (string, bool)) (servers []ServerConfig, problems []error, err error) {
+func parseConfig(data []byte, source string, lookup func(string) (string, bool)) (servers []ServerConfig, problems []error, err error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
@@ -100,7 +100,7 @@ func (r rawServer) resolve(name, source string, lookup func(string) (string, boo
 	}
 	var missing []string
 	ex := func(s string) string {
-		out, miss := Expand(s, lookup)
+		out, miss := expand(s, lookup)
 		missing = append(missing, miss...)
 		return out
 	}
@@ -149,9 +149,9 @@ func firstOf(a, b string) string {
 
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
-// Expand replaces ${VAR} and ${VAR:-default} in s. It returns the names of
+// expand replaces ${VAR} and ${VAR:-default} in s. It returns the names of
 // variables that were unset and had no default.
-func Expand(s string, lookup func(string) (string, bool)) (string, []string) {
+func expand(s string, lookup func(string) (string, bool)) (string, []string) {
 	var missing []string
 	out := varRef.ReplaceAllStringFunc(s, func(m string) string {
 		sub := varRef.FindStringSubmatch(m)
@@ -175,7 +175,7 @@ type LoadOptions struct {
 	// ProjectDir holds the project's .mcp.json.
 	ProjectDir string
 	// UserConfig is agent-mcp's user config file (an mcpServers
-	// document); empty means UserConfigPath().
+	// document); empty means userConfigPath().
 	UserConfig string
 	// Files are further config files (--mcp-config), in order.
 	Files []string
@@ -185,9 +185,9 @@ type LoadOptions struct {
 	Lookup func(string) (string, bool)
 }
 
-// UserConfigPath is agent-mcp's user-level server config:
+// userConfigPath is agent-mcp's user-level server config:
 // $XDG_CONFIG_HOME/agent-mcp/mcp.json (~/.config/agent-mcp/mcp.json).
-func UserConfigPath() string {
+func userConfigPath() string {
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		return ""
@@ -209,7 +209,7 @@ func Load(opts LoadOptions) ([]ServerConfig, []error, error) {
 	if !opts.Strict {
 		user := opts.UserConfig
 		if user == "" {
-			user = UserConfigPath()
+			user = userConfigPath()
 		}
 		if user != "" {
 			srcs = append(srcs, src{user, false})
@@ -231,7 +231,7 @@ func Load(opts LoadOptions) ([]ServerConfig, []error, error) {
 			}
 			return nil, warnings, fmt.Errorf("reading MCP config: %w", err)
 		}
-		servers, problems, err := ParseConfig(data, s.path, opts.Lookup)
+		servers, problems, err := parseConfig(data, s.path, opts.Lookup)
 		if err != nil {
 			if s.required {
 				return nil, warnings, err

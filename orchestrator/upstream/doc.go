@@ -1,6 +1,6 @@
 // Package upstream connects the chat loop to upstream MCP servers.
 //
-// It reads server configs ([Load], [ParseConfig]: the project's .mcp.json,
+// It reads server configs ([Load], [parseConfig]: the project's .mcp.json,
 // the Claude Desktop shape, agent-mcp's user config and --mcp-config
 // files, with ${VAR} and ${VAR:-default} expansion), connects to each
 // server with the go-sdk client over stdio, streamable HTTP or SSE

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// MaxToolName is the longest tool name providers accept.
-const MaxToolName = 64
+// maxToolName is the longest tool name providers accept.
+const maxToolName = 64
 
 // sanitize keeps [A-Za-z0-9_-] and replaces anything else with '_'.
 func sanitize(s string) string {
@@ -30,7 +30,7 @@ func sanitize(s string) string {
 // to taken.
 func ToolName(server, tool string, taken map[string]bool) string {
 	name := "mcp__" + sanitize(server) + "__" + sanitize(tool)
-	if len(name) <= MaxToolName && !taken[name] {
+	if len(name) <= maxToolName && !taken[name] {
 		taken[name] = true
 		return name
 	}
@@ -38,8 +38,8 @@ func ToolName(server, tool string, taken map[string]bool) string {
 	for n := 8; n <= 2*len(sum); n += 4 {
 		suffix := "_" + hex.EncodeToString(sum[:])[:n]
 		head := name
-		if len(head) > MaxToolName-len(suffix) {
-			head = head[:MaxToolName-len(suffix)]
+		if len(head) > maxToolName-len(suffix) {
+			head = head[:maxToolName-len(suffix)]
 		}
 		cand := head + suffix
 		if !taken[cand] {
@@ -50,18 +50,4 @@ func ToolName(server, tool string, taken map[string]bool) string {
 	// Unreachable in practice: 64 hex digits of SHA-256 collide never.
 	taken[name] = true
 	return name
-}
-
-// ServerOf returns the server part of an mcp__<server>__<tool> name, or
-// "" when name is not an upstream tool name.
-func ServerOf(name string) string {
-	rest, ok := strings.CutPrefix(name, "mcp__")
-	if !ok {
-		return ""
-	}
-	server, _, ok := strings.Cut(rest, "__")
-	if !ok {
-		return ""
-	}
-	return server
 }
