@@ -43,6 +43,7 @@ var allowed = map[string][]string{
 
 	"tools/builtin":                {"tools", "tools/fs", "tools/lsp", "tools/search", "tools/shell", "tools/shell/sandbox", "tools/web", "tools/workflow"},
 	"tools/lsp":                    {"tools", "tools/shell/sandbox"},
+	"tools/lsp/internal/protogen":  {},
 	"tools/fs":                     {"tools", "permissions/confine", "internal/pdf"},
 	"tools/search":                 {"tools", "permissions/confine"},
 	"tools/shell":                  {"tools", "tools/shell/sandbox", "permissions/confine", "permissions/shellcmd"},

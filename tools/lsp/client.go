@@ -88,7 +88,7 @@ type process struct {
 	done   chan struct{} // closed once the process has exited
 	start  time.Time
 	stderr *tail
-	caps   map[string]json.RawMessage
+	caps   json.RawMessage
 	// stopping is set when the exit was asked for (not a crash).
 	stopping atomic.Bool
 }
@@ -224,8 +224,9 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	ictx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	rootURI := fileURI(c.root)
+	pid := int32(os.Getpid())
 	params := InitializeParams{
-		ProcessID: os.Getpid(), ClientInfo: &ClientInfo{Name: "agent-mcp"}, RootURI: rootURI,
+		ProcessID: &pid, ClientInfo: json.RawMessage(`{"name":"agent-mcp"}`), RootURI: &rootURI,
 		Capabilities:          json.RawMessage(clientCapabilities),
 		InitializationOptions: c.cfg.InitializationOptions,
 		WorkspaceFolders:      []WorkspaceFolder{{URI: rootURI, Name: filepath.Base(c.root)}},
@@ -241,7 +242,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 		return nil, fmt.Errorf("initializing %s: %w", c.cfg.Command, err)
 	}
 	if len(c.cfg.Settings) > 0 {
-		_ = p.conn.Notify(ictx, "workspace/didChangeConfiguration", map[string]json.RawMessage{"settings": c.cfg.Settings})
+		_ = p.conn.Notify(ictx, "workspace/didChangeConfiguration", DidChangeConfigurationParams{Settings: c.cfg.Settings})
 	}
 	return p, nil
 }
@@ -395,9 +396,15 @@ func (c *client) sync(ctx context.Context, p *process, path, lang, text string) 
 		err = p.conn.Notify(ctx, "textDocument/didOpen", DidOpenTextDocumentParams{TextDocument: TextDocumentItem{
 			URI: uri, LanguageID: lang, Version: version, Text: text}})
 	} else {
-		err = p.conn.Notify(ctx, "textDocument/didChange", DidChangeTextDocumentParams{
-			TextDocument:   VersionedTextDocumentIdentifier{URI: uri, Version: version},
-			ContentChanges: []TextDocumentContentChangeEvent{{Text: text}}})
+		// TextDocumentContentChangeEvent is a union: the whole text.
+		var changes json.RawMessage
+		if changes, err = json.Marshal([]struct {
+			Text string `json:"text"`
+		}{{text}}); err == nil {
+			err = p.conn.Notify(ctx, "textDocument/didChange", DidChangeTextDocumentParams{
+				TextDocument:   VersionedTextDocumentIdentifier{URI: uri, Version: version},
+				ContentChanges: changes})
+		}
 	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("sending %s to %s: %w", path, c.cfg.Command, err)

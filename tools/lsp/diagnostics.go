@@ -146,7 +146,7 @@ func lineMover(before, after string) func(uint32) (uint32, bool) {
 func formatNew(name string, ds []Diagnostic, text string) string {
 	var keep []Diagnostic
 	for _, d := range ds {
-		if sev(d) <= SeverityWarning {
+		if sev(d) <= DiagnosticSeverityWarning {
 			keep = append(keep, d)
 		}
 	}
@@ -189,7 +189,7 @@ func formatNew(name string, ds []Diagnostic, text string) string {
 
 func sev(d Diagnostic) DiagnosticSeverity {
 	if d.Severity == 0 {
-		return SeverityError // a server that leaves it out means an error
+		return DiagnosticSeverityError // a server that leaves it out means an error
 	}
 	return d.Severity
 }
@@ -198,11 +198,11 @@ func sev(d Diagnostic) DiagnosticSeverity {
 func diagLine(d Diagnostic, lines []string) string {
 	sym := "✘"
 	switch sev(d) {
-	case SeverityWarning:
+	case DiagnosticSeverityWarning:
 		sym = "⚠"
-	case SeverityInformation:
+	case DiagnosticSeverityInformation:
 		sym = "ℹ"
-	case SeverityHint:
+	case DiagnosticSeverityHint:
 		sym = "★"
 	}
 	line := int(d.Range.Start.Line)

@@ -19,8 +19,10 @@
 //
 // The wire is JSON-RPC 2.0 with the base protocol's Content-Length framing
 // from github.com/sourcegraph/jsonrpc2 (VSCodeObjectCodec); the messages
-// are the LSP 3.17 structures of protocol.go, named as the specification's
-// meta-model names them. Documents are synchronised whole.
+// are the LSP 3.17 structures of protocol_gen.go, generated from the
+// specification's meta-model by internal/protogen (go generate, with
+// LSP_META_MODEL naming the metaModel.json). Documents are synchronised
+// whole.
 //
 // [Service.Check] is what Write, Edit and MultiEdit end their results
 // with: the server is given the file's text before and after the change

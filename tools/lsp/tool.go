@@ -116,7 +116,7 @@ func (s *Service) run(ctx context.Context, in *Input, uc *tools.UseContext) (*to
 		}
 	case "findReferences":
 		var locs []Location
-		if err := call("textDocument/references", ReferenceParams{TextDocumentPositionParams: tdp, Context: ReferenceContext{IncludeDeclaration: true}}, &locs); err != nil {
+		if err := call("textDocument/references", ReferenceParams{TextDocument: tdp.TextDocument, Position: tdp.Position, Context: ReferenceContext{IncludeDeclaration: true}}, &locs); err != nil {
 			return nil, err
 		}
 		for _, l := range locs {
