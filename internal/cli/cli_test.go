@@ -324,3 +324,49 @@ func entries(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestHTTPFlags_options: serve's HTTP token comes from --token, else
+// $AGENT_MCP_TOKEN, else is generated; the client tokens from
+// --client-token, else $AGENT_MCP_CLIENT_TOKENS; bad values are named.
+func TestHTTPFlags_options(t *testing.T) {
+	parse := func(args ...string) *httpFlags {
+		t.Helper()
+		var f httpFlags
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		f.add(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return &f
+	}
+	t.Setenv("AGENT_MCP_TOKEN", "")
+	t.Setenv("AGENT_MCP_CLIENT_TOKENS", "")
+	opts, generated, err := parse().options()
+	if err != nil || !generated || len(opts.Token) != 32 {
+		t.Fatalf("no token given: %q generated %v, %v", opts.Token, generated, err)
+	}
+	if opts, generated, _ := parse("--no-auth").options(); generated || opts.Token != "" || !opts.NoAuth {
+		t.Errorf("--no-auth: token %q generated %v", opts.Token, generated)
+	}
+	t.Setenv("AGENT_MCP_TOKEN", "from-env")
+	t.Setenv("AGENT_MCP_CLIENT_TOKENS", "ci=0123456789abcdef, ide=fedcba9876543210")
+	opts, generated, err = parse().options()
+	if err != nil || generated || opts.Token != "from-env" || len(opts.ClientTokens) != 2 || opts.ClientTokens[1].Name != "ide" {
+		t.Errorf("from the environment: %+v generated %v, %v", opts, generated, err)
+	}
+	opts, _, _ = parse("--token", "from-flag", "--client-token", "one=0123456789abcdef").options()
+	if opts.Token != "from-flag" || len(opts.ClientTokens) != 1 || opts.ClientTokens[0].Name != "one" {
+		t.Errorf("flags over the environment: %+v", opts)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--client-token", "no-equals"}, "--client-token: expected NAME=TOKEN"},
+		{[]string{"--max-sessions", "0"}, "--max-sessions must be at least 1, got 0"},
+	} {
+		if _, _, err := parse(c.args...).options(); err == nil || err.Error() != c.want && !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+}

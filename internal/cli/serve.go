@@ -151,27 +151,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"or over streamable HTTP at /mcp with --http (a bearer token is required).", stdout, stderr)
 	var w workspaceFlags
 	w.add(fs.FlagSet)
-	useHTTP := fs.Bool("http", false, "serve streamable HTTP instead of stdio")
-	addr := fs.String("addr", "127.0.0.1:8765", "HTTP listen address; port 0 picks a free port")
-	token := fs.String("token", "", "bearer token HTTP clients must send (default: $AGENT_MCP_TOKEN, else a generated one, printed once)")
-	var clientTokens stringList
-	fs.Var(&clientTokens, "client-token", "NAME=TOKEN: a further bearer token for one host or client (repeatable; default: $AGENT_MCP_CLIENT_TOKENS,\n"+
-		"NAME=TOKEN pairs separated by spaces or commas). Clients of protocol 2026-07-28,\n"+
-		"which has no sessions over HTTP, keep their state (files read, background tasks, todo list) per token:\n"+
-		"give each host its own token to keep their state apart")
-	noAuth := fs.Bool("no-auth", false, "serve HTTP without a token (loopback addresses only)")
-	allowRemote := fs.Bool("allow-remote", false, "allow binding a non-loopback address (a token is still required)")
-	tlsCert := fs.String("tls-cert", "", "TLS certificate file for HTTPS")
-	tlsKey := fs.String("tls-key", "", "TLS key file for HTTPS")
-	sessionTimeout := fs.Duration("session-timeout", 30*time.Minute, "close HTTP sessions idle this long (0: never)")
-	var allowHosts, allowOrigins stringList
-	fs.Var(&allowHosts, "allow-host", "a further Host name HTTP clients may use besides loopback ones (repeatable)")
-	fs.Var(&allowOrigins, "allow-origin", "a further Origin browsers may send besides loopback ones, e.g. https://app.example (repeatable)")
-	maxSessionCalls := fs.Int("max-session-calls", server.DefaultMaxSessionCalls, "tools/call requests one HTTP session may have in flight")
-	maxSessions := fs.Int("max-sessions", server.DefaultMaxSessions, "MCP sessions one HTTP server keeps at once; a new one over the cap closes the session idle the longest, or gets 503 when all are busy")
-	maxBodyBytes := fs.Int64("max-body-bytes", 0, "largest HTTP request body accepted, in bytes; larger ones get 413 naming this flag\n(default: --max-input-bytes plus 1 MiB for the JSON-RPC message around the input, so any call the input cap accepts fits)")
-	resumeWindow := fs.Duration("resume-window", server.DefaultResumeWindow, "how long a disconnected HTTP client's calls wait for it to resume (Last-Event-ID) before they are cancelled")
-	shutdownGrace := fs.Duration("shutdown-grace", 10*time.Second, "on SIGTERM, how long in-flight HTTP calls may finish before they are cancelled")
+	var hf httpFlags
+	hf.add(fs.FlagSet)
 	logLevel := fs.String("log-level", "warn", "stderr log level: debug, info, warn or error")
 	structured := fs.Bool("structured-output", false, "also return each result's data as structuredContent, for programs that want fields rather than text.\n"+
 		"Off by default: hosts such as Claude Code and Codex CLI show the model the JSON of structuredContent\n"+
@@ -219,7 +200,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if !*useHTTP {
+	if !hf.enabled {
 		said := make(chan struct{})
 		go func() {
 			defer close(said)
@@ -233,35 +214,87 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer srv.Close()
-	sandboxLine := sayLayers()
-	tok := *token
+	return hf.serve(ctx, srv, sayLayers(), stderr)
+}
+
+// httpFlags are serve's flags for streamable HTTP (--http).
+type httpFlags struct {
+	enabled                      bool
+	addr, token                  string
+	clientTokens                 stringList
+	noAuth, allowRemote          bool
+	tlsCert, tlsKey              string
+	sessionTimeout               time.Duration
+	allowHosts, allowOrigins     stringList
+	maxSessionCalls, maxSessions int
+	maxBodyBytes                 int64
+	resumeWindow, shutdownGrace  time.Duration
+}
+
+func (f *httpFlags) add(fs *flag.FlagSet) {
+	fs.BoolVar(&f.enabled, "http", false, "serve streamable HTTP instead of stdio")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8765", "HTTP listen address; port 0 picks a free port")
+	fs.StringVar(&f.token, "token", "", "bearer token HTTP clients must send (default: $AGENT_MCP_TOKEN, else a generated one, printed once)")
+	fs.Var(&f.clientTokens, "client-token", "NAME=TOKEN: a further bearer token for one host or client (repeatable; default: $AGENT_MCP_CLIENT_TOKENS,\n"+
+		"NAME=TOKEN pairs separated by spaces or commas). Clients of protocol 2026-07-28,\n"+
+		"which has no sessions over HTTP, keep their state (files read, background tasks, todo list) per token:\n"+
+		"give each host its own token to keep their state apart")
+	fs.BoolVar(&f.noAuth, "no-auth", false, "serve HTTP without a token (loopback addresses only)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow binding a non-loopback address (a token is still required)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate file for HTTPS")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS key file for HTTPS")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", 30*time.Minute, "close HTTP sessions idle this long (0: never)")
+	fs.Var(&f.allowHosts, "allow-host", "a further Host name HTTP clients may use besides loopback ones (repeatable)")
+	fs.Var(&f.allowOrigins, "allow-origin", "a further Origin browsers may send besides loopback ones, e.g. https://app.example (repeatable)")
+	fs.IntVar(&f.maxSessionCalls, "max-session-calls", server.DefaultMaxSessionCalls, "tools/call requests one HTTP session may have in flight")
+	fs.IntVar(&f.maxSessions, "max-sessions", server.DefaultMaxSessions, "MCP sessions one HTTP server keeps at once; a new one over the cap closes the session idle the longest, or gets 503 when all are busy")
+	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", 0, "largest HTTP request body accepted, in bytes; larger ones get 413 naming this flag\n(default: --max-input-bytes plus 1 MiB for the JSON-RPC message around the input, so any call the input cap accepts fits)")
+	fs.DurationVar(&f.resumeWindow, "resume-window", server.DefaultResumeWindow, "how long a disconnected HTTP client's calls wait for it to resume (Last-Event-ID) before they are cancelled")
+	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long in-flight HTTP calls may finish before they are cancelled")
+}
+
+// options turns the flags into the HTTP server's options: the token is
+// --token, else $AGENT_MCP_TOKEN, else generated (generated says so);
+// the client tokens are --client-token, else $AGENT_MCP_CLIENT_TOKENS.
+func (f *httpFlags) options() (opts server.HTTPOptions, generated bool, err error) {
+	tok := f.token
 	if tok == "" {
 		tok = os.Getenv("AGENT_MCP_TOKEN")
 	}
-	generated := false
-	if tok == "" && !*noAuth {
+	if tok == "" && !f.noAuth {
 		tok, generated = tools.RandomID(), true
 	}
-	var named []server.ClientToken
+	clientTokens := f.clientTokens
 	if len(clientTokens) == 0 {
 		clientTokens = strings.FieldsFunc(os.Getenv("AGENT_MCP_CLIENT_TOKENS"), func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 	}
+	var named []server.ClientToken
 	for _, ct := range clientTokens {
 		name, secret, ok := strings.Cut(ct, "=")
 		if !ok {
-			return errors.New("--client-token: expected NAME=TOKEN (the value given has no \"=\")")
+			return opts, false, errors.New("--client-token: expected NAME=TOKEN (the value given has no \"=\")")
 		}
 		named = append(named, server.ClientToken{Name: name, Token: secret})
 	}
-	if *maxSessions < 1 {
-		return fmt.Errorf("--max-sessions must be at least 1, got %d", *maxSessions)
+	if f.maxSessions < 1 {
+		return opts, false, fmt.Errorf("--max-sessions must be at least 1, got %d", f.maxSessions)
 	}
-	h, err := srv.ListenHTTP(server.HTTPOptions{
-		Addr: *addr, Token: tok, ClientTokens: named, NoAuth: *noAuth, AllowRemote: *allowRemote,
-		TLSCert: *tlsCert, TLSKey: *tlsKey, SessionTimeout: *sessionTimeout,
-		AllowedHosts: allowHosts, AllowedOrigins: allowOrigins, MaxSessionCalls: *maxSessionCalls,
-		MaxBodyBytes: *maxBodyBytes, ResumeWindow: *resumeWindow, MaxSessions: *maxSessions,
-	})
+	return server.HTTPOptions{
+		Addr: f.addr, Token: tok, ClientTokens: named, NoAuth: f.noAuth, AllowRemote: f.allowRemote,
+		TLSCert: f.tlsCert, TLSKey: f.tlsKey, SessionTimeout: f.sessionTimeout,
+		AllowedHosts: f.allowHosts, AllowedOrigins: f.allowOrigins, MaxSessionCalls: f.maxSessionCalls,
+		MaxBodyBytes: f.maxBodyBytes, ResumeWindow: f.resumeWindow, MaxSessions: f.maxSessions,
+	}, generated, nil
+}
+
+// serve serves srv over HTTP until ctx ends, after printing where (with
+// the sandbox's line, and a generated token with a client config).
+func (f *httpFlags) serve(ctx context.Context, srv *server.Server, sandboxLine string, stderr io.Writer) error {
+	opts, generated, err := f.options()
+	if err != nil {
+		return err
+	}
+	h, err := srv.ListenHTTP(opts)
 	if err != nil {
 		return err
 	}
@@ -271,12 +304,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if generated {
 		cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"agent-mcp": map[string]any{
-			"type": "http", "url": h.URL, "headers": map[string]string{"Authorization": "Bearer " + tok},
+			"type": "http", "url": h.URL, "headers": map[string]string{"Authorization": "Bearer " + opts.Token},
 		}}}, "", "  ")
-		fmt.Fprintf(stderr, "Generated bearer token (shown once): %s\nClient config:\n%s\n", tok, cfg)
-		fmt.Fprintf(stderr, "Claude Code: claude mcp add --transport http agent-mcp %s --header \"Authorization: Bearer %s\"\n", h.URL, tok)
+		fmt.Fprintf(stderr, "Generated bearer token (shown once): %s\nClient config:\n%s\n", opts.Token, cfg)
+		fmt.Fprintf(stderr, "Claude Code: claude mcp add --transport http agent-mcp %s --header \"Authorization: Bearer %s\"\n", h.URL, opts.Token)
 	}
-	return h.Serve(ctx, *shutdownGrace)
+	return h.Serve(ctx, f.shutdownGrace)
 }
 
 // addDeferToolsFlag adds --defer-tools, which serve and tools share.
