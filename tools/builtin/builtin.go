@@ -48,7 +48,7 @@ func Tools(opts Options) []*tools.Tool {
 		fs.Edit(fo),
 		fs.MultiEdit(fo),
 		fs.LS(),
-		fs.NotebookEdit(),
+		fs.NotebookEdit(fo),
 		search.Glob(),
 		search.Grep(),
 		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks, Sandbox: opts.Sandbox}),

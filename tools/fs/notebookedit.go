@@ -47,8 +47,10 @@ const (
 	editDelete  = "delete"
 )
 
-// NotebookEdit returns the NotebookEdit tool.
-func NotebookEdit() *tools.Tool {
+// NotebookEdit returns the NotebookEdit tool; opts (at most one) add
+// language-server diagnostics of the code cells to its results.
+func NotebookEdit(opts ...Options) *tools.Tool {
+	o := options(opts)
 	return tools.New(tools.Tool{
 		Name:        "NotebookEdit",
 		Description: notebookEditDescription,
@@ -78,7 +80,9 @@ func NotebookEdit() *tools.Tool {
 			}
 			return nil
 		},
-		Call: runNotebookEdit,
+		Call: func(ctx context.Context, in *NotebookEditInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+			return runNotebookEdit(ctx, in, uc, p, o.Diagnostics)
+		},
 	})
 }
 
@@ -89,7 +93,7 @@ func deref(p *string, dflt string) string {
 	return *p
 }
 
-func runNotebookEdit(ctx context.Context, in *NotebookEditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
+func runNotebookEdit(ctx context.Context, in *NotebookEditInput, uc *tools.UseContext, _ tools.Progress, diags Diagnostics) (*tools.Result, error) {
 	s := uc.Session
 	mode := deref(in.EditMode, editReplace)
 	w, err := openForWrite(ctx, s, uc.Resolve(in.NotebookPath))
@@ -190,6 +194,8 @@ func runNotebookEdit(ctx context.Context, in *NotebookEditInput, uc *tools.UseCo
 	} else if err != nil {
 		return nil, err
 	}
+	w.release() // the language server's wait holds no lock
+	text += checkChange(ctx, diags, s, w.abs, body, newBody)
 	return &tools.Result{Output: out, Text: text}, nil
 }
 

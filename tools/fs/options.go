@@ -6,8 +6,8 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-// Options configure the writing tools (Write, Edit, MultiEdit). The zero
-// value is a tool without language servers.
+// Options configure the writing tools (Write, Edit, MultiEdit,
+// NotebookEdit). The zero value is a tool without language servers.
 type Options struct {
 	// Diagnostics reports what a change did in the eyes of a language
 	// server (package tools/lsp); nil for none.
@@ -20,7 +20,8 @@ type Diagnostics interface {
 	// its text before (nil when the file did not exist) and after. It
 	// returns what the tool's result ends with: the diagnostics the change
 	// introduced, a sentence when it could not tell, or "" (nothing new,
-	// or no server for the file, when it returns at once).
+	// or no server for the file, when it returns at once). A notebook's
+	// texts are its JSON.
 	Check(ctx context.Context, s *tools.Session, path string, before, after []byte) string
 }
 

@@ -33,6 +33,17 @@ const (
 // The wait is bounded: [Options.DiagnosticsWait] in all once the server
 // is warm, coldFactor times that while it loads the workspace.
 func (s *Service) Check(ctx context.Context, sess *tools.Session, path string, before, after []byte) string {
+	if strings.EqualFold(filepath.Ext(path), ".ipynb") {
+		return s.checkNotebook(ctx, sess, path, before, after)
+	}
+	return s.check(ctx, sess, path, before, after, func(ds []Diagnostic) string {
+		return formatNew(filepath.Base(path), ds, string(after))
+	})
+}
+
+// check gives the server of path the text before and after, and renders
+// the diagnostics introduced with render.
+func (s *Service) check(ctx context.Context, sess *tools.Session, path string, before, after []byte, render func([]Diagnostic) string) string {
 	c, lang, ok := s.clientFor(sess, path)
 	if !ok {
 		return ""
@@ -66,7 +77,7 @@ func (s *Service) Check(ctx context.Context, sess *tools.Session, path string, b
 		if err != nil {
 			return err
 		}
-		out = formatNew(filepath.Base(path), introduced(old, now, string(before), string(after)), string(after))
+		out = render(introduced(old, now, string(before), string(after)))
 		return nil
 	})
 	if err != nil {
@@ -138,50 +149,74 @@ func lineMover(before, after string) func(uint32) (uint32, bool) {
 	}
 }
 
-// formatNew renders the new errors and warnings of one file in Claude
-// Code's wrapper: errors first, then warnings, each by position; at most
-// maxPerFile lines, and maxBlockSize characters. text is the file's new
-// text, to give columns in characters. Information and hints are left
-// out; "" when nothing remains.
+// group is the diagnostics of one file (or notebook cell): its name,
+// the text's lines, and the line the group starts at in them.
+type group struct {
+	name   string
+	diags  []Diagnostic
+	lines  []string
+	offset int
+}
+
+// formatNew renders the new errors and warnings of one file; see
+// formatGroups.
 func formatNew(name string, ds []Diagnostic, text string) string {
-	var keep []Diagnostic
-	for _, d := range ds {
-		if sev(d) <= DiagnosticSeverityWarning {
-			keep = append(keep, d)
-		}
-	}
-	if len(keep) == 0 {
-		return ""
-	}
-	sort.SliceStable(keep, func(i, j int) bool {
-		a, b := keep[i], keep[j]
-		if sev(a) != sev(b) {
-			return sev(a) < sev(b)
-		}
-		if a.Range.Start.Line != b.Range.Start.Line {
-			return a.Range.Start.Line < b.Range.Start.Line
-		}
-		return a.Range.Start.Character < b.Range.Start.Character
-	})
-	lines := strings.Split(text, "\n")
-	head := "\n\n<new-diagnostics>The following new diagnostic issues were detected:\n\n" + name + ":\n"
+	return formatGroups([]group{{name: name, diags: ds, lines: strings.Split(text, "\n")}})
+}
+
+// formatGroups renders new errors and warnings in Claude Code's wrapper:
+// per group its name, then errors first and warnings, each by position;
+// at most maxPerFile lines a group, maxInAll in all, and maxBlockSize
+// characters. Lines are 1-based from the group's start, columns in
+// characters. Information and hints are left out; "" when nothing
+// remains.
+func formatGroups(groups []group) string {
+	head := "\n\n<new-diagnostics>The following new diagnostic issues were detected:\n"
 	tailS := "</new-diagnostics>"
 	var b strings.Builder
 	b.WriteString(head)
-	shown := 0
-	for _, d := range keep {
-		if shown == maxPerFile || shown == maxInAll {
-			break
+	shown, found := 0, false
+	for _, g := range groups {
+		var keep []Diagnostic
+		for _, d := range g.diags {
+			if sev(d) <= DiagnosticSeverityWarning {
+				keep = append(keep, d)
+			}
 		}
-		l := diagLine(d, lines)
-		if b.Len()+len(l)+len(tailS)+40 > maxBlockSize {
-			break
+		if len(keep) == 0 {
+			continue
 		}
-		b.WriteString(l)
-		shown++
+		sort.SliceStable(keep, func(i, j int) bool {
+			a, b := keep[i], keep[j]
+			if sev(a) != sev(b) {
+				return sev(a) < sev(b)
+			}
+			if a.Range.Start.Line != b.Range.Start.Line {
+				return a.Range.Start.Line < b.Range.Start.Line
+			}
+			return a.Range.Start.Character < b.Range.Start.Character
+		})
+		found = true
+		b.WriteString("\n" + g.name + ":\n")
+		n := 0
+		for _, d := range keep {
+			if n == maxPerFile || shown == maxInAll {
+				break
+			}
+			l := diagLine(d, g.lines, g.offset)
+			if b.Len()+len(l)+len(tailS)+40 > maxBlockSize {
+				break
+			}
+			b.WriteString(l)
+			n++
+			shown++
+		}
+		if rest := len(keep) - n; rest > 0 {
+			fmt.Fprintf(&b, "  … and %d more\n", rest)
+		}
 	}
-	if n := len(keep) - shown; n > 0 {
-		fmt.Fprintf(&b, "  … and %d more\n", n)
+	if !found {
+		return ""
 	}
 	b.WriteString(tailS)
 	return b.String()
@@ -194,8 +229,9 @@ func sev(d Diagnostic) DiagnosticSeverity {
 	return d.Severity
 }
 
-// diagLine is `  ✘ [Line L:C] message [code] (source)`, 1-based.
-func diagLine(d Diagnostic, lines []string) string {
+// diagLine is `  ✘ [Line L:C] message [code] (source)`, 1-based, the
+// line counted from offset.
+func diagLine(d Diagnostic, lines []string, offset int) string {
 	sym := "✘"
 	switch sev(d) {
 	case DiagnosticSeverityWarning:
@@ -212,7 +248,7 @@ func diagLine(d Diagnostic, lines []string) string {
 	}
 	msg := strings.Join(strings.Fields(d.Message), " ")
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %s [Line %d:%d] %s", sym, line+1, col+1, msg)
+	fmt.Fprintf(&b, "  %s [Line %d:%d] %s", sym, line-offset+1, col+1, msg)
 	if code := codeText(d); code != "" {
 		fmt.Fprintf(&b, " [%s]", code)
 	}

@@ -24,8 +24,9 @@
 // LSP_META_MODEL naming the metaModel.json). Documents are synchronised
 // whole.
 //
-// [Service.Check] is what Write, Edit and MultiEdit end their results
-// with: the server is given the file's text before and after the change
+// [Service.Check] is what Write, Edit, MultiEdit and NotebookEdit end
+// their results with (a notebook's code cells as one document beside it,
+// its diagnostics given per cell): the server is given the file's text before and after the change
 // and the diagnostics it publishes for each version are compared; those
 // present after and not before (matched by severity, message, source and
 // code at the line the edit moved them to) are listed in Claude Code's

@@ -33,10 +33,10 @@ func needServer(t testing.TB, command string) string {
 func lspEnv(t testing.TB, svc *lsp.Service) *tooltest.Env {
 	t.Helper()
 	fo := fs.Options{}
-	ts := []*tools.Tool{fs.Read(), fs.Write(fo), fs.Edit(fo), fs.MultiEdit(fo)}
+	ts := []*tools.Tool{fs.Read(), fs.Write(fo), fs.Edit(fo), fs.MultiEdit(fo), fs.NotebookEdit(fo)}
 	if svc != nil {
 		fo.Diagnostics = svc
-		ts = []*tools.Tool{fs.Read(), fs.Write(fo), fs.Edit(fo), fs.MultiEdit(fo), lsp.Tool(svc)}
+		ts = []*tools.Tool{fs.Read(), fs.Write(fo), fs.Edit(fo), fs.MultiEdit(fo), fs.NotebookEdit(fo), lsp.Tool(svc)}
 	}
 	return tooltest.New(t, ts, tooltest.Options{})
 }

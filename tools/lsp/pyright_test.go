@@ -66,4 +66,18 @@ func TestPyrightDiagnosticsAndDefinition(t *testing.T) {
 	if !strings.HasPrefix(res.Text, "util.py:1:5: def helper() -> int:") {
 		t.Errorf("goToDefinition: %q", res.Text)
 	}
+
+	// A notebook's code cells are checked as one document, and the new
+	// error is given by cell, its line counted in the cell.
+	put(t, dir, "nb.ipynb", `{"cells": [
+  {"cell_type": "code", "id": "first", "metadata": {}, "outputs": [], "execution_count": null, "source": ["x = 1\n"]},
+  {"cell_type": "markdown", "id": "words", "metadata": {}, "source": ["# notes"]},
+  {"cell_type": "code", "id": "second", "metadata": {}, "outputs": [], "execution_count": null, "source": ["y = x\n", "print(y)\n"]}
+ ], "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+`)
+	e.OK("Read", map[string]any{"file_path": "nb.ipynb"})
+	res = e.OK("NotebookEdit", map[string]any{"notebook_path": "nb.ipynb", "cell_id": "second", "new_source": "y = x\nprint(undefined_name)\n"})
+	if !strings.Contains(res.Text, "nb.ipynb cell second:\n  ✘ [Line 2:7] \"undefined_name\" is not defined") {
+		t.Errorf("NotebookEdit's new error missing:\n%s", res.Text)
+	}
 }
