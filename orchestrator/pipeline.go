@@ -186,64 +186,12 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 		}
 	}
 
-	// Permission decision and call, both under the session's concurrency
-	// gate: the decision resolves every path against one current
-	// directory, fixed on the call's context, and the tool opens exactly
-	// what was judged; no call that may change the directory or the files
-	// (an exclusive one) runs between the two.
-	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, in.ConcurrencySafe())
-	if err != nil {
-		return fail(cancelMessage(ctx, call.Name, err))
-	}
-	if uc.Cwd == "" {
-		c := *uc
-		c.Cwd = uc.Session.Cwd()
-		uc = &c
-	}
-	permit := p.Permit
-	if permit == nil {
-		permit = AllowUnlessDenied
-	}
-	d := permit.Decide(ctx, PermissionRequest{
-		Tool: t, Input: in, Raw: raw, UC: uc,
-		HookDecision: hookDecision,
-	})
+	res, d, uc, refused := p.decideAndCall(ctx, t, call, in, raw, uc, hookDecision, progress)
 	out.Decision = d
-	if d.Behavior != permissions.Allow {
-		release()
-		return fail(refusal(call.Name, d))
+	if refused != "" {
+		return fail(refused)
 	}
-	if d.Resolved != nil || d.ReadDenied != nil {
-		// The tool learns where the checked paths led (see
-		// tools.UseContext.Resolved) and which paths it must not read, on
-		// its own copy of the context.
-		c := *uc
-		c.Resolved, c.ReadDenied = d.Resolved, d.ReadDenied
-		uc = &c
-	}
-	res, err := callTool(ctx, t, in, uc, progress)
-	release()
-	if err != nil {
-		res = &tools.Result{Text: err.Error(), IsError: true}
-		if ctx.Err() != nil {
-			res.Text = cancelMessage(ctx, call.Name, err)
-		}
-	}
-
-	// PostToolUse hooks.
-	if p.Hooks != nil {
-		post, err := p.Hooks.PostToolUse(ctx, HookEvent{Tool: t, Name: t.Name, Input: raw, UC: uc, Result: res})
-		if err != nil {
-			p.log().Warn("PostToolUse hook failed", "tool", t.Name, "err", err)
-		}
-		if post.AdditionalContext != "" {
-			extraContext = append(extraContext, post.AdditionalContext)
-		}
-		if post.Feedback != "" {
-			extraContext = append(extraContext, "PostToolUse hook feedback: "+post.Feedback)
-			res.IsError = true
-		}
-	}
+	extraContext = append(extraContext, p.postToolUse(ctx, t, raw, uc, res)...)
 
 	// Rendering and budget.
 	render(t, res)
@@ -257,6 +205,75 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	out.Persisted = persisted
 	out.Result = res
 	return out
+}
+
+// decideAndCall makes the permission decision and, when it allows, calls
+// the tool: both under the session's concurrency gate. The decision
+// resolves every path against one current directory, fixed on the call's
+// context, and the tool opens exactly what was judged; no call that may
+// change the directory or the files (an exclusive one) runs between the
+// two. It returns the tool's result, the decision, the context the tool
+// ran with, and the refusal's text when the call did not run (refused
+// or cancelled while waiting for the gate).
+func (p *Pipeline) decideAndCall(ctx context.Context, t *tools.Tool, call Call, in *tools.Input, raw json.RawMessage, uc *tools.UseContext, hookDecision permissions.Decision, progress tools.Progress) (*tools.Result, permissions.Decision, *tools.UseContext, string) {
+	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, in.ConcurrencySafe())
+	if err != nil {
+		return nil, permissions.Decision{}, uc, cancelMessage(ctx, call.Name, err)
+	}
+	defer release()
+	if uc.Cwd == "" {
+		c := *uc
+		c.Cwd = uc.Session.Cwd()
+		uc = &c
+	}
+	permit := p.Permit
+	if permit == nil {
+		permit = AllowUnlessDenied
+	}
+	d := permit.Decide(ctx, PermissionRequest{
+		Tool: t, Input: in, Raw: raw, UC: uc,
+		HookDecision: hookDecision,
+	})
+	if d.Behavior != permissions.Allow {
+		return nil, d, uc, refusal(call.Name, d)
+	}
+	if d.Resolved != nil || d.ReadDenied != nil {
+		// The tool learns where the checked paths led (see
+		// tools.UseContext.Resolved) and which paths it must not read, on
+		// its own copy of the context.
+		c := *uc
+		c.Resolved, c.ReadDenied = d.Resolved, d.ReadDenied
+		uc = &c
+	}
+	res, err := callTool(ctx, t, in, uc, progress)
+	if err != nil {
+		res = &tools.Result{Text: err.Error(), IsError: true}
+		if ctx.Err() != nil {
+			res.Text = cancelMessage(ctx, call.Name, err)
+		}
+	}
+	return res, d, uc, ""
+}
+
+// postToolUse runs the PostToolUse hooks on a call's result and returns
+// what they add for the model; feedback marks the result an error.
+func (p *Pipeline) postToolUse(ctx context.Context, t *tools.Tool, raw json.RawMessage, uc *tools.UseContext, res *tools.Result) []string {
+	if p.Hooks == nil {
+		return nil
+	}
+	var extra []string
+	post, err := p.Hooks.PostToolUse(ctx, HookEvent{Tool: t, Name: t.Name, Input: raw, UC: uc, Result: res})
+	if err != nil {
+		p.log().Warn("PostToolUse hook failed", "tool", t.Name, "err", err)
+	}
+	if post.AdditionalContext != "" {
+		extra = append(extra, post.AdditionalContext)
+	}
+	if post.Feedback != "" {
+		extra = append(extra, "PostToolUse hook feedback: "+post.Feedback)
+		res.IsError = true
+	}
+	return extra
 }
 
 // prepare validates raw against the tool's schema, decodes it and runs the
