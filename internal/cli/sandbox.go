@@ -35,6 +35,10 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 		BuildCaches: s.Sandbox.BuildCaches, Excluded: s.Sandbox.Excluded,
 		StateHome: stateHome(),
 	}
+	// agent-mcp's user configuration (settings, trust store) and Claude
+	// Code's are never a command's to write.
+	loc := settings.DefaultLocations("")
+	cfg.Pinned = append(cfg.Pinned, loc.ConfigDir, loc.ClaudeDir)
 	for _, r := range s.Rules.Rules(permissions.Allow) {
 		base, glob, ok := r.PathPattern()
 		if ok && r.Tool == "Read" {

@@ -278,6 +278,11 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 	for {
 		select {
 		case <-t.Done():
+			t.mu.Lock()
+			for _, r := range t.refused {
+				notice = strings.TrimPrefix(notice+"\n"+r, "\n")
+			}
+			t.mu.Unlock()
 			res, fileNeeded := finishedResult(t, in.Command, notice)
 			applyCwd(res, sess, cwdFile, dir)
 			if m.forget(t) {

@@ -146,6 +146,7 @@ type Task struct {
 	visible    bool // listed for TaskOutput/TaskStop
 	background bool
 	readOffset int64
+	refused    []string         // protected names the sandbox moved aside when the shell ended
 	slot       *backgroundSlots // the server-wide count this running background task is in
 }
 
@@ -393,6 +394,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	go out.copyFrom(reader)
 	go func() {
 		code := launch.Wait()
+		refused := launch.Refused()
 		// Output still in the pipe is read before the task is final;
 		// processes left running in the background may keep it open, so
 		// the wait is bounded (their output still reaches the file).
@@ -407,6 +409,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		t.mu.Lock()
 		t.reaped = true
 		t.exitCode = code
+		t.refused = refused
 		t.Ended = time.Now()
 		switch {
 		case t.killed:

@@ -18,7 +18,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
 )
 
@@ -182,6 +181,10 @@ type Config struct {
 	// Launcher is the agent-mcp binary; default /proc/self/exe (the
 	// running one).
 	Launcher string
+	// Pinned are further paths a command may never create or change
+	// (agent-mcp's user configuration with its trust store, Claude
+	// Code's), whatever the writable roots are.
+	Pinned []string
 }
 
 // Sandbox starts commands confined. A nil *Sandbox runs them unconfined.
@@ -195,6 +198,8 @@ type Sandbox struct {
 	caches  []string
 	// cgroups numbers the commands' cgroups.
 	cgroups atomic.Uint64
+	// guard moves aside protected names a command created (pinned.go).
+	guard absentGuard
 }
 
 // New checks what the machine offers and picks the layers for cfg.Mode:
@@ -409,6 +414,16 @@ type Launch struct {
 	// that init reads end of file only when this process has died.
 	server, serverR *os.File
 	cgroup          string // the command's cgroup, removed once init is gone
+	guard           *absentGuard
+}
+
+// Refused says what the sandbox moved aside since it last said: protected
+// names a sandboxed command created (pinned.go).
+func (l *Launch) Refused() []string {
+	if l.guard == nil {
+		return nil
+	}
+	return l.guard.report()
 }
 
 // Command returns how to run spec confined. A nil Sandbox, one without
@@ -440,15 +455,22 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	}
 	// Read-only inside the writable roots: the protected paths and the
 	// Edit-denied ones; outside them everything is read-only already.
-	ro := permissions.SandboxReadOnlyPaths(roots, s.cfg.Home)
-	ro = append(ro, expand(s.cfg.ReadOnly)...)
+	pinned := s.pinnedPaths(roots)
+	ro := append(slices.Clone(pinned), expand(s.cfg.ReadOnly)...)
 	for _, r := range existing(ro) {
 		if within(r, writable) {
 			p.ReadOnly = append(p.ReadOnly, r)
 		}
 	}
+	var guarded []string
+	for _, r := range pinned {
+		if within(r, writable) {
+			guarded = append(guarded, r)
+		}
+	}
 	p.Masked = existing(append(expand(s.cfg.ReadDeny), s.credentialMasks(spec.StateDir)...))
 	stateReadOnly(&p, spec.StateDir, tmp, roots)
+	p.Pinned = ancestorsWithin(append(slices.Clone(p.ReadOnly), p.Masked...), writable)
 	p.ServerFD = launcher.ServerFD
 	p.ShellFiles = len(spec.Files)
 	if s.layers.Cgroup {
@@ -478,8 +500,9 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
 	// fd 3 and launcher.ServerFD (4) in init, then the shell's files.
 	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
+	s.guard.begin(guarded)
 	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
-		server: sw, serverR: sr, cgroup: p.Cgroup}, nil
+		server: sw, serverR: sr, cgroup: p.Cgroup, guard: &s.guard}, nil
 }
 
 // serverPair is the connected pair of unix sockets whose first end init
@@ -522,6 +545,9 @@ func (l *Launch) Started(err error) {
 	if err != nil && l.cgroup != "" {
 		_ = launcher.RemoveCgroup(l.cgroup)
 	}
+	if err != nil && l.guard != nil {
+		l.guard.sweep(true)
+	}
 }
 
 // Wait waits for the shell and returns its exit status (128+N after
@@ -543,11 +569,14 @@ func (l *Launch) Wait() int {
 			// init is gone, and whatever it left (it was killed) with it.
 			_ = launcher.RemoveCgroup(l.cgroup)
 		}
+		// Nothing of the command is left to create a protected name.
+		l.guard.sweep(true)
 		initDone <- code
 	}()
 	defer l.status.Close()
 	line, err := bufio.NewReader(l.status).ReadString('\n')
 	if code, perr := strconv.Atoi(strings.TrimSpace(line)); err == nil && perr == nil {
+		l.guard.sweep(false)
 		return code
 	}
 	// init ended without reporting: it failed to set up, or was killed.

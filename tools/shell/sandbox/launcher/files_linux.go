@@ -39,3 +39,18 @@ func bindWritableAgain(p Plan) error {
 	}
 	return nil
 }
+
+// pinAncestors binds each of the plan's Pinned directories onto itself,
+// keeping its flags: a mount point cannot be renamed (EBUSY), so a command
+// cannot move a read-only bind or a mask away with its parent.
+func pinAncestors(p Plan) error {
+	for _, d := range p.Pinned {
+		if err := unix.Mount(d, d, "", unix.MS_BIND, ""); err != nil {
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+				continue
+			}
+			return fmt.Errorf("pinning %s: %w", d, err)
+		}
+	}
+	return nil
+}

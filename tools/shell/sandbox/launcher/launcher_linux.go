@@ -403,6 +403,9 @@ func setupMounts(p Plan) error {
 			return fmt.Errorf("making %s writable: %w", w, err)
 		}
 	}
+	if err := pinAncestors(p); err != nil {
+		return err
+	}
 	for _, r := range p.ReadOnly {
 		if err := unix.Mount(r, r, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			if errors.Is(err, unix.ENOENT) {

@@ -37,6 +37,10 @@ type Plan struct {
 	// WritableAgain are made writable again after ReadOnly (a private
 	// temporary directory inside a read-only state directory).
 	WritableAgain []string
+	// Pinned are directories bound onto themselves before ReadOnly and
+	// Masked (the namespaces layer), so that they cannot be renamed: the
+	// ancestors of read-only and masked paths inside the writable roots.
+	Pinned []string
 }
 
 // ServerFD is the descriptor [Plan.ServerFD] names when the server passes
