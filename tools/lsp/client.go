@@ -117,6 +117,11 @@ func (c *client) ensure(ctx context.Context) (*process, error) {
 	case p != nil:
 		return p, nil
 	}
+	if dl, ok := ctx.Deadline(); ok && wait > 0 && time.Now().Add(wait).After(dl) {
+		// The backoff outlasts the caller's patience: say so now rather
+		// than wait for nothing.
+		return nil, fmt.Errorf("%s is restarting after a crash (next try in %s)", c.cfg.Command, wait.Round(100*time.Millisecond))
+	}
 	if wait > 0 {
 		t := time.NewTimer(wait)
 		select {

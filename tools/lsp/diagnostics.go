@@ -20,6 +20,8 @@ const (
 	maxPerFile   = 10
 	maxInAll     = 30
 	maxBlockSize = 4000
+	// maxDocument is the largest text given to a server after a change.
+	maxDocument = 8 << 20
 )
 
 // Check reports the diagnostics a change of the file at path introduced:
@@ -33,6 +35,9 @@ const (
 // The wait is bounded: [Options.DiagnosticsWait] in all once the server
 // is warm, coldFactor times that while it loads the workspace.
 func (s *Service) Check(ctx context.Context, sess *tools.Session, path string, before, after []byte) string {
+	if len(after) > maxDocument || len(before) > maxDocument {
+		return "" // a server is not given files this large
+	}
 	if strings.EqualFold(filepath.Ext(path), ".ipynb") {
 		return s.checkNotebook(ctx, sess, path, before, after)
 	}
