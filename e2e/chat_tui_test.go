@@ -887,3 +887,40 @@ func TestChatTUI_permission_question_per_call_esc_refuses_clock_paused(t *testin
 	}
 	u.exit()
 }
+
+// An Edit that would fail is refused before anyone is asked: a file never
+// read, and an old_string the file does not hold. The one that would
+// work is asked about.
+func TestChatTUI_failing_edit_refused_before_asking(t *testing.T) {
+	c := newChatRun(t)
+	for _, n := range []string{"unread.txt", "read.txt"} {
+		if err := os.WriteFile(filepath.Join(c.dir, n), []byte("alpha\nbeta\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "e1", Name: "Edit", Input: `{"file_path":"unread.txt","old_string":"beta","new_string":"gamma"}`}),
+		testmodel.Call(testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":"read.txt"}`}),
+		testmodel.Call(testmodel.ToolCall{ID: "e2", Name: "Edit", Input: `{"file_path":"read.txt","old_string":"delta","new_string":"gamma"}`}),
+		testmodel.Call(testmodel.ToolCall{ID: "e3", Name: "Edit", Input: `{"file_path":"read.txt","old_string":"beta","new_string":"gamma"}`}),
+		testmodel.Say("Edited."))
+	u := startTUI(t, c, "openai", srv)
+	u.keys("edit them\r")
+	u.wait("Allow Edit(")
+	u.keys("1\r")
+	u.wait("Edited.")
+	if n := strings.Count(u.scr.String(), "Allow Edit("); n != 1 {
+		t.Errorf("asked %d times, want once (only the edit that works):\n%s", n, u.scr.String())
+	}
+	reqs := srv.Requests()
+	if text, _, _ := decodeRequest(reqs[1]).toolResult("e1"); !strings.Contains(text, "has not been read") {
+		t.Errorf("the unread file's edit got %q", text)
+	}
+	if text, _, _ := decodeRequest(reqs[3]).toolResult("e2"); !strings.Contains(text, "old_string was not found") {
+		t.Errorf("the edit that does not match got %q", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "read.txt")); string(b) != "alpha\ngamma\n" {
+		t.Errorf("read.txt = %q", b)
+	}
+	u.exit()
+}

@@ -57,14 +57,15 @@ func Edit(opts ...Options) *tools.Tool {
 		Schema: func(s *jsonschema.Schema) {
 			tools.Default(s, "replace_all", false)
 		},
-		Validate: func(_ context.Context, in *EditInput, _ *tools.UseContext) error {
+		Validate: func(_ context.Context, in *EditInput, uc *tools.UseContext) error {
 			if err := validateEditPath(in.FilePath); err != nil {
 				return err
 			}
 			if in.OldString == in.NewString {
 				return errors.New("old_string and new_string are identical, so the edit would change nothing: give the new text in new_string")
 			}
-			return nil
+			spec := editSpec{Old: in.OldString, New: in.NewString, ReplaceAll: in.ReplaceAll != nil && *in.ReplaceAll}
+			return preflightWrite(uc, in.FilePath, []editSpec{spec}, false)
 		},
 		Call: func(ctx context.Context, in *EditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			spec := editSpec{Old: in.OldString, New: in.NewString, ReplaceAll: in.ReplaceAll != nil && *in.ReplaceAll}

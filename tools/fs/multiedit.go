@@ -55,7 +55,7 @@ func MultiEdit(opts ...Options) *tools.Tool {
 			edits.MinItems = tools.Ptr(1)
 			tools.Default(edits.Items, "replace_all", false)
 		},
-		Validate: func(_ context.Context, in *MultiEditInput, _ *tools.UseContext) error {
+		Validate: func(_ context.Context, in *MultiEditInput, uc *tools.UseContext) error {
 			if err := validateEditPath(in.FilePath); err != nil {
 				return err
 			}
@@ -67,7 +67,11 @@ func MultiEdit(opts ...Options) *tools.Tool {
 					return fmt.Errorf("edits[%d] (edit %d of %d): old_string and new_string are identical, so the edit would change nothing", i, i+1, len(in.Edits))
 				}
 			}
-			return nil
+			specs := make([]editSpec, len(in.Edits))
+			for i, e := range in.Edits {
+				specs[i] = editSpec{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll != nil && *e.ReplaceAll}
+			}
+			return preflightWrite(uc, in.FilePath, specs, true)
 		},
 		Call: func(ctx context.Context, in *MultiEditInput, uc *tools.UseContext, _ tools.Progress) (*tools.Result, error) {
 			specs := make([]editSpec, len(in.Edits))

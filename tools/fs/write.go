@@ -45,11 +45,11 @@ func Write(opts ...Options) *tools.Tool {
 		SearchHint:  "create or overwrite a file",
 		Core:        true,
 	}, tools.Handler[WriteInput]{
-		Validate: func(_ context.Context, in *WriteInput, _ *tools.UseContext) error {
+		Validate: func(_ context.Context, in *WriteInput, uc *tools.UseContext) error {
 			if strings.TrimSpace(in.FilePath) == "" {
 				return errors.New("file_path must not be empty: give the path of the file to write")
 			}
-			return nil
+			return preflightWrite(uc, in.FilePath, nil, false)
 		},
 		Call: func(ctx context.Context, in *WriteInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
 			return runWrite(ctx, in, uc, p, o.Diagnostics)
