@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // gopls, started for the first Go file an Edit touches, runs inside Bash's
@@ -117,4 +119,36 @@ func alive(pid int) bool {
 		return s[i+2] != 'Z' && s[i+2] != 'X'
 	}
 	return true
+}
+
+// `agent-mcp tools` and `agent-mcp sandbox check` list the language
+// servers found on PATH, and say so when --lsp is off.
+func TestLSP_tools_and_sandbox_check_list_the_servers_found(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	fake := filepath.Join(bin, "gopls")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(testbin.HermeticEnv(t), "PATH="+bin+":/usr/bin:/bin")
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	dir := t.TempDir()
+	want := "go: gopls serve (" + fake + ") for .go [default]"
+	if out := run("tools", "--cwd", dir); !strings.Contains(out, "language servers:\n  "+want) {
+		t.Errorf("tools does not list gopls:\n%s", out)
+	}
+	if out := run("tools", "--cwd", dir, "--lsp", "off"); !strings.Contains(out, "language servers: off (--lsp off)") {
+		t.Errorf("tools with --lsp off:\n%s", out)
+	}
+	if out := run("sandbox", "check", "--cwd", dir); !strings.Contains(out, want) {
+		t.Errorf("sandbox check does not list gopls:\n%s", out)
+	}
+	if out := run("tools", "--cwd", dir, "--lsp", "sometimes"); !strings.Contains(out, `--lsp "sometimes": want auto`) {
+		t.Errorf("a bad --lsp:\n%s", out)
+	}
 }

@@ -55,7 +55,7 @@ func goService(t testing.TB) *lsp.Service {
 
 const (
 	goMod  = "module example.com/m\n\ngo 1.22\n"
-	utilGo = "package main\n\n// Helper says hello.\nfunc Helper() string { return \"hello\" }\n"
+	utilGo = "package main\n\n// Helper says hello.\nfunc Helper() string { return \"hello\" }\n\n// Greeter greets.\ntype Greeter interface{ Greet() string }\n\ntype english struct{}\n\nfunc (english) Greet() string { return Helper() }\n"
 	mainGo = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(Helper())\n}\n\nvar broken int = \"pre-existing\"\n"
 )
 
@@ -135,6 +135,18 @@ func TestGoplsNavigation(t *testing.T) {
 	res = e.OK("LSP", map[string]any{"operation": "workspaceSymbol", "filePath": "main.go", "line": 1, "character": 1, "query": "Helper"})
 	if !strings.Contains(res.Text, "util.go:4:6 function Helper") {
 		t.Errorf("workspaceSymbol: %q", res.Text)
+	}
+	res = e.OK("LSP", map[string]any{"operation": "goToImplementation", "filePath": "util.go", "line": 7, "character": 6})
+	if !strings.Contains(res.Text, "util.go:9:6: type english struct{}") {
+		t.Errorf("goToImplementation: %q", res.Text)
+	}
+	res = e.OK("LSP", map[string]any{"operation": "prepareCallHierarchy", "filePath": "util.go", "line": 4, "character": 6})
+	if !strings.HasPrefix(res.Text, "util.go:4:6 function Helper") {
+		t.Errorf("prepareCallHierarchy: %q", res.Text)
+	}
+	res = e.OK("LSP", map[string]any{"operation": "outgoingCalls", "filePath": "util.go", "line": 11, "character": 16})
+	if !strings.Contains(res.Text, "util.go:4:6 function Helper") {
+		t.Errorf("outgoingCalls: %q", res.Text)
 	}
 	e.Fail("LSP", map[string]any{"operation": "hover", "filePath": "main.go", "line": 0, "character": 1}, "line")
 }
