@@ -322,16 +322,7 @@ func (a *analyzer) files(c Command) {
 			a.use(w, l, true, false, base)
 		}
 	case "dd":
-		for _, w := range args {
-			switch {
-			case strings.HasPrefix(w.Value, "if="):
-				a.use(cutWord(w, 3), l, false, false, base)
-			case strings.HasPrefix(w.Value, "of="):
-				a.use(cutWord(w, 3), l, true, false, base)
-			case w.Dynamic:
-				a.unknown(true, fmt.Sprintf("dd: the operand %s is only known when it runs", w.Source))
-			}
-		}
+		a.dd(args, l)
 	case "sed":
 		a.sed(args, l)
 	case "touch", "truncate", "rm", "rmdir", "unlink", "shred", "mkdir", "mkfifo", "mknod":
@@ -360,17 +351,7 @@ func (a *analyzer) files(c Command) {
 	case "find":
 		a.find(args, l)
 	case "curl", "wget":
-		p := parseOpts(args, "oOTPiKdeHuUXAbcw", []string{"output", "output-document", "upload-file", "directory-prefix", "input-file", "config", "output-dir", "data", "header", "user", "cookie", "cookie-jar"})
-		for _, o := range p.opts {
-			switch {
-			case base == "curl" && (o.name == "o" || o.name == "output" || o.name == "output-dir" || o.name == "c" || o.name == "cookie-jar"):
-				a.use(o.value, l, true, false, base)
-			case base == "wget" && (o.name == "O" || o.name == "output-document" || o.name == "P" || o.name == "directory-prefix"):
-				a.use(o.value, l, true, o.name == "P" || o.name == "directory-prefix", base)
-			case o.name == "T" || o.name == "upload-file" || o.name == "K" || o.name == "config" || base == "wget" && (o.name == "i" || o.name == "input-file"):
-				a.use(o.value, l, false, false, base)
-			}
-		}
+		a.download(base, args, l)
 	case "source", ".", "sh", "bash", "dash", "zsh", "ksh":
 		p := parseOpts(args, "oO", nil)
 		if len(p.operands) > 0 && !p.has("c") && !p.has("s") {
@@ -388,6 +369,37 @@ func (a *analyzer) files(c Command) {
 		}
 	default:
 		a.generic(c, base, args, l, subtree)
+	}
+}
+
+// dd notes the files dd reads (if=) and writes (of=).
+func (a *analyzer) dd(args []Word, l loc) {
+	for _, w := range args {
+		switch {
+		case strings.HasPrefix(w.Value, "if="):
+			a.use(cutWord(w, 3), l, false, false, "dd")
+		case strings.HasPrefix(w.Value, "of="):
+			a.use(cutWord(w, 3), l, true, false, "dd")
+		case w.Dynamic:
+			a.unknown(true, fmt.Sprintf("dd: the operand %s is only known when it runs", w.Source))
+		}
+	}
+}
+
+// download notes the files curl or wget (base) writes (the output, a
+// cookie jar, wget's directory) and reads (an upload, a config, wget's
+// input list).
+func (a *analyzer) download(base string, args []Word, l loc) {
+	p := parseOpts(args, "oOTPiKdeHuUXAbcw", []string{"output", "output-document", "upload-file", "directory-prefix", "input-file", "config", "output-dir", "data", "header", "user", "cookie", "cookie-jar"})
+	for _, o := range p.opts {
+		switch {
+		case base == "curl" && (o.name == "o" || o.name == "output" || o.name == "output-dir" || o.name == "c" || o.name == "cookie-jar"):
+			a.use(o.value, l, true, false, base)
+		case base == "wget" && (o.name == "O" || o.name == "output-document" || o.name == "P" || o.name == "directory-prefix"):
+			a.use(o.value, l, true, o.name == "P" || o.name == "directory-prefix", base)
+		case o.name == "T" || o.name == "upload-file" || o.name == "K" || o.name == "config" || base == "wget" && (o.name == "i" || o.name == "input-file"):
+			a.use(o.value, l, false, false, base)
+		}
 	}
 }
 

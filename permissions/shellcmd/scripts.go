@@ -118,39 +118,11 @@ func (a *analyzer) special(c *Command, name string, depth int, stdin stdinSource
 	case "cd", "pushd", "popd":
 		a.cd(*c, top)
 	case "shopt":
-		for _, w := range args {
-			switch w.Value {
-			case "cdable_vars":
-				a.cdableVars = true
-			case "extglob", "nullglob", "failglob", "dotglob", "globstar", "nocaseglob", "globasciiranges":
-				a.globsUnknown = true
-			}
-			if w.Dynamic {
-				a.cdableVars, a.globsUnknown = true, true
-			}
-		}
+		a.shopt(args)
 	case "alias":
-		for _, w := range args {
-			k, v, eq := strings.Cut(w.Value, "=")
-			if !eq || strings.HasPrefix(k, "-") {
-				continue
-			}
-			if w.Dynamic || w.Pattern {
-				c.Opaque = true
-				continue
-			}
-			a.aliases[k] = v
-		}
+		a.alias(c, args)
 	case "hash":
-		p := parseOpts(args, "p", nil)
-		if t, ok := p.value("p"); ok && len(p.operands) > 0 {
-			if t.Dynamic {
-				c.Opaque = true
-			}
-			for _, n := range p.operands {
-				a.hashed[n.Value] = t.Value
-			}
-		}
+		a.hash(c, args)
 	case "trap":
 		ops := args
 		if len(ops) > 0 {
@@ -213,6 +185,53 @@ func (a *analyzer) special(c *Command, name string, depth int, stdin stdinSource
 		}
 	}
 	return false, nil
+}
+
+// shopt notes the shell options that change what a later line means:
+// cdable_vars (cd to a variable's value) and the glob options (what a
+// pattern matches); a dynamic option name may be either.
+func (a *analyzer) shopt(args []Word) {
+	for _, w := range args {
+		switch w.Value {
+		case "cdable_vars":
+			a.cdableVars = true
+		case "extglob", "nullglob", "failglob", "dotglob", "globstar", "nocaseglob", "globasciiranges":
+			a.globsUnknown = true
+		}
+		if w.Dynamic {
+			a.cdableVars, a.globsUnknown = true, true
+		}
+	}
+}
+
+// alias notes the aliases c defines, for the commands after it; one only
+// known when it runs makes c opaque.
+func (a *analyzer) alias(c *Command, args []Word) {
+	for _, w := range args {
+		k, v, eq := strings.Cut(w.Value, "=")
+		if !eq || strings.HasPrefix(k, "-") {
+			continue
+		}
+		if w.Dynamic || w.Pattern {
+			c.Opaque = true
+			continue
+		}
+		a.aliases[k] = v
+	}
+}
+
+// hash notes the programs `hash -p PATH NAME` makes NAME run; a PATH only
+// known when it runs makes c opaque.
+func (a *analyzer) hash(c *Command, args []Word) {
+	p := parseOpts(args, "p", nil)
+	if t, ok := p.value("p"); ok && len(p.operands) > 0 {
+		if t.Dynamic {
+			c.Opaque = true
+		}
+		for _, n := range p.operands {
+			a.hashed[n.Value] = t.Value
+		}
+	}
 }
 
 // readsStdin reports whether a shell given args (and no -c) reads its

@@ -93,6 +93,25 @@ func deref(p *string, dflt string) string {
 	return *p
 }
 
+// parseNotebook parses the notebook at abs, whose text is body: the
+// notebook object (its members' order kept) and its cells.
+func parseNotebook(abs string, body []byte) (*jsonObject, []any, error) {
+	root, err := parseOrderedJSON(body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot edit notebook %s: it is not valid JSON: %w", abs, err)
+	}
+	nb, ok := root.(*jsonObject)
+	if !ok {
+		return nil, nil, fmt.Errorf("cannot edit notebook %s: its JSON is not an object", abs)
+	}
+	cellsV, _ := nb.get("cells")
+	cells, ok := cellsV.([]any)
+	if !ok {
+		return nil, nil, fmt.Errorf("cannot edit notebook %s: it has no \"cells\" list", abs)
+	}
+	return nb, cells, nil
+}
+
 func runNotebookEdit(ctx context.Context, in *NotebookEditInput, uc *tools.UseContext, _ tools.Progress, diags Diagnostics) (*tools.Result, error) {
 	s := uc.Session
 	mode := deref(in.EditMode, editReplace)
@@ -114,18 +133,9 @@ func runNotebookEdit(ctx context.Context, in *NotebookEditInput, uc *tools.UseCo
 	if err != nil {
 		return nil, fmt.Errorf("cannot edit notebook %s: %w", w.abs, err)
 	}
-	root, err := parseOrderedJSON(body)
+	nb, cells, err := parseNotebook(w.abs, body)
 	if err != nil {
-		return nil, fmt.Errorf("cannot edit notebook %s: it is not valid JSON: %w", w.abs, err)
-	}
-	nb, ok := root.(*jsonObject)
-	if !ok {
-		return nil, fmt.Errorf("cannot edit notebook %s: its JSON is not an object", w.abs)
-	}
-	cellsV, _ := nb.get("cells")
-	cells, ok := cellsV.([]any)
-	if !ok {
-		return nil, fmt.Errorf("cannot edit notebook %s: it has no \"cells\" list", w.abs)
+		return nil, err
 	}
 
 	idx := -1 // index of the cell named by cell_id

@@ -283,26 +283,7 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 					c.recycle()
 					break
 				}
-				for _, f := range c.files[:c.n] {
-					c.results = append(c.results, fileResult{abs: f.abs, file: f})
-				}
-				for i := range c.results {
-					r := &c.results[i]
-					if ctx.Err() != nil {
-						break
-					}
-					if plan.opt.mode == modeContent {
-						r.display = prefix + r.file.rel // content lines carry it
-					}
-					if f, err := w.openFile(r.file); err != nil {
-						r.err = err
-					} else {
-						sr.search(f, r)
-					}
-					if r.matched && r.display == "" {
-						r.display = prefix + r.file.rel
-					}
-				}
+				searchChunk(ctx, c, w, sr, plan.opt.mode, prefix)
 				close(c.done)
 			}
 		}()
@@ -321,6 +302,31 @@ func searchTree(ctx context.Context, dir *os.File, root, displayRoot string, pla
 		return walkErr
 	}
 	return ctx.Err()
+}
+
+// searchChunk searches the files of c in order into c.results, each
+// shown under prefix, until ctx is done.
+func searchChunk(ctx context.Context, c *chunk, w *walker, sr *searcher, mode outputMode, prefix string) {
+	for _, f := range c.files[:c.n] {
+		c.results = append(c.results, fileResult{abs: f.abs, file: f})
+	}
+	for i := range c.results {
+		r := &c.results[i]
+		if ctx.Err() != nil {
+			break
+		}
+		if mode == modeContent {
+			r.display = prefix + r.file.rel // content lines carry it
+		}
+		if f, err := w.openFile(r.file); err != nil {
+			r.err = err
+		} else {
+			sr.search(f, r)
+		}
+		if r.matched && r.display == "" {
+			r.display = prefix + r.file.rel
+		}
+	}
 }
 
 // chunkFiles is how many consecutive files of a walk a worker takes at a
