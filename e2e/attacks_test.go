@@ -402,3 +402,18 @@ func TestAttackCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestSandbox_allowUserNamespaces_lets_commands_make_them: the setting
+// lifts the refusal the attack corpus checks (nested-user-namespace).
+func TestSandbox_allowUserNamespaces_lets_commands_make_them(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare not installed")
+	}
+	forEachLayers(t, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
+		cs, _ := e.serve(t, layers, nil, "--settings", `{"sandbox":{"allowUserNamespaces":true}}`)
+		if out, _ := bash(t, cs, "unshare -U true && echo MADE", false); !strings.Contains(out, "MADE") {
+			t.Errorf("with allowUserNamespaces a command could not make a user namespace: %s", out)
+		}
+	})
+}

@@ -33,7 +33,7 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 	cfg := sandbox.Config{
 		Mode: mode, NetworkOff: s.Sandbox.NetworkOff, Home: home,
 		BuildCaches: s.Sandbox.BuildCaches, Excluded: s.Sandbox.Excluded,
-		StateHome: stateHome(),
+		StateHome: stateHome(), AllowUserNamespaces: s.Sandbox.AllowUserNamespaces,
 	}
 	// agent-mcp's user configuration (settings, trust store) and Claude
 	// Code's are never a command's to write.
@@ -217,6 +217,7 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 	} else {
 		fmt.Fprintln(stdout, "  --   protected paths inside the working directories: not held by Landlock alone (the permission rules still judge commands)")
 	}
+	userNamespacesCheck(sb, run, check, stdout)
 	out, _ = run("grep NoNewPrivs /proc/self/status")
 	check("no_new_privs set", strings.Contains(out, "1"), trimDetail(out))
 	if sb.Layers().Cgroup {
@@ -243,4 +244,15 @@ func trimDetail(s string) string {
 		s = s[:200] + "..."
 	}
 	return ": " + strings.ReplaceAll(s, "\n", " | ")
+}
+
+// userNamespacesCheck tries to make a user namespace inside the sandbox,
+// which the namespaces layer refuses; Landlock alone does not.
+func userNamespacesCheck(sb *sandbox.Sandbox, run func(string) (string, error), check func(string, bool, string), stdout io.Writer) {
+	if !sb.Layers().Namespaces {
+		fmt.Fprintln(stdout, "  --   user namespaces inside the sandbox: not refused by Landlock alone (Landlock refuses mounts inside them)")
+		return
+	}
+	out, _ := run("unshare -U true && echo MADE")
+	check("user namespaces inside the sandbox refused", !strings.Contains(out, "MADE"), trimDetail(out))
 }

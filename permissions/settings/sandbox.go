@@ -21,6 +21,9 @@ type SandboxFile struct {
 	Network json.RawMessage `json:"network"`
 	// BuildCaches replaces the default list of writable per-user caches.
 	BuildCaches *[]string `json:"buildCaches"`
+	// AllowUserNamespaces lets a sandboxed command make user namespaces
+	// of its own (refused by default).
+	AllowUserNamespaces *bool `json:"allowUserNamespaces"`
 }
 
 // SandboxSettings are the sandbox settings of every source, merged: the
@@ -38,6 +41,9 @@ type SandboxSettings struct {
 	// BuildCaches are absolute; nil when no source set them (the default
 	// list applies).
 	BuildCaches []string
+	// AllowUserNamespaces is true when the last source that set
+	// allowUserNamespaces allowed them.
+	AllowUserNamespaces bool
 }
 
 func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
@@ -51,6 +57,9 @@ func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
 		s.AutoAllow = f.AutoAllowBashIfSandboxed
 	}
 	s.Excluded = append(s.Excluded, f.ExcludedCommands...)
+	if f.AllowUserNamespaces != nil {
+		s.AllowUserNamespaces = *f.AllowUserNamespaces
+	}
 	if n := bytes.TrimSpace(f.Network); len(n) > 0 && !bytes.Equal(n, []byte("null")) {
 		switch {
 		case bytes.Equal(n, []byte("false")):

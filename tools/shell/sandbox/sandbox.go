@@ -181,6 +181,9 @@ type Config struct {
 	// Launcher is the agent-mcp binary; default /proc/self/exe (the
 	// running one).
 	Launcher string
+	// AllowUserNamespaces lets a command make user namespaces of its
+	// own; refused by default where the namespaces layer is in use.
+	AllowUserNamespaces bool
 	// Pinned are further paths a command may never create or change
 	// (agent-mcp's user configuration with its trust store, Claude
 	// Code's), whatever the writable roots are.
@@ -473,6 +476,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	p.Pinned = ancestorsWithin(append(slices.Clone(p.ReadOnly), p.Masked...), writable)
 	p.ServerFD = launcher.ServerFD
 	p.ShellFiles = len(spec.Files)
+	p.AllowUserNS = s.cfg.AllowUserNamespaces
 	if s.layers.Cgroup {
 		// Where none can be made now, the subreaper alone holds it.
 		p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, s.cgroups.Add(1))

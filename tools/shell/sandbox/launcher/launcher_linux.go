@@ -116,6 +116,9 @@ func initMain(p Plan) int {
 		if err := setupMounts(p); err != nil {
 			return fail("%v", err)
 		}
+		if err := refuseUserNamespaces(p); err != nil {
+			return fail("%v", err)
+		}
 		if p.NetworkOff {
 			if err := loopbackUp(); err != nil {
 				return fail("bringing up the private loopback: %v", err)

@@ -41,6 +41,9 @@ type Plan struct {
 	// Masked (the namespaces layer), so that they cannot be renamed: the
 	// ancestors of read-only and masked paths inside the writable roots.
 	Pinned []string
+	// AllowUserNS lets the command make user namespaces of its own; else,
+	// with namespaces, init limits its user namespace to the command's.
+	AllowUserNS bool
 }
 
 // ServerFD is the descriptor [Plan.ServerFD] names when the server passes
