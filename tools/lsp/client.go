@@ -225,6 +225,20 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	clear(c.diags)
 	c.mu.Unlock()
 	go c.watch(p)
+	go func() {
+		// A server whose connection ended (it closed its output, or sent
+		// what does not parse) is of no more use: end it, so that the
+		// next request starts another.
+		<-p.conn.DisconnectNotify()
+		select {
+		case <-p.done:
+			return
+		case <-time.After(stopGrace):
+		}
+		if !p.stopping.Load() {
+			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		}
+	}()
 
 	ictx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
@@ -271,7 +285,21 @@ func (c *client) withProcess(ctx context.Context, f func(*process) error) error 
 			return err
 		}
 		err = f(p)
-		if err == nil || attempt == 1 || !p.exited() || ctx.Err() != nil {
+		if err == nil || attempt == 1 || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-p.conn.DisconnectNotify():
+			// The connection ended: the process is ending too (its
+			// stdout closed first); wait until it is reaped.
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				return err
+			}
+		default:
+		}
+		if !p.exited() {
 			return err
 		}
 	}
