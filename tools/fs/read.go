@@ -316,6 +316,7 @@ func scanLines(ctx context.Context, src io.Reader, start, limit, budget int, sto
 			chunk = bytes.TrimPrefix(chunk, utf8BOM)
 			first = false
 		}
+
 		if unchecked += len(chunk); unchecked >= ctxCheckBytes {
 			unchecked = 0
 			if ctx.Err() != nil {
@@ -354,7 +355,13 @@ func scanLines(ctx context.Context, src io.Reader, start, limit, budget int, sto
 				}
 				cur, keeping, lineRunes = cur[:0], false, 0
 			}
-			p.total = lineNo
+			// The newline ending the last line starts no line of its
+			// own: a file of 4000 lines, each ending in one, has 4000
+			// (the empty line after it is shown, as it always was, but
+			// not counted).
+			if len(chunk) > 0 || err == nil || lineNo == 1 {
+				p.total = lineNo
+			}
 			if err != nil {
 				p.complete = true
 				return p, nil

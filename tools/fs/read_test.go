@@ -77,7 +77,7 @@ func TestRead(t *testing.T) {
 		if len(res.Extra) != 1 {
 			t.Fatalf("want a partial-view block, got %d extra blocks", len(res.Extra))
 		}
-		contains(t, "note", res.Extra[0].Text, "partial view", "1-2000 of 2501", "offset=2001", "limit=2000")
+		contains(t, "note", res.Extra[0].Text, "partial view", "1-2000 of 2500", "offset=2001", "limit=2000")
 	})
 	t.Run("offset_past_end_is_a_notice", func(t *testing.T) {
 		h := newHarness(t)
@@ -115,7 +115,7 @@ func TestRead(t *testing.T) {
 			t.Fatalf("want a partial-view block, got %d", len(res.Extra))
 		}
 		shown := strings.Count(res.Text, "\n") + 1
-		contains(t, "note", res.Extra[0].Text, "25000 tokens", fmt.Sprintf("lines 1-%d of 1001", shown),
+		contains(t, "note", res.Extra[0].Text, "25000 tokens", fmt.Sprintf("lines 1-%d of 1000", shown),
 			fmt.Sprintf("offset=%d", shown+1), fmt.Sprintf("limit=%d", shown))
 	})
 	t.Run("explicit_range_over_token_cap_is_an_error", func(t *testing.T) {
@@ -307,7 +307,7 @@ func TestRead_budget_errors(t *testing.T) {
 	t.Run("range_past_the_end_names_the_lines_there_are", func(t *testing.T) {
 		h := newHarness(t)
 		h.put("wide.txt", strings.Repeat(strings.Repeat("y", 199)+"\n", 1000))
-		h.fail("Read", map[string]any{"file_path": h.path("wide.txt"), "offset": 1, "limit": 5000}, "lines 1-1001 of")
+		h.fail("Read", map[string]any{"file_path": h.path("wide.txt"), "offset": 1, "limit": 5000}, "lines 1-1000 of")
 	})
 	t.Run("huge_range_is_counted_within_a_bound", func(t *testing.T) {
 		h := newHarness(t)
@@ -328,4 +328,24 @@ func TestRead_budget_errors(t *testing.T) {
 			t.Errorf("the line after the long one: %q", res.Text)
 		}
 	})
+}
+
+// A file of 4000 lines, each ending in a newline, is told as 4000 lines,
+// not 4001 (the empty line after the last newline is not one).
+func TestRead_line_count_of_a_file_ending_in_a_newline(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var b strings.Builder
+	for i := 1; i <= 4000; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	h.put("f.txt", b.String())
+	res := h.read("f.txt")
+	if len(res.Extra) != 1 {
+		t.Fatalf("want a partial-view note, got %d extra blocks", len(res.Extra))
+	}
+	contains(t, "note", res.Extra[0].Text, "lines 1-2000 of 4000 are shown")
+	if total := outputJSON(t, res)["file"].(map[string]any)["totalLines"]; total != 4000.0 {
+		t.Errorf("totalLines = %v, want 4000", total)
+	}
 }
