@@ -14,11 +14,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -93,10 +91,13 @@ func nsFlags(netOff bool) uintptr {
 // 3, and reaps every process of the command until none is left. SIGTERM,
 // SIGINT and SIGHUP end them all.
 func initMain(p Plan) int {
-	// Landlock gives every thread of a Go program its own domain (before
-	// ABI 8), and a scoped domain may signal only its own processes: the
-	// shell is started, and its processes signalled, from this one thread.
+	// init keeps to its main thread; the shell is started from a thread
+	// of its own that ends once it has (startLockedDown).
 	runtime.LockOSThread()
+	if err := Undumpable(); err != nil {
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: making the launcher undumpable: %v\n", err)
+		return SetupFailed
+	}
 	status := os.NewFile(3, "status")
 	syscall.CloseOnExec(3)
 	var server *os.File
@@ -184,10 +185,12 @@ func initMain(p Plan) int {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Dir = p.Dir
 	cmd.ExtraFiles = shellFiles(p)
-	if p.Namespaces {
+	if nestedUserNS(p) {
 		// The command runs as the user it was started by, in a user
 		// namespace nested in the one that set the sandbox up: it holds
-		// no capability over the mounts.
+		// no capability over the mounts. (Root's command stays root in
+		// the launcher's: it gives up every capability there instead, see
+		// lockdown_linux.go, where a nested namespace would give it all.)
 		cmd.SysProcAttr = &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: p.UID, HostID: 0, Size: 1}},
@@ -212,7 +215,7 @@ func initMain(p Plan) int {
 			cmd.SysProcAttr = &syscall.SysProcAttr{}
 		}
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
-		if err = cmd.Start(); err != nil {
+		if err = startLockedDown(cmd, p); err != nil {
 			// clone3 into a cgroup needs Linux 5.7: the subreaper alone
 			// holds the command.
 			cmd = cloneCmd(cmd)
@@ -220,7 +223,7 @@ func initMain(p Plan) int {
 		}
 	}
 	if err != nil {
-		err = cmd.Start()
+		err = startLockedDown(cmd, p)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: starting %s: %v\n", p.Shell, err)
@@ -486,6 +489,11 @@ var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/
 // the kernel's Landlock ABI offers.
 func restrictLandlock(p Plan) error {
 	cfg := landlock.V6.BestEffort()
+	// Signals and abstract sockets are scoped in the command's own
+	// domain, nested below this one (lockdown_linux.go): a scope here
+	// would keep the launcher's threads, each in a domain of its own
+	// before ABI 8, from signalling the command.
+	cfg.Scoped = 0
 	if !p.NetworkOff || p.Namespaces {
 		cfg.HandledAccessNet = 0
 	}
@@ -515,24 +523,7 @@ func restrictSockets() error {
 	if err != nil {
 		return err
 	}
-	raw, err := bpf.Assemble(ins)
-	if err != nil {
-		return err
-	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
-	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
-	runtime.KeepAlive(filter)
-	switch {
-	case errno != 0:
-		return fmt.Errorf("seccomp: %w", errno)
-	case r != 0:
-		return fmt.Errorf("seccomp: thread %d could not take the filter", r)
-	}
-	return nil
+	return installSeccomp(ins, unix.SECCOMP_FILTER_FLAG_TSYNC)
 }
 
 // probeChild checks, inside fresh namespaces, that the mounts the sandbox
