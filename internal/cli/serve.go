@@ -23,6 +23,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
 	"github.com/agent-mcp/agent-mcp/tools/shell"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 // workspaceFlags are the flags every command that runs tools shares.
@@ -161,6 +162,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	tokens, err := takeServeTokens(hf.token, hf.tokenFile, hf.clientTokens, stderr)
+	if err != nil {
+		return err
+	}
+	hf.token, hf.clientTokens = tokens.token, tokens.client
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
@@ -180,9 +186,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// that offers no layer, else information (quiet at the default level).
 	// The layers are known once the sandbox's probe has finished, which
 	// over stdio may be after initialize has been answered.
-	sayLayers := func() string { return "" }
+	sayLayers, instructions := func() string { return "" }, ""
 	if perm, err := w.permissionSetup(sessOpts.Cwd); err == nil {
 		sb := perm.sandbox
+		if err := sb.ProtectServer(); err != nil {
+			logger.Warn("the server stays dumpable: a command could reach its descriptors through /proc", "err", err)
+		}
+		if sb.Unconfined() {
+			instructions = sandbox.UnconfinedNotice
+		}
 		sayLayers = func() string {
 			line := sb.Describe()
 			if sb != nil && !sb.Layers().Any() {
@@ -194,7 +206,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	srv, err := server.New(server.Config{
-		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger,
+		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger, Instructions: instructions,
 		StructuredOutput: *structured, DeferTools: *deferTools,
 	})
 	if err != nil {
@@ -220,7 +232,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // httpFlags are serve's flags for streamable HTTP (--http).
 type httpFlags struct {
 	enabled                      bool
-	addr, token                  string
+	addr, token, tokenFile       string
 	clientTokens                 stringList
 	noAuth, allowRemote          bool
 	tlsCert, tlsKey              string
@@ -234,7 +246,9 @@ type httpFlags struct {
 func (f *httpFlags) add(fs *flag.FlagSet) {
 	fs.BoolVar(&f.enabled, "http", false, "serve streamable HTTP instead of stdio")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8765", "HTTP listen address; port 0 picks a free port")
-	fs.StringVar(&f.token, "token", "", "bearer token HTTP clients must send (default: $AGENT_MCP_TOKEN, else a generated one, printed once)")
+	fs.StringVar(&f.token, "token", "", "bearer token HTTP clients must send (default: $AGENT_MCP_TOKEN, else a generated one, printed once);\n"+
+		"every process on the machine can read a command line: prefer --token-file or the variable")
+	fs.StringVar(&f.tokenFile, "token-file", "", "read the bearer token from this file")
 	fs.Var(&f.clientTokens, "client-token", "NAME=TOKEN: a further bearer token for one host or client (repeatable; default: $AGENT_MCP_CLIENT_TOKENS,\n"+
 		"NAME=TOKEN pairs separated by spaces or commas). Clients of protocol 2026-07-28,\n"+
 		"which has no sessions over HTTP, keep their state (files read, background tasks, todo list) per token:\n"+

@@ -144,9 +144,13 @@ type BashOutput struct {
 // Bash returns the Bash tool.
 func Bash(opts Options) *tools.Tool {
 	opts.slots = &backgroundSlots{max: cmpOr(opts.MaxServerBackgroundTasks, DefaultMaxServerBackgroundTasks)}
+	desc := bashDescription
+	if opts.Sandbox.Unconfined() {
+		desc = strings.TrimRight(desc, "\n") + "\n\n" + sandbox.UnconfinedNotice + "\n"
+	}
 	return tools.New(tools.Tool{
 		Name:                  "Bash",
-		Description:           bashDescription,
+		Description:           desc,
 		SearchHint:            "run a shell command",
 		Core:                  true,
 		MaxResultSizeChars:    BashMaxResultSizeChars,
@@ -184,7 +188,13 @@ func Bash(opts Options) *tools.Tool {
 		ReadOnly:        func(in *BashInput) bool { return shellcmd.IsReadOnly(in.Command) },
 		ConcurrencySafe: func(in *BashInput) bool { return shellcmd.IsReadOnly(in.Command) },
 		Call: func(ctx context.Context, in *BashInput, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
-			return runBash(ctx, opts, in, uc, progress)
+			res, err := runBash(ctx, opts, in, uc, progress)
+			if err == nil && res != nil && opts.Sandbox.Unconfined() {
+				// Last, so that a result still starts as its kind says
+				// (Exit code N).
+				res.Text = strings.TrimRight(res.Text, "\n") + "\n" + sandbox.UnconfinedNotice
+			}
+			return res, err
 		},
 	})
 }

@@ -195,10 +195,13 @@ type Sandbox struct {
 	cfg Config
 	// probed is closed once the namespaces and cgroup probe has set
 	// layers and support; nil when they were set from the start.
-	probed  chan struct{}
-	layers  Layers
-	support Support
-	caches  []string
+	probed chan struct{}
+	// landlock is the Landlock ABI known when New returned (support is
+	// rewritten by the probe).
+	landlock int
+	layers   Layers
+	support  Support
+	caches   []string
 	// cgroups numbers the commands' cgroups.
 	cgroups atomic.Uint64
 	// guard moves aside protected names a command created (pinned.go).
@@ -230,6 +233,7 @@ func New(cfg Config) (*Sandbox, error) {
 		s.probe()
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
 	}
+	s.landlock = s.support.Landlock
 	go s.probe()
 	s.caches = cfg.BuildCaches
 	if s.caches == nil {
