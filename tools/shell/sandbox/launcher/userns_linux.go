@@ -21,7 +21,12 @@ func refuseUserNamespaces(p Plan) error {
 	if p.AllowUserNS || !p.Namespaces {
 		return nil
 	}
-	if err := os.WriteFile(maxUserNamespaces, []byte("1\n"), 0); err != nil {
+	limit := "1\n"
+	if !nestedUserNS(p) {
+		// Root's command stays in init's user namespace: it makes none.
+		limit = "0\n"
+	}
+	if err := os.WriteFile(maxUserNamespaces, []byte(limit), 0); err != nil {
 		return fmt.Errorf("limiting user namespaces: %w", err)
 	}
 	return nil
