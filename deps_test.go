@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 	"tools/shell":                  {"tools", "tools/shell/sandbox", "permissions/confine", "permissions/shellcmd"},
 	"tools/web":                    {"tools"},
 	"tools/workflow":               {"tools", "permissions"},
-	"tools/shell/sandbox":          {"tools/shell/sandbox/launcher", "permissions"},
+	"tools/shell/sandbox":          {"tools/shell/sandbox/launcher", "permissions", "permissions/shellcmd"},
 	"tools/shell/sandbox/launcher": {},
 	"tools":                        {"permissions", "internal/largeargs"},
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
 )
 
@@ -316,16 +317,44 @@ func (s *Sandbox) Confines(command string) bool {
 // Landlock alone cannot take back part of a writable root.
 func (s *Sandbox) HoldsPaths() bool { return s != nil && s.Layers().Namespaces }
 
-// Excluded reports whether command starts with one of the excluded
-// commands (whole words): it runs outside the sandbox.
+// Excluded reports whether command runs only excluded programs: every
+// simple command of the line (split and looked into as Bash permission
+// rules are: across ;, &&, |, subshells, substitutions, bash -c and
+// wrappers) starts with the words of one of the excluded commands. Such a
+// line runs outside the sandbox; a line that also runs anything else, or
+// that does not parse, runs confined.
 func (s *Sandbox) Excluded(command string) bool {
-	if s == nil {
+	if s == nil || len(s.cfg.Excluded) == 0 {
 		return false
 	}
-	words := strings.Fields(command)
+	script, err := shellcmd.Parse(command)
+	if err != nil || len(script.Commands) == 0 {
+		return false
+	}
+	for _, c := range script.Commands {
+		if c.Opaque || !s.excludedCommand(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// excludedCommand reports whether c's leading words are those of an
+// excluded command.
+func (s *Sandbox) excludedCommand(c shellcmd.Command) bool {
 	for _, e := range s.cfg.Excluded {
 		ew := strings.Fields(e)
-		if len(ew) > 0 && len(words) >= len(ew) && slices.Equal(words[:len(ew)], ew) {
+		if len(ew) == 0 || len(c.Args) < len(ew) {
+			continue
+		}
+		match := true
+		for i, w := range ew {
+			if v, ok := c.Args[i].Literal(); !ok || v != w {
+				match = false
+				break
+			}
+		}
+		if match {
 			return true
 		}
 	}
