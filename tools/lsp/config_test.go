@@ -85,3 +85,37 @@ func TestProjectFileAndResolve(t *testing.T) {
 		t.Errorf("describe: %q", d)
 	}
 }
+
+// The LSP tool's schema is Claude Code's: operation (its nine), filePath,
+// line and character required; query optional; hosts get a search hint.
+func TestToolSchema(t *testing.T) {
+	t.Parallel()
+	svc := lsp.New(lsp.Options{Servers: []lsp.ServerConfig{{Name: "go", Command: "gopls", Path: "/bin/gopls", ExtensionToLanguage: map[string]string{".go": "go"}}}})
+	tool := lsp.Tool(svc)
+	raw, err := json.Marshal(tool.InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc struct {
+		Required   []string `json:"required"`
+		Properties map[string]struct {
+			Type string `json:"type"`
+			Enum []string
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(sc.Required, ",") != "operation,filePath,line,character" {
+		t.Errorf("required %v", sc.Required)
+	}
+	if got := strings.Join(sc.Properties["operation"].Enum, ","); got != "goToDefinition,findReferences,hover,documentSymbol,workspaceSymbol,goToImplementation,prepareCallHierarchy,incomingCalls,outgoingCalls" {
+		t.Errorf("operations %s", got)
+	}
+	if sc.Properties["line"].Type != "integer" || sc.Properties["character"].Type != "integer" || sc.Properties["query"].Type != "string" {
+		t.Errorf("properties %+v", sc.Properties)
+	}
+	if !tool.ReadOnly || tool.SearchHint == "" || len(tool.SearchHint) > 60 {
+		t.Errorf("read-only %v, hint %q", tool.ReadOnly, tool.SearchHint)
+	}
+}

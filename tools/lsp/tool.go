@@ -53,6 +53,7 @@ func Tool(s *Service) *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:               "LSP",
 		Description:        description,
+		SearchHint:         "definitions, references, symbols from a language server",
 		MaxResultSizeChars: MaxResultSizeChars,
 		ReadOnly:           true,
 		ConcurrencySafe:    true,
