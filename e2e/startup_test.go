@@ -2,8 +2,13 @@ package e2e
 
 import (
 	"debug/elf"
+	"fmt"
+	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // TestBinary_links_no_reflective_method_lookup: where a program can look a
@@ -33,4 +38,66 @@ func TestBinary_links_no_reflective_method_lookup(t *testing.T) {
 			t.Errorf("the binary links %s: something looks methods up by name (text/template?), so the linker keeps every exported method; find the caller with go build -ldflags=-dumpdep", s.Name)
 		}
 	}
+}
+
+// chatOnly are the import path prefixes of the packages only chat uses:
+// the terminal UI and its libraries, the provider clients.
+var chatOnly = []string{
+	"github.com/agent-mcp/agent-mcp/internal/tui", "github.com/agent-mcp/agent-mcp/internal/providers",
+	"charm.land/", "github.com/charmbracelet/", "github.com/yuin/goldmark",
+	"github.com/openai/openai-go", "github.com/anthropics/anthropic-sdk-go",
+	"github.com/alecthomas/chroma", "github.com/microcosm-cc/bluemonday",
+}
+
+// chatInitBudget bounds what the chat-only packages may allocate while
+// the program initialises: every byte of it is spent by `serve` too,
+// which never uses them. goldmark's tables are most of it (about 550 KB);
+// chroma's lexers and styles, before, were 3.9 MB in 60,000 allocations.
+const chatInitBudget = 1 << 20
+
+// TestServe_initialises_no_chat_only_package: Go runs the initialisation
+// of every package linked in, so what the chat UI and the model clients
+// do when the program starts, `serve` pays before it can answer
+// initialize. GODEBUG=inittrace=1 reports each package's initialisation
+// with its allocations (counted, not timed): the chat-only packages must
+// stay within chatInitBudget together, and none of those that once
+// registered whole catalogues at start (chroma, glamour's HTML sanitiser)
+// may be linked at all.
+func TestServe_initialises_no_chat_only_package(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(binary, "serve", "--cwd", t.TempDir(), "--state-dir", t.TempDir())
+	cmd.Env = append(testbin.HermeticEnv(t), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput() // stdin is empty: serve ends at once
+	if err != nil {
+		t.Fatalf("serve: %v\n%s", err, out)
+	}
+	var total int
+	var who []string
+	seen := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		var pkg string
+		var at, clock float64
+		var bytes, allocs int
+		if _, err := fmt.Sscanf(line, "init %s @%f ms, %f ms clock, %d bytes, %d allocs", &pkg, &at, &clock, &bytes, &allocs); err != nil {
+			continue
+		}
+		seen++
+		for _, p := range chatOnly {
+			if !strings.HasPrefix(pkg, p) {
+				continue
+			}
+			if p == "github.com/alecthomas/chroma" || p == "github.com/microcosm-cc/bluemonday" {
+				t.Errorf("serve initialises %s (%d bytes in %d allocations)", pkg, bytes, allocs)
+			}
+			total += bytes
+			who = append(who, fmt.Sprintf("%s %d", pkg, bytes))
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("no inittrace lines in serve's output:\n%s", out)
+	}
+	if total > chatInitBudget {
+		t.Errorf("the chat-only packages allocate %d bytes when serve starts, over the budget of %d:\n%s", total, chatInitBudget, strings.Join(who, "\n"))
+	}
+	t.Logf("chat-only packages allocate %d bytes at start", total)
 }

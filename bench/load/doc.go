@@ -1,7 +1,8 @@
 // Command load drives agent-mcp with concurrent HTTP sessions of mixed
 // tool calls and reports throughput, latency and the server's memory, and
 // measures startup (process start to the initialize response over stdio)
-// beside the reference filesystem server.
+// beside the reference filesystem server and Claude Code's `claude mcp
+// serve` (both as conformance/run-official.sh installs them).
 //
 //	go run ./bench/load                      # 50 sessions × 200 calls
 //	go run ./bench/load -sessions 10 -calls 50

