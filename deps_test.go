@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"orchestrator":          {"tools", "permissions", "internal/largeargs"},
 
 	"tools/builtin":                {"tools", "tools/fs", "tools/lsp", "tools/search", "tools/shell", "tools/shell/sandbox", "tools/web", "tools/workflow"},
-	"tools/lsp":                    {"tools", "tools/shell/sandbox"},
+	"tools/lsp":                    {"tools", "tools/shell", "tools/shell/sandbox"},
 	"tools/lsp/internal/protogen":  {},
 	"tools/fs":                     {"tools", "permissions/confine", "internal/pdf"},
 	"tools/search":                 {"tools", "permissions/confine"},

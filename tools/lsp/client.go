@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/agent-mcp/agent-mcp/tools/shell"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
@@ -185,7 +187,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	}
 	cmd := launch.Cmd
 	cmd.Dir = c.root
-	cmd.Env = append(os.Environ(), launch.Env...)
+	cmd.Env = append(serverEnv(), launch.Env...)
 	if c.env.sandbox.Confines(line) && c.env.stateDir != "" {
 		// gopls keeps its cache under the user's cache directory, which
 		// the sandbox holds read-only.
@@ -543,6 +545,22 @@ func (c *client) kill(p *process) {
 	}
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	<-p.done
+}
+
+// serverEnv is a server's environment: the agent-mcp server's, without
+// its own secrets (shell.SecretEnv, as for Bash's commands) and without
+// what would make the bash that starts it run a file first (BASH_ENV,
+// ENV).
+func serverEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "BASH_ENV" || k == "ENV" || slices.Contains(shell.SecretEnv, k) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
 }
 
 // pipe joins the server's stdout and stdin into one stream.

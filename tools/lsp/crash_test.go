@@ -1,6 +1,8 @@
 package lsp_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,5 +31,37 @@ func TestBrokenServerDoesNotStopEdits(t *testing.T) {
 	st := svc.Status(e.Session)
 	if len(st) != 1 || st[0].Starts < 2 || st[0].PID != 0 || !strings.Contains(st[0].LastError, "cannot start") {
 		t.Errorf("status: %+v", st)
+	}
+}
+
+// A server gets the environment Bash's commands get: without agent-mcp's
+// own secrets, and without BASH_ENV, which would run a file in the bash
+// that starts it. (Not parallel: it sets the process's environment.)
+func TestServerEnvironmentLacksSecrets(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "bash_env_ran")
+	script := filepath.Join(dir, "bash_env.sh")
+	if err := os.WriteFile(script, []byte("touch "+marker+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AGENT_MCP_TOKEN", "s3cret-token")
+	t.Setenv("BASH_ENV", script)
+	envFile := filepath.Join(dir, "env")
+	dump := lsp.ServerConfig{Name: "dump", Command: "sh", Args: []string{"-c", "env > " + envFile + "; exit 3"},
+		ExtensionToLanguage: map[string]string{".txt": "plaintext"}, Path: "/bin/sh", Source: "test"}
+	svc := lsp.New(lsp.Options{Servers: []lsp.ServerConfig{dump}, DiagnosticsWait: time.Second})
+	e := lspEnv(t, svc)
+	put(t, e.Dir(), "f.txt", "one\n")
+	e.OK("Read", map[string]any{"file_path": "f.txt"})
+	e.OK("Edit", map[string]any{"file_path": "f.txt", "old_string": "one", "new_string": "two"})
+	env, err := os.ReadFile(envFile)
+	if err != nil {
+		t.Fatalf("the server did not run: %v", err)
+	}
+	if strings.Contains(string(env), "s3cret-token") || strings.Contains(string(env), "BASH_ENV") {
+		t.Errorf("the server's environment holds a secret or BASH_ENV:\n%s", env)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("BASH_ENV ran in the bash that starts the server")
 	}
 }
