@@ -924,3 +924,51 @@ func TestChatTUI_failing_edit_refused_before_asking(t *testing.T) {
 	}
 	u.exit()
 }
+
+// The words under a call: an Edit's counts in one sentence, a Read's
+// lines counted as the file has them, TodoWrite as a checklist; and a
+// turn cut short counts the tokens the provider reported, in the turn's
+// line and in /cost.
+func TestChatTUI_call_texts_todo_checklist_and_interrupted_tokens(t *testing.T) {
+	c := newChatRun(t)
+	if err := os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	todos := `{"todos":[{"content":"Read the notes","status":"completed","activeForm":"Reading"},` +
+		`{"content":"Translate the notes","status":"in_progress","activeForm":"Translating"},` +
+		`{"content":"Check the result","status":"pending","activeForm":"Checking"}]}`
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":"notes.txt"}`}),
+		testmodel.Call(testmodel.ToolCall{ID: "t1", Name: "TodoWrite", Input: todos}),
+		testmodel.Call(testmodel.ToolCall{ID: "e1", Name: "Edit", Input: `{"file_path":"notes.txt","old_string":"two","new_string":"deux"}`}),
+		testmodel.Say("Done."))
+	u := startTUI(t, c, "anthropic", srv, "--allowed-tools", "Edit")
+	u.keys("go\r")
+	u.wait("Done.")
+	all := u.scr.String()
+	for _, want := range []string{"(3 lines)", "☒ Read the notes", "☐ Translate the notes", "☐ Check the result",
+		"Update Todos", "1 replacement · 1 addition, 1 removal"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, all)
+		}
+	}
+	for _, bad := range []string{"(4 lines)", "::", `{"todos"`, "The todo list was updated"} {
+		if strings.Contains(all, bad) {
+			t.Errorf("the screen shows %q:\n%s", bad, all)
+		}
+	}
+	// A reply cut short after the provider reported its tokens.
+	srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: "Half a reply"}, {Usage: 55},
+		{Wait: func(ctx context.Context) error { <-ctx.Done(); return nil }}}, InputTokens: 1234})
+	u.keys("more\r")
+	u.waitDisplay("↑ 1234 ↓ 55 tokens")
+	u.keys("\x1b")
+	u.wait("tokens: 1234 in, 55 out")
+	u.keys("/cost\r")
+	u.wait("anthropic/test-model: ")
+	u.wait("in, ")
+	if !regexp.MustCompile(`anthropic/test-model: \d*1234 in, \d*55 out`).MatchString(u.scr.String()) {
+		t.Errorf("/cost leaves out the interrupted call:\n%s", u.scr.String())
+	}
+	u.exit()
+}

@@ -90,8 +90,9 @@ func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
 					}
 				}
 			}
-			// "Edited a.go: 1 replacement." loses its full stop before the counts.
-			return fmt.Sprintf("%s: %d addition(s), %d removal(s)", strings.TrimSuffix(firstLine(r.Text), "."), adds, dels), hunkLines(hunks)
+			// "Edited a.go: 1 replacement. The lines around ..." keeps
+			// its first sentence.
+			return fmt.Sprintf("%s · %s, %s", firstSentence(r.Text), countOf(adds, "addition"), countOf(dels, "removal")), hunkLines(hunks)
 		}
 		if out.Call.Name == "Write" {
 			var in struct {
@@ -99,6 +100,14 @@ func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
 			}
 			_ = json.Unmarshal(out.Call.Input, &in)
 			return summarise(r.Text), addedLines(in.Content, writeShownLines)
+		}
+	case "TodoWrite":
+		if !r.IsError {
+			return "", todoLines(out.Call.Input, true)
+		}
+	case "Read":
+		if !r.IsError && len(r.Extra) == 0 {
+			return summarise(readText(r.Text)), nil
 		}
 	case "NotebookEdit":
 		if !r.IsError {
@@ -143,6 +152,74 @@ func outputText(out orchestrator.Outcome) string {
 		}
 	}
 	return strings.TrimRight(r.Text, "\n")
+}
+
+// firstSentence is text's first line up to the end of its first
+// sentence, without the full stop.
+func firstSentence(text string) string {
+	s := firstLine(text)
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, ".:")
+}
+
+// countOf is "1 addition", "2 additions".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// readText is a Read result's numbered lines without the empty line after
+// the file's last newline, which Read shows but is no line of the file.
+func readText(text string) string {
+	text = strings.TrimRight(text, "\n")
+	i := strings.LastIndexByte(text, '\n')
+	last := text[i+1:]
+	if n, ok := strings.CutSuffix(last, "\t"); ok && n != "" && strings.Trim(n, "0123456789") == "" && i >= 0 {
+		return text[:i]
+	}
+	return text
+}
+
+// todoLines draws a TodoWrite's list as a checklist: done items ticked
+// (and, styled, struck through), the one in progress in bold, the rest
+// open.
+func todoLines(input json.RawMessage, styled bool) []string {
+	var in struct {
+		Todos []struct {
+			Content string `json:"content"`
+			Status  string `json:"status"`
+		} `json:"todos"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	if len(in.Todos) == 0 {
+		return []string{"(the list is empty)"}
+	}
+	out := make([]string, 0, len(in.Todos))
+	for _, t := range in.Todos {
+		if !styled {
+			mark := "☐ "
+			if t.Status == "completed" {
+				mark = "☒ "
+			}
+			out = append(out, mark+t.Content)
+			continue
+		}
+		switch t.Status {
+		case "completed":
+			out = append(out, styleGreen.Render("☒ ")+styleDim.Strikethrough(true).Render(t.Content))
+		case "in_progress":
+			out = append(out, "☐ "+styleBold.Render(t.Content))
+		default:
+			out = append(out, "☐ "+t.Content)
+		}
+	}
+	return out
 }
 
 // maxPersistedRead bounds what is read of a saved result to show it.

@@ -67,10 +67,10 @@ func TestResultDetail_edit_patch_and_new_file(t *testing.T) {
 	if _, d := resultDetail(out); plain(d) != "    1 +x\n    2 +y" {
 		t.Errorf("new file: %q", plain(d))
 	}
-	out = orchestrator.Outcome{Call: orchestrator.Call{Name: "Edit"}, Result: &tools.Result{Text: "Edited a.go: 1 replacement.", Output: map[string]any{
+	out = orchestrator.Outcome{Call: orchestrator.Call{Name: "Edit"}, Result: &tools.Result{Text: "Edited a.go: 1 replacement. The lines around the change now read:\n3\tkeep", Output: map[string]any{
 		"structuredPatch": []map[string]any{{"oldStart": 3, "newStart": 3, "lines": []string{" keep", "-old", "+new", "+more"}}}}}}
 	status, d := resultDetail(out)
-	if status != "Edited a.go: 1 replacement: 2 addition(s), 1 removal(s)" {
+	if status != "Edited a.go: 1 replacement · 2 additions, 1 removal" {
 		t.Errorf("status %q", status)
 	}
 	if want := "    3  keep\n    4 -old\n    4 +new\n    5 +more"; plain(d) != want {

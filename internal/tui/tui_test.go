@@ -151,7 +151,8 @@ func TestCallLabel(t *testing.T) {
 	for _, tc := range []struct{ name, input, want string }{
 		{"Bash", `{"command":"go test ./...","timeout":1000}`, "Bash(go test ./...)"},
 		{"Read", `{"file_path":"/a/b.go","offset":3}`, "Read(/a/b.go)"},
-		{"TodoWrite", `{}`, "TodoWrite"},
+		{"TodoWrite", `{"todos":[{"content":"a","status":"pending"}]}`, "Update Todos"},
+		{"Glob", `{}`, "Glob"},
 		{"mcp__x__y", `{"n":1}`, `mcp__x__y({"n":1})`},
 	} {
 		if got := CallLabel(tc.name, []byte(tc.input)); got != tc.want {

@@ -189,6 +189,9 @@ func (u *UI) text(delta string) {
 // CallLabel is the one-line description of a call: the tool and its key
 // argument, e.g. Bash(go test ./...).
 func CallLabel(name string, input []byte) string {
+	if name == "TodoWrite" {
+		return "Update Todos" // the list is drawn below the line
+	}
 	if arg := agent.KeyArgument(input); arg != "" {
 		return name + "(" + arg + ")"
 	}
@@ -272,6 +275,10 @@ func (u *UI) toolEnd(out orchestrator.Outcome) {
 		if whole, ok := persistedText(out.Persisted.Path); ok {
 			status = summarise(whole) + " · saved to " + out.Persisted.Path
 		}
+	case out.Call.Name == "TodoWrite" && out.Result != nil:
+		status = strings.Join(todoLines(out.Call.Input, false), "\n    ")
+	case out.Call.Name == "Read" && out.Result != nil && len(out.Result.Extra) == 0:
+		status = summarise(readText(out.Result.Text))
 	case out.Result != nil:
 		status = summarise(out.Result.Text)
 	}
@@ -308,6 +315,9 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 		mark = styleRed.Render("●")
 	}
 	status, detail := resultDetail(out)
+	if status == "" && len(detail) > 0 {
+		status, detail = detail[0], detail[1:]
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s\n  ⎿ %s", mark, styleBold.Render(label), status)
 	head := b.String()
@@ -315,7 +325,7 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 		b.WriteString("\n    " + l)
 	}
 	var blk block
-	if whole := outputText(out); whole != "" && !changesFiles(out.Call.Name) && strings.Count(whole, "\n")+1 > len(detail) {
+	if whole := outputText(out); whole != "" && !changesFiles(out.Call.Name) && out.Call.Name != "TodoWrite" && strings.Count(whole, "\n")+1 > len(detail) {
 		// Cut short: the transcript (Ctrl-O) shows all of it.
 		b.WriteString("\n    " + styleDim.Render("(ctrl+o to expand)"))
 		var l strings.Builder

@@ -224,6 +224,12 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 			res.Text = resp.Message.TextOf()
 		}
 		if err != nil {
+			if resp == nil {
+				// A call cut short counts what the provider reported.
+				a.mu.Lock()
+				res.Usage = a.runUsage
+				a.mu.Unlock()
+			}
 			return res, err
 		}
 		if len(outs) == 0 {
@@ -252,6 +258,9 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 	})
 	var seen int
 	var partial strings.Builder
+	// reported is the call's usage as the provider last reported it while
+	// streaming: all that is known of a call cut short.
+	var reported llm.Usage
 	h := llm.Handler{
 		OnText: func(d string) {
 			partial.WriteString(d)
@@ -261,6 +270,7 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 		},
 		OnThinking: a.cfg.Events.Thinking,
 		OnUsage: func(u llm.Usage) {
+			reported = u
 			if a.cfg.Events.Usage != nil {
 				a.mu.Lock()
 				run := a.runUsage.Add(u)
@@ -283,6 +293,12 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 	}
 	resp, err := a.model().Stream(ctx, req, h)
 	if err != nil {
+		// The tokens the provider reported were spent all the same: they
+		// count in the totals (and /cost).
+		a.mu.Lock()
+		a.usage = a.usage.Add(reported)
+		a.runUsage = a.runUsage.Add(reported)
+		a.mu.Unlock()
 		// The response is lost: stop what it started and drop it.
 		if seen > 0 {
 			ex.Wait()
