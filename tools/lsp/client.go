@@ -50,13 +50,14 @@ type client struct {
 	env  env
 
 	// startMu serialises starts; mu guards the state below and is never
-	// held while waiting on the server.
+	// held while waiting on the server. uses stamps documents' use.
 	startMu sync.Mutex
 	mu      sync.Mutex
 	proc    *process // nil while not running
 	docs    map[DocumentURI]*document
 	diags   map[DocumentURI]*published
 	changed chan struct{} // closed and replaced at each publication
+	uses    uint64
 	warm    bool          // the server has published diagnostics since it started
 	closed  bool
 	// crashes counts unexpected exits since the server last stayed up
@@ -67,11 +68,17 @@ type client struct {
 	lastErr   string
 }
 
-// document is a file the server has open, at version, holding text.
+// document is a file the server has open, at version, holding text;
+// used orders documents by last use.
 type document struct {
 	version int32
 	text    string
+	used    uint64
 }
+
+// maxOpenDocs bounds the documents a server holds open: past it the
+// least recently used is closed.
+const maxOpenDocs = 64
 
 // published is the latest diagnostics of a document: seq counts
 // publications, so a waiter can tell a new one from the one it saw.
@@ -413,20 +420,36 @@ func (c *client) sync(ctx context.Context, p *process, path, lang, text string) 
 	if pub := c.diags[uri]; pub != nil {
 		seq = pub.seq
 	}
+	c.uses++
 	if d != nil && d.text == text {
+		d.used = c.uses
 		v := d.version
 		c.mu.Unlock()
 		return v, 0, nil
 	}
+	var evict DocumentURI
 	if d == nil {
 		d = &document{}
 		c.docs[uri] = d
+		if len(c.docs) > maxOpenDocs {
+			for u, o := range c.docs {
+				if u != uri && (evict == "" || o.used < c.docs[evict].used) {
+					evict = u
+				}
+			}
+			delete(c.docs, evict)
+			delete(c.diags, evict)
+		}
 	}
+	d.used = c.uses
 	opened := d.version > 0
 	d.version++
 	d.text = text
 	version = d.version
 	c.mu.Unlock()
+	if evict != "" {
+		_ = p.conn.Notify(ctx, "textDocument/didClose", DidCloseTextDocumentParams{TextDocument: TextDocumentIdentifier{URI: evict}})
+	}
 	if !opened {
 		err = p.conn.Notify(ctx, "textDocument/didOpen", DidOpenTextDocumentParams{TextDocument: TextDocumentItem{
 			URI: uri, LanguageID: lang, Version: version, Text: text}})
