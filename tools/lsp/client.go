@@ -58,7 +58,7 @@ type client struct {
 	diags   map[DocumentURI]*published
 	changed chan struct{} // closed and replaced at each publication
 	uses    uint64
-	warm    bool          // the server has published diagnostics since it started
+	warm    bool // the server has published diagnostics since it started
 	closed  bool
 	// crashes counts unexpected exits since the server last stayed up
 	// restartReset; notBefore is when it may start again.
