@@ -32,6 +32,9 @@
 //     measured similarity), a short diff from old_string to it, and what
 //     differs (indentation, tabs or spaces, line endings, quotes, changed
 //     words). Nothing is applied without an exact, unique match.
+//   - options.go: the writing tools' Options; Diagnostics, the language
+//     servers' view of a change (package tools/lsp implements it), whose
+//     answer ends the result of Write, Edit, MultiEdit and NotebookEdit.
 //   - patch.go: the structuredPatch hunk of an output object.
 //   - jsonorder.go: order-preserving JSON, so NotebookEdit rewrites a
 //     notebook in its own layout and diffs stay small.

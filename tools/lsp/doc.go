@@ -13,9 +13,11 @@
 // when it closes (a session slot). A server runs project code (build
 // scripts, `go list`), so it is started exactly as Bash starts a command:
 // through the sandbox's launcher when the sandbox confines commands, and
-// unconfined when it is off. A server that exits unexpectedly is started
-// again on its next use, the first time at once and then after a backoff
-// that doubles up to 30 s.
+// unconfined when it is off, and with the environment Bash's commands get
+// (without agent-mcp's own secrets). A server that exits unexpectedly is
+// started again on its next use, the first time at once and then after a
+// backoff that doubles up to 30 s. A server holds at most 64 documents
+// open, the least recently used closed first.
 //
 // The wire is JSON-RPC 2.0 with the base protocol's Content-Length framing
 // from github.com/sourcegraph/jsonrpc2 (VSCodeObjectCodec); the messages
