@@ -28,7 +28,7 @@ const module = "github.com/agent-mcp/agent-mcp"
 // ← server ← internal/{providers,tui} ← internal/cli ← main.go.
 var allowed = map[string][]string{
 	".":                  {"internal/cli"},
-	"internal/cli":       {"server", "internal/tui", "internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/hooks", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "tools/builtin", "tools/lsp", "tools/shell", "tools/shell/sandbox", "permissions", "permissions/settings"},
+	"internal/cli":       {"server", "internal/tui", "internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/hooks", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "tools/builtin", "tools/lsp", "tools/shell", "tools/shell/sandbox", "tools/shell/sandbox/egress", "permissions", "permissions/settings"},
 	"internal/tui":       {"internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "permissions"},
 	"internal/providers": {"orchestrator/llm"},
 
@@ -46,10 +46,11 @@ var allowed = map[string][]string{
 	"tools/lsp/internal/protogen":  {},
 	"tools/fs":                     {"tools", "permissions/confine", "internal/pdf"},
 	"tools/search":                 {"tools", "permissions/confine"},
-	"tools/shell":                  {"tools", "tools/shell/sandbox", "permissions/confine", "permissions/shellcmd"},
-	"tools/web":                    {"tools"},
+	"tools/shell":                  {"tools", "tools/shell/sandbox", "tools/shell/sandbox/egress", "permissions/confine", "permissions/shellcmd"},
+	"tools/web":                    {"tools", "internal/netguard"},
 	"tools/workflow":               {"tools", "permissions"},
-	"tools/shell/sandbox":          {"tools/shell/sandbox/launcher", "permissions", "permissions/shellcmd"},
+	"tools/shell/sandbox":          {"tools/shell/sandbox/launcher", "tools/shell/sandbox/egress", "permissions", "permissions/shellcmd"},
+	"tools/shell/sandbox/egress":   {"internal/netguard"},
 	"tools/shell/sandbox/launcher": {},
 	"tools":                        {"permissions", "internal/largeargs"},
 
@@ -59,6 +60,7 @@ var allowed = map[string][]string{
 	"permissions/shellcmd": {},
 	"internal/pdf":         {},
 	"internal/largeargs":   {},
+	"internal/netguard":    {},
 }
 
 // heavy are the large third-party families, each with the product packages
@@ -78,7 +80,7 @@ var heavy = []struct {
 // serverSide are the packages `agent-mcp serve` is built of (a directory
 // stands for everything below it): none of them may link a heavy family,
 // directly or through anything they import.
-var serverSide = []string{"server", "orchestrator", "tools", "permissions", "internal/pdf", "internal/largeargs"}
+var serverSide = []string{"server", "orchestrator", "tools", "permissions", "internal/pdf", "internal/largeargs", "internal/netguard"}
 
 // testOnly are the helper packages for tests: nothing in the product may
 // import them.

@@ -681,7 +681,7 @@ func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
 		send := `python3 -c "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('127.0.0.1', %d)); print('sent')"`
 		port, accepted := listener(t)
 		udpPort, received := udpListener(t)
-		on, _ := e.serve(t, layers, nil)
+		on, _ := e.serve(t, layers, nil, "--settings", `{"sandbox":{"network":true}}`)
 		if out, failed := bash(t, on, fmt.Sprintf(connect, port), false); failed || !strings.Contains(out, "connected") {
 			t.Fatalf("network on: %v %s", failed, out)
 		}

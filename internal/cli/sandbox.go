@@ -31,7 +31,7 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 		mode = sandbox.ModeOff
 	}
 	cfg := sandbox.Config{
-		Mode: mode, NetworkOff: s.Sandbox.NetworkOff, Home: home,
+		Mode: mode, Home: home,
 		BuildCaches: s.Sandbox.BuildCaches, Excluded: s.Sandbox.Excluded,
 		StateHome: stateHome(), AllowUserNamespaces: s.Sandbox.AllowUserNamespaces,
 	}
@@ -39,6 +39,9 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 	// Code's are never a command's to write.
 	loc := settings.DefaultLocations("")
 	cfg.Pinned = append(cfg.Pinned, loc.ConfigDir, loc.ClaudeDir)
+	if err := egressConfig(&cfg, s); err != nil {
+		return nil, err
+	}
 	for _, r := range s.Rules.Rules(permissions.Allow) {
 		base, glob, ok := r.PathPattern()
 		if ok && r.Tool == "Read" {

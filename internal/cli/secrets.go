@@ -3,6 +3,13 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
 )
 
 // stateHome is $XDG_STATE_HOME when it is an absolute path (where chat
@@ -13,4 +20,43 @@ func stateHome() string {
 		return d
 	}
 	return ""
+}
+
+// egressConfig sets the sandbox's network mode and the egress proxy's
+// domain rules from the settings: sandbox.network's allowedDomains and
+// deniedDomains, and the WebFetch(domain:…) allow and deny rules.
+func egressConfig(cfg *sandbox.Config, s *settings.Settings) error {
+	switch s.Sandbox.Network {
+	case "on":
+		cfg.Network = sandbox.NetOn
+	case "off":
+		cfg.Network = sandbox.NetOff
+	default:
+		cfg.Network = sandbox.NetProxy
+	}
+	for _, d := range s.Sandbox.AllowedDomains {
+		if err := egress.CheckPattern("sandbox.network.allowedDomains", d); err != nil {
+			return err
+		}
+	}
+	for _, d := range s.Sandbox.DeniedDomains {
+		if err := egress.CheckPattern("sandbox.network.deniedDomains", d); err != nil {
+			return err
+		}
+	}
+	cfg.AllowedDomains = append(slices.Clone(s.Sandbox.AllowedDomains), webFetchDomains(s.Rules, permissions.Allow)...)
+	cfg.DeniedDomains = append(slices.Clone(s.Sandbox.DeniedDomains), webFetchDomains(s.Rules, permissions.Deny)...)
+	return nil
+}
+
+// webFetchDomains are the domains of the WebFetch(domain:…) rules of
+// behaviour b.
+func webFetchDomains(rules *permissions.RuleSet, b permissions.Behavior) []string {
+	var out []string
+	for _, r := range rules.Rules(b) {
+		if d, ok := strings.CutPrefix(r.Specifier, "domain:"); ok && r.Tool == "WebFetch" && d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }

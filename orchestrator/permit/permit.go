@@ -57,6 +57,9 @@ type Sandbox interface {
 	// HoldsPaths reports whether the kernel also keeps protected and
 	// Edit-denied paths read-only and Read-denied ones unreadable.
 	HoldsPaths() bool
+	// HoldsNetwork reports whether a command's connections are held:
+	// off, or through the egress proxy, which asks about a new host.
+	HoldsNetwork() bool
 }
 
 // Permitter implements orchestrator.Permitter.
@@ -208,7 +211,9 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 			// sandbox. Reads outside the working directories, and
 			// writes the parser cannot place, are judged by the rules
 			// and the mode, sandbox or not.
-			sandboxed = p.sandbox.Confines(cl.Raw) && p.sandbox.HoldsPaths()
+			// An unrestricted network (sandbox.network true) would let
+			// a waived command send what it reads anywhere.
+			sandboxed = p.sandbox.Confines(cl.Raw) && p.sandbox.HoldsPaths() && p.sandbox.HoldsNetwork()
 		}
 	}
 	if cl := tg.Bash; cl != nil {

@@ -35,9 +35,14 @@ type SandboxSettings struct {
 	AutoAllow *bool
 	// Excluded are the excluded commands of every source.
 	Excluded []string
-	// NetworkOff is true when the last source that set network turned it
-	// off.
-	NetworkOff bool
+	// Network is the last source's sandbox.network: "proxy" (a string,
+	// or Claude Code's network object), "on" (true) or "off" (false, or
+	// an object with enabled false); empty when no source set it (the
+	// default is the proxy).
+	Network string
+	// AllowedDomains and DeniedDomains are the network object's
+	// allowedDomains and deniedDomains of every source.
+	AllowedDomains, DeniedDomains []string
 	// BuildCaches are absolute; nil when no source set them (the default
 	// list applies).
 	BuildCaches []string
@@ -63,19 +68,28 @@ func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
 	if n := bytes.TrimSpace(f.Network); len(n) > 0 && !bytes.Equal(n, []byte("null")) {
 		switch {
 		case bytes.Equal(n, []byte("false")):
-			s.NetworkOff = true
+			s.Network = "off"
 		case bytes.Equal(n, []byte("true")):
-			s.NetworkOff = false
+			s.Network = "on"
+		case bytes.Equal(n, []byte(`"proxy"`)):
+			s.Network = "proxy"
 		case n[0] == '{':
 			var o struct {
-				Enabled *bool `json:"enabled"`
+				Enabled        *bool    `json:"enabled"`
+				AllowedDomains []string `json:"allowedDomains"`
+				DeniedDomains  []string `json:"deniedDomains"`
 			}
 			if err := json.Unmarshal(n, &o); err != nil {
 				return fmt.Errorf("sandbox.network: %w", err)
 			}
-			s.NetworkOff = o.Enabled != nil && !*o.Enabled
+			s.Network = "proxy"
+			if o.Enabled != nil && !*o.Enabled {
+				s.Network = "off"
+			}
+			s.AllowedDomains = append(s.AllowedDomains, o.AllowedDomains...)
+			s.DeniedDomains = append(s.DeniedDomains, o.DeniedDomains...)
 		default:
-			return fmt.Errorf("sandbox.network must be true, false or an object, got %s", n)
+			return fmt.Errorf(`sandbox.network must be "proxy", true, false or an object with allowedDomains and deniedDomains, got %s`, n)
 		}
 	}
 	if f.BuildCaches != nil {
@@ -108,8 +122,20 @@ func (f *SandboxFile) dropWidening() []string {
 	if f.BuildCaches != nil {
 		f.BuildCaches, keys = nil, append(keys, "buildCaches")
 	}
-	if n := bytes.TrimSpace(f.Network); len(n) > 0 && !bytes.Equal(n, []byte("false")) && !bytes.Equal(n, []byte("null")) {
+	switch n := bytes.TrimSpace(f.Network); {
+	case bytes.Equal(n, []byte("true")):
 		f.Network, keys = nil, append(keys, "network")
+	case len(n) > 0 && n[0] == '{':
+		// The proxy and deniedDomains tighten; allowedDomains and
+		// turning the proxy into an open network widen.
+		var o map[string]json.RawMessage
+		if json.Unmarshal(n, &o) == nil {
+			if _, ok := o["allowedDomains"]; ok {
+				delete(o, "allowedDomains")
+				keys = append(keys, "network.allowedDomains")
+				f.Network, _ = json.Marshal(o)
+			}
+		}
 	}
 	return keys
 }

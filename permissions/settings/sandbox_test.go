@@ -24,7 +24,7 @@ func TestLoad_sandbox(t *testing.T) {
 	}
 	sb := s.Sandbox
 	if sb.Enabled != nil || sb.AutoAllow != nil || !slices.Equal(sb.Excluded, []string{"docker"}) ||
-		!slices.Equal(sb.BuildCaches, []string{filepath.Join(home, "c"), filepath.Join(proj, "rel")}) || !sb.NetworkOff {
+		!slices.Equal(sb.BuildCaches, []string{filepath.Join(home, "c"), filepath.Join(proj, "rel")}) || sb.Network != "off" || !slices.Equal(sb.AllowedDomains, []string{"x"}) {
 		t.Errorf("untrusted workspace: sandbox settings = %+v, want the user's, tightened by network false only", sb)
 	}
 	joined := strings.Join(s.Ignored, "\n")
@@ -45,5 +45,46 @@ func TestLoad_sandbox(t *testing.T) {
 	writeFile(t, filepath.Join(proj, ".claude/settings.local.json"), `{"sandbox": {"network": "off"}}`)
 	if _, err := Load(loc); err == nil || !strings.Contains(err.Error(), "sandbox.network") {
 		t.Errorf("a bad sandbox.network: err = %v, want one naming the key", err)
+	}
+}
+
+// TestLoad_sandboxNetwork: sandbox.network is "proxy", true, false or
+// Claude Code's object; an untrusted workspace keeps its deniedDomains
+// and loses its allowedDomains and a true.
+func TestLoad_sandboxNetwork(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		user, project     string
+		want              string
+		allowed, denied   []string
+		ignoredSubstrings []string
+	}{
+		{`{}`, `{}`, "", nil, nil, nil},
+		{`{"sandbox": {"network": "proxy"}}`, `{}`, "proxy", nil, nil, nil},
+		{`{"sandbox": {"network": true}}`, `{}`, "on", nil, nil, nil},
+		{`{"sandbox": {"network": {"allowedDomains": ["go.dev", "*.github.com"], "deniedDomains": ["evil.example"]}}}`, `{}`,
+			"proxy", []string{"go.dev", "*.github.com"}, []string{"evil.example"}, nil},
+		{`{"sandbox": {"network": {"enabled": false}}}`, `{}`, "off", nil, nil, nil},
+		{`{}`, `{"sandbox": {"network": {"allowedDomains": ["a.example"], "deniedDomains": ["b.example"]}}}`,
+			"proxy", nil, []string{"b.example"}, []string{"sandbox.network.allowedDomains"}},
+		{`{}`, `{"sandbox": {"network": true}}`, "", nil, nil, []string{"sandbox.network"}},
+	} {
+		dir := t.TempDir()
+		home, cfg, proj := filepath.Join(dir, "home"), filepath.Join(dir, "cfg"), filepath.Join(dir, "proj")
+		writeFile(t, filepath.Join(cfg, "settings.json"), tt.user)
+		writeFile(t, filepath.Join(proj, ".claude/settings.json"), tt.project)
+		s, err := Load(Locations{Home: home, ConfigDir: cfg, Project: proj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb := s.Sandbox
+		if sb.Network != tt.want || !slices.Equal(sb.AllowedDomains, tt.allowed) || !slices.Equal(sb.DeniedDomains, tt.denied) {
+			t.Errorf("%s / %s: network %q allowed %q denied %q", tt.user, tt.project, sb.Network, sb.AllowedDomains, sb.DeniedDomains)
+		}
+		for _, want := range tt.ignoredSubstrings {
+			if !strings.Contains(strings.Join(s.Ignored, "\n"), want) {
+				t.Errorf("%s: Ignored %q does not name %s", tt.project, s.Ignored, want)
+			}
+		}
 	}
 }

@@ -148,6 +148,9 @@ func Bash(opts Options) *tools.Tool {
 	if opts.Sandbox.Unconfined() {
 		desc = strings.TrimRight(desc, "\n") + "\n\n" + sandbox.UnconfinedNotice + "\n"
 	}
+	if n := networkSentence(opts.Sandbox); n != "" {
+		desc = strings.TrimRight(desc, "\n") + "\n\n" + n + "\n"
+	}
 	return tools.New(tools.Tool{
 		Name:                  "Bash",
 		Description:           desc,
@@ -236,6 +239,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 		grace: cmpOr(opts.KillGrace, defaultGrace), fileLimit: cmpOr(opts.OutputFileLimit, defaultFileLimit),
 		maxBackground: opts.maxBackground(), slots: opts.slots,
 		sandbox: opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(),
+		egress: egressFor(ctx, opts.Sandbox, uc, in.Command), session: sess,
 	}
 
 	if in.RunInBackground {

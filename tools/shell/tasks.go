@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
 )
 
 // Task statuses (TaskOutput reports them).
@@ -233,6 +234,11 @@ type startSpec struct {
 	stateDir string
 	// files are inherited by the shell as descriptors 3, 4, ...
 	files []*os.File
+	// egress serves the command's connections through the sandbox's
+	// egress proxy (network.go); nil when the network is not proxied.
+	egress *egress.Handler
+	// session is the command's session (its proxied commands, network.go).
+	session *tools.Session
 }
 
 // runningBackground counts the session's background tasks still running.
@@ -317,13 +323,20 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		return nil, err
 	}
 	t.out = out
+	if spec.egress != nil {
+		// A refused connection is one line of the command's output.
+		spec.egress.Notice = func(line string) { _, _ = t.out.Write([]byte(line + "\n")) }
+	}
 	launch, err := spec.sandbox.Command(sandbox.Spec{
 		Shell: bashPath(), Script: spec.script, Command: spec.command, Dir: spec.dir,
-		WorkDirs: spec.workDirs, StateDir: spec.stateDir, Files: spec.files,
+		WorkDirs: spec.workDirs, StateDir: spec.stateDir, Files: spec.files, Egress: spec.egress,
 	}, t.grace)
 	if err != nil {
 		out.finish()
 		return nil, err
+	}
+	if spec.egress != nil && spec.session != nil {
+		spec.egress.Loopback = loopbackFor(spec.session, launch)
 	}
 	cmd := launch.Cmd
 	cmd.Dir = spec.dir
@@ -375,6 +388,9 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	}
 	err = cmd.Start()
 	launch.Started(err)
+	if err == nil && spec.egress != nil && spec.session != nil {
+		proxiedOf(spec.session).add(launch)
+	}
 	writer.Close()
 	if err != nil {
 		m.mu.Unlock()

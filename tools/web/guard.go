@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agent-mcp/agent-mcp/internal/netguard"
 )
 
 // blockedAddressError is returned by the dialer when a connection would go
@@ -24,49 +26,8 @@ func (e *blockedAddressError) Error() string {
 	return fmt.Sprintf("%s is not a public address (%s)", e.addr, e.kind)
 }
 
-// extraBlocked are IPv4 and IPv6 ranges that are not public unicast but that
-// net/netip has no predicate for.
-var extraBlocked = []struct {
-	prefix netip.Prefix
-	kind   string
-}{
-	{netip.MustParsePrefix("0.0.0.0/8"), "reserved (this network)"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "private (carrier-grade NAT)"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "reserved (IETF protocol assignments)"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "reserved (benchmarking)"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
-	{netip.MustParsePrefix("100::/64"), "reserved (discard)"},
-}
-
 // addressKind says why ip is not a public unicast address, or "" when it is.
-func addressKind(ip netip.Addr) string {
-	ip = ip.Unmap()
-	// NAT64 addresses embed an IPv4 address; judge that one.
-	if ip.Is6() && netip.MustParsePrefix("64:ff9b::/96").Contains(ip) {
-		b := ip.As16()
-		return addressKind(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-	}
-	switch {
-	case ip.IsLoopback():
-		return "loopback"
-	case ip.IsUnspecified():
-		return "unspecified"
-	case ip.IsPrivate():
-		return "private"
-	case ip.IsLinkLocalUnicast():
-		return "link-local"
-	case ip.IsMulticast(), ip.IsLinkLocalMulticast(), ip.IsInterfaceLocalMulticast():
-		return "multicast"
-	case ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
-		return "broadcast"
-	}
-	for _, b := range extraBlocked {
-		if b.prefix.Contains(ip) {
-			return b.kind
-		}
-	}
-	return ""
-}
+func addressKind(ip netip.Addr) string { return netguard.AddressKind(ip) }
 
 // isLoopbackHost reports whether host (no port) names this machine:
 // "localhost" or a loopback IP literal. Such URLs are not upgraded to https.

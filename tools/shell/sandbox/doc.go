@@ -26,11 +26,14 @@
 //
 // Two layers, each used where the kernel offers it:
 //
-//   - namespaces: user + mount + PID + IPC (+ network when the network is
-//     off). The whole filesystem is remounted read-only except the writable
-//     roots; protected paths and Edit-denied paths inside them are bound
-//     read-only again; Read-denied paths are covered by an empty read-only
-//     file or directory; /proc shows only the command's processes; killing
+//   - namespaces: user + mount + PID + IPC (+ network unless the network
+//     is unrestricted). The whole filesystem is remounted read-only except
+//     the writable roots; protected paths and Edit-denied paths inside them
+//     are bound read-only again; Read-denied paths and the credential paths
+//     (permissions.Credentials; credentials.go) are covered by an empty
+//     read-only file or directory; with the network through the egress
+//     proxy (the default; network.go, package egress) init relays
+//     127.0.0.1:3128 of the command's namespace to the server's proxy; /proc shows only the command's processes; killing
 //     init kills the namespace.
 //   - Landlock: writes only beneath the writable roots, TCP bind and
 //     connect refused when the network is off and no network namespace

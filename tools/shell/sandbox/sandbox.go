@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
 )
 
@@ -156,8 +158,12 @@ type Pattern struct {
 // Config configures the sandbox. Paths are absolute.
 type Config struct {
 	Mode Mode
-	// NetworkOff leaves the command only a private loopback.
-	NetworkOff bool
+	// Network is what a command's network is; empty means [NetProxy].
+	Network NetMode
+	// AllowedDomains and DeniedDomains are the egress proxy's domain
+	// rules (sandbox.network.allowedDomains and deniedDomains, and the
+	// WebFetch(domain:…) allow and deny rules).
+	AllowedDomains, DeniedDomains []string
 	// Home is the user's home directory (protected rc files, caches).
 	Home string
 	// BuildCaches are writable per-user caches; nil means
@@ -207,6 +213,8 @@ type Sandbox struct {
 	cgroups atomic.Uint64
 	// guard moves aside protected names a command created (pinned.go).
 	guard absentGuard
+	// hosts are the egress proxy's names resolved ahead of DNS (HostsEnv).
+	hosts map[string]netip.Addr
 }
 
 // New checks what the machine offers and picks the layers for cfg.Mode:
@@ -235,6 +243,13 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
 	}
 	s.landlock = s.support.Landlock
+	if v := os.Getenv(HostsEnv); v != "" {
+		h, err := parseHosts(v)
+		if err != nil {
+			return nil, err
+		}
+		s.hosts = h
+	}
 	go s.probe()
 	s.caches = cfg.BuildCaches
 	if s.caches == nil {
@@ -371,8 +386,14 @@ func (s *Sandbox) Describe() string {
 		return fmt.Sprintf("sandbox: no layer available (namespaces: %v; landlock: %v): commands run unconfined", s.support.NamespacesErr, s.support.LandlockErr)
 	}
 	net := "on"
-	if s.cfg.NetworkOff {
+	switch s.net() {
+	case NetOff:
 		net = "off"
+		if s.cfg.Network != NetOff {
+			net = "off (the egress proxy needs the namespaces layer)"
+		}
+	case NetProxy:
+		net = "through the egress proxy"
 	}
 	return fmt.Sprintf("sandbox: %s, network %s, processes held by %s", s.layers, net, s.layers.processes())
 }
@@ -431,6 +452,9 @@ type Spec struct {
 	// Files are inherited by the shell as descriptors 3, 4, ... (e.g.
 	// where it reports its final directory).
 	Files []*os.File
+	// Egress serves the command's connections through the egress proxy
+	// when the network mode is [NetProxy]; nil refuses every one.
+	Egress *egress.Handler
 }
 
 // Launch is a command being started: the process to start (with the
@@ -450,7 +474,13 @@ type Launch struct {
 	// that init reads end of file only when this process has died.
 	server, serverR *os.File
 	cgroup          string // the command's cgroup, removed once init is gone
-	guard           *absentGuard
+	// egressInit and egressServer are the ends of the socket pair init
+	// hands the proxy's connections over (network.go); egress serves
+	// them.
+	egressInit, egressServer *os.File
+	egress                   *egress.Handler
+	relay                    *relay
+	guard                    *absentGuard
 }
 
 // Refused says what the sandbox moved aside since it last said: protected
@@ -486,7 +516,8 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	p := launcher.Plan{
 		Shell: spec.Shell, Script: spec.Script, Dir: spec.Dir,
 		UID: os.Getuid(), GID: os.Getgid(),
-		Namespaces: s.layers.Namespaces, Landlock: s.layers.Landlock > 0, NetworkOff: s.cfg.NetworkOff,
+		Namespaces: s.layers.Namespaces, Landlock: s.layers.Landlock > 0,
+		NetworkOff: s.net() == NetOff, Proxy: s.net() == NetProxy,
 		Writable: writable, EmptyFile: empty, GraceMS: (grace / 2).Milliseconds(),
 	}
 	// Read-only inside the writable roots: the protected paths and the
@@ -510,6 +541,10 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	p.ServerFD = launcher.ServerFD
 	p.ShellFiles = len(spec.Files)
 	p.AllowUserNS = s.cfg.AllowUserNamespaces
+	if p.Proxy {
+		// After the shell's files (Command, below).
+		p.ProxyFD = launcher.ServerFD + 1 + len(spec.Files)
+	}
 	if s.layers.Cgroup {
 		// Where none can be made now, the subreaper alone holds it.
 		p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, s.cgroups.Add(1))
@@ -535,11 +570,27 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		return nil, fmt.Errorf("sandbox: server socket: %w", err)
 	}
 	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
-	// fd 3 and launcher.ServerFD (4) in init, then the shell's files.
+	// fd 3 and launcher.ServerFD (4) in init, then the shell's files,
+	// then the egress relay's socket (Plan.ProxyFD).
 	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
 	s.guard.begin(guarded)
-	return &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
-		server: sw, serverR: sr, cgroup: p.Cgroup, guard: &s.guard}, nil
+	l := &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
+		server: sw, serverR: sr, cgroup: p.Cgroup, guard: &s.guard}
+	if p.Proxy {
+		ei, es, err := egressPair()
+		if err != nil {
+			l.Started(err)
+			return nil, fmt.Errorf("sandbox: egress socket: %w", err)
+		}
+		// Plan.ProxyFD in init.
+		cmd.ExtraFiles = append(cmd.ExtraFiles, ei)
+		l.egressInit, l.egressServer, l.egress = ei, es, spec.Egress
+		if l.egress == nil {
+			l.egress = &egress.Handler{}
+		}
+		l.Env = append(l.Env, proxyEnv()...)
+	}
+	return l, nil
 }
 
 // serverPair is the connected pair of unix sockets whose first end init
@@ -584,6 +635,15 @@ func (l *Launch) Started(err error) {
 	}
 	if err != nil && l.guard != nil {
 		l.guard.sweep(true)
+	}
+	if l.egressInit != nil {
+		l.egressInit.Close()
+		if err != nil {
+			l.egressServer.Close()
+		} else if r, rerr := newRelay(l.egressServer, l.egress); rerr == nil {
+			l.relay = r
+			go r.serve()
+		}
 	}
 }
 

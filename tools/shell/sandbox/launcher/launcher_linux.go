@@ -71,7 +71,7 @@ func Command(launcher, arg string, p Plan) *exec.Cmd {
 	cmd := exec.Command(launcher, HiddenCommand, "init", arg)
 	if p.Namespaces {
 		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Cloneflags:  nsFlags(p.NetworkOff),
+			Cloneflags:  nsFlags(p.NetworkOff || p.Proxy),
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: p.UID, Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: p.GID, Size: 1}},
 		}
@@ -120,9 +120,14 @@ func initMain(p Plan) int {
 		if err := refuseUserNamespaces(p); err != nil {
 			return fail("%v", err)
 		}
-		if p.NetworkOff {
+		if p.NetworkOff || p.Proxy {
 			if err := loopbackUp(); err != nil {
 				return fail("bringing up the private loopback: %v", err)
+			}
+		}
+		if p.Proxy {
+			if err := startRelay(p.ProxyFD); err != nil {
+				return fail("%v", err)
 			}
 		}
 	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {

@@ -15,10 +15,17 @@ type Plan struct {
 	Namespaces         bool
 	Landlock           bool
 	NetworkOff         bool
-	Writable           []string
-	ReadOnly           []string
-	Masked             []string
-	EmptyFile          string
+	// Proxy gives the command a network namespace of its own whose only
+	// way out is the egress proxy: init listens on ProxyPort there and
+	// hands each connection to the server over ProxyFD (egress.go).
+	Proxy bool
+	// ProxyFD is init's end of the socket pair shared with the server
+	// for the egress proxy, after the shell's files.
+	ProxyFD   int
+	Writable  []string
+	ReadOnly  []string
+	Masked    []string
+	EmptyFile string
 	// Cgroup is the command's own cgroup (made by the server; empty when
 	// the command has none).
 	Cgroup string

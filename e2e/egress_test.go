@@ -1,0 +1,225 @@
+package e2e
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/cgi"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+)
+
+// tlsSite is an HTTPS server on 127.0.0.1 with a CA of its own: it
+// answers "hello from PATH" and serves a git repository over smart HTTP
+// under /git/, and records every path asked for.
+type tlsSite struct {
+	port   int
+	caFile string
+	mu     sync.Mutex
+	paths  []string
+}
+
+func (s *tlsSite) saw(prefix string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.paths {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func newTLSSite(t *testing.T, dir string, names ...string) *tlsSite {
+	t.Helper()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "agent-mcp test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: names[0]}, DNSNames: names,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := &tlsSite{caFile: filepath.Join(dir, "ca.pem")}
+	if err := os.WriteFile(s.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repos := filepath.Join(dir, "repos")
+	for _, args := range [][]string{{"init", "-q", "--bare", filepath.Join(repos, "r.git")},
+		{"init", "-q", filepath.Join(dir, "src")}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	src := filepath.Join(dir, "src")
+	if err := os.WriteFile(filepath.Join(src, "README"), []byte("through the proxy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"add", "README"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"},
+		{"push", "-q", filepath.Join(repos, "r.git"), "HEAD:refs/heads/main"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	backend := &cgi.Handler{Path: "/usr/lib/git-core/git-http-backend", Root: "/git",
+		Env: []string{"GIT_PROJECT_ROOT=" + repos, "GIT_HTTP_EXPORT_ALL=1"}}
+	mux := http.NewServeMux()
+	mux.Handle("/git/", backend)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("hello from " + r.URL.Path)) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.paths = append(s.paths, r.URL.Path)
+		s.mu.Unlock()
+		mux.ServeHTTP(w, r)
+	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: key}}}}
+	go func() { _ = srv.ServeTLS(ln, "", "") }()
+	t.Cleanup(func() { srv.Close() })
+	s.port = ln.Addr().(*net.TCPAddr).Port
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestEgress_proxy: with the default network, a sandboxed command reaches
+// an allowed domain through the egress proxy with curl, Python's urllib
+// and git over HTTPS; an unlisted domain is asked about (accepted: it
+// goes through; declined: refused naming the rule); a denied domain is
+// refused without a question; IP literals, direct sockets, UDP and DNS
+// reach nothing.
+func TestEgress_proxy(t *testing.T) {
+	t.Parallel()
+	requireLayers(t, "namespaces")
+	for _, tool := range []string{"curl", "git", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	e := newSandboxEnv(t, sandboxUsers(t)[0])
+	site := newTLSSite(t, filepath.Join(e.root, "site"), "allowed.test", "asked.test", "declined.test", "denied.test", "other.allowed.test")
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+
+	var asked sync.Map
+	answer := map[string]string{"asked.test": "accept", "declined.test": "decline", "denied.test": "accept"}
+	opts := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		for host, action := range answer {
+			if strings.Contains(req.Params.Message, host+" port") {
+				asked.Store(host, req.Params.Message)
+				if action == "accept" {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_once"}}, nil
+				}
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+		}
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}}
+	settings := `{"sandbox":{"network":{"allowedDomains":["*.allowed.test","allowed.test","127.0.0.1"],"deniedDomains":["denied.test"]}}}`
+	argv := []string{"serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "bypassPermissions",
+		"--settings", allowEverythingHook, "--settings", settings}
+	cmd := exec.Command(e.bin, argv...)
+	env := testbin.HermeticEnv(t)
+	cmd.Env = append(env, "HOME="+e.home, sandbox.LayersEnv+"=namespaces,landlock",
+		sandbox.HostsEnv+"=allowed.test=127.0.0.1,other.allowed.test=127.0.0.1,asked.test=127.0.0.1,declined.test=127.0.0.1,denied.test=127.0.0.1")
+	cs := testbin.Stdio(t, cmd, opts)
+
+	port := strconv.Itoa(site.port)
+	url := func(host, path string) string { return "https://" + host + ":" + port + path }
+	curl := "curl -sS --max-time 20 --cacert " + site.caFile + " "
+	reached := func(name, command, path string) {
+		t.Helper()
+		out, _ := bash(t, cs, command, false)
+		if !strings.Contains(out, "hello from "+path) {
+			t.Errorf("%s: %q", name, out)
+		}
+	}
+	reached("curl to an allowed domain", curl+url("allowed.test", "/curl"), "/curl")
+	reached("curl to a wildcard-allowed domain", curl+url("other.allowed.test", "/wild"), "/wild")
+	reached("curl through SOCKS5", "curl -sS --max-time 20 --cacert "+site.caFile+" --proxy \"$ALL_PROXY\" "+url("allowed.test", "/socks"), "/socks")
+	reached("python urllib", `python3 -c "import ssl,urllib.request; c=ssl.create_default_context(cafile='`+site.caFile+`'); print(urllib.request.urlopen('`+url("allowed.test", "/urllib")+`', context=c).read().decode())"`, "/urllib")
+	out, _ := bash(t, cs, "GIT_SSL_CAINFO="+site.caFile+" git clone -q -b main "+url("allowed.test", "/git/r.git")+" cloned && cat cloned/README", false)
+	if !strings.Contains(out, "through the proxy") {
+		t.Errorf("git clone over HTTPS: %q", out)
+	}
+
+	reached("an unlisted domain, accepted", curl+url("asked.test", "/asked"), "/asked")
+	if _, ok := asked.Load("asked.test"); !ok {
+		t.Error("asked.test went through without a question")
+	}
+	out, _ = bash(t, cs, curl+url("declined.test", "/declined"), false)
+	if site.saw("/declined") || !strings.Contains(out, "refused declined.test:"+port) || !strings.Contains(out, "WebFetch(domain:declined.test)") {
+		t.Errorf("an unlisted domain, declined: %q", out)
+	}
+	out, _ = bash(t, cs, curl+url("denied.test", "/denied"), false)
+	if site.saw("/denied") || !strings.Contains(out, "refused denied.test:"+port) || !strings.Contains(out, `deny rule "denied.test"`) {
+		t.Errorf("a denied domain: %q", out)
+	}
+	if _, ok := asked.Load("denied.test"); ok {
+		t.Error("a denied domain was asked about")
+	}
+
+	for name, command := range map[string]string{
+		"an IP literal, no proxy":       "curl -sS --max-time 5 --noproxy '*' -k https://127.0.0.1:" + port + "/direct-ip",
+		"a name, no proxy":              curl + "--max-time 5 --noproxy '*' " + url("allowed.test", "/direct-name"),
+		"a direct socket":               `python3 -c "import socket; s=socket.create_connection(('127.0.0.1', ` + port + `), 5); s.sendall(b'GET /direct-socket HTTP/1.0\r\n\r\n'); print(s.recv(100))"`,
+		"a direct socket to the world":  `python3 -c "import socket; socket.create_connection(('1.1.1.1', 80), 5); print('CONNECTED')"`,
+		"UDP to the host":               `python3 -c "import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'leak', ('127.0.0.1', ` + strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port) + `)); print('SENT')"`,
+		"DNS":                           `python3 -c "import socket; print(socket.gethostbyname('example.com'))"`,
+		"an IP literal through a proxy": "curl -sS --max-time 5 http://1.1.1.1/",
+	} {
+		out, _ := bash(t, cs, command, false)
+		if strings.Contains(out, "CONNECTED") || strings.Contains(out, "hello from") || strings.Contains(out, "<html") {
+			t.Errorf("%s reached something: %q", name, out)
+		}
+		if name == "an IP literal through a proxy" && !strings.Contains(out, "WebFetch(domain:1.1.1.1)") {
+			t.Errorf("%s: the refusal does not name the rule: %q", name, out)
+		}
+	}
+	if site.saw("/direct") {
+		t.Error("a direct connection reached the host's server")
+	}
+	_ = udp.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, _, err := udp.ReadFrom(make([]byte, 16)); err == nil {
+		t.Errorf("UDP reached the host: %d bytes", n)
+	}
+}

@@ -1,0 +1,226 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+func TestMatchAndJudge(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		pattern, host string
+		want          bool
+	}{
+		{"example.com", "example.com", true},
+		{"example.com", "EXAMPLE.com.", true},
+		{"example.com", "www.example.com", false},
+		{"*.example.com", "www.example.com", true},
+		{"*.example.com", "a.b.example.com", true},
+		{"*.example.com", "example.com", false},
+		{"*.example.com", "badexample.com", false},
+		{"1.2.3.4", "1.2.3.4", true},
+		{"*.2.3.4", "1.2.3.4", false},
+		{"::1", "[::1]", true},
+		{"example.com", "1.2.3.4", false},
+	} {
+		if got := Match(tt.pattern, tt.host); got != tt.want {
+			t.Errorf("Match(%q, %q) = %v", tt.pattern, tt.host, got)
+		}
+	}
+	r := Rules{Allowed: []string{"*.example.com"}, Denied: []string{"evil.example.com"}}
+	for host, want := range map[string]Verdict{"www.example.com": Allowed, "evil.example.com": Denied, "other.org": Unlisted} {
+		if got, _ := r.Judge(host); got != want {
+			t.Errorf("Judge(%q) = %v, want %v", host, got, want)
+		}
+	}
+	for _, bad := range []string{"", "*.", "http://x.com", "x.com/path", "a*b.com"} {
+		if err := CheckPattern("sandbox.network.allowedDomains", bad); err == nil || !strings.Contains(err.Error(), "sandbox.network.allowedDomains") {
+			t.Errorf("CheckPattern(%q) = %v", bad, err)
+		}
+	}
+}
+
+// upstream is a TCP server on 127.0.0.1 that answers every connection
+// with a line naming what it read first.
+func upstream(t *testing.T) (port int, hits *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	hits = &atomic.Int64{}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			hits.Add(1)
+			go func() {
+				defer c.Close()
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				fmt.Fprintf(c, "HTTP/1.0 200 OK\r\n\r\ngot %s", line)
+			}()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port, hits
+}
+
+// serve runs h on one end of a pipe-like loopback pair and returns the
+// client end.
+func serve(t *testing.T, h *Handler) net.Conn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			h.ServeConn(context.Background(), c)
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestHandler_protocolsAndDecisions(t *testing.T) {
+	t.Parallel()
+	port, hits := upstream(t)
+	p := strconv.Itoa(port)
+	hosts := map[string]netip.Addr{}
+	for _, h := range []string{"ok.test", "ask.test", "no.test", "deny.test", "private.test"} {
+		hosts[h] = netip.MustParseAddr("127.0.0.1")
+	}
+	var mu sync.Mutex
+	var notices []string
+	var questions []string
+	newHandler := func(grants *Grants) *Handler {
+		return &Handler{
+			Rules:   Rules{Allowed: []string{"ok.test", "127.0.0.1", "private.test"}, Denied: []string{"deny.test"}},
+			Session: grants, Hosts: hosts,
+			Ask: func(_ context.Context, host string, port int) (Answer, error) {
+				mu.Lock()
+				questions = append(questions, host+":"+strconv.Itoa(port))
+				mu.Unlock()
+				switch host {
+				case "ask.test":
+					return AllowSession, nil
+				case "no.test":
+					return Refuse, nil
+				}
+				return Refuse, errors.New("unexpected")
+			},
+			Notice: func(l string) { mu.Lock(); notices = append(notices, l); mu.Unlock() },
+		}
+	}
+	grants := &Grants{}
+	h := newHandler(grants)
+	connect := func(host string) string {
+		c := serve(t, h)
+		fmt.Fprintf(c, "CONNECT %s:%s HTTP/1.1\r\nHost: %s\r\n\r\n", host, p, host)
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 200 {
+			b, _ := io.ReadAll(resp.Body)
+			return fmt.Sprintf("%d %s", resp.StatusCode, b)
+		}
+		fmt.Fprintf(c, "hello %s\n", host)
+		rest, _ := io.ReadAll(br)
+		return string(rest)
+	}
+	if got := connect("ok.test"); !strings.Contains(got, "got hello ok.test") {
+		t.Errorf("CONNECT to an allowed host: %q", got)
+	}
+	if got := connect("deny.test"); !strings.HasPrefix(got, "403") || !strings.Contains(got, `deny rule "deny.test"`) {
+		t.Errorf("CONNECT to a denied host: %q", got)
+	}
+	if got := connect("no.test"); !strings.HasPrefix(got, "403") || !strings.Contains(got, "WebFetch(domain:no.test)") {
+		t.Errorf("CONNECT to a host the user refused: %q", got)
+	}
+	if got := connect("ask.test"); !strings.Contains(got, "got hello ask.test") {
+		t.Errorf("CONNECT to a host the user allowed: %q", got)
+	}
+	// The session's answer holds for the next command, without a question.
+	h = newHandler(grants)
+	if got := connect("ask.test"); !strings.Contains(got, "got hello ask.test") {
+		t.Errorf("CONNECT to a host allowed for the session: %q", got)
+	}
+	mu.Lock()
+	if strings.Count(strings.Join(questions, ","), "ask.test") != 1 || strings.Contains(strings.Join(questions, ","), "deny.test") {
+		t.Errorf("questions asked: %v", questions)
+	}
+	mu.Unlock()
+
+	// A resolved loopback address needs a rule naming the address.
+	h = &Handler{Rules: Rules{Allowed: []string{"ok.test"}}, Hosts: hosts}
+	if got := connect("ok.test"); !strings.Contains(got, "not a public address") {
+		t.Errorf("CONNECT to a name resolving to loopback without a rule naming it: %q", got)
+	}
+
+	// Plain HTTP in absolute form.
+	h = newHandler(nil)
+	c := serve(t, h)
+	fmt.Fprintf(c, "GET http://ok.test:%s/x HTTP/1.1\r\nHost: ok.test\r\nProxy-Authorization: x\r\n\r\n", p)
+	if b, _ := io.ReadAll(c); !strings.Contains(string(b), "got GET /x HTTP/1.1") {
+		t.Errorf("absolute-form GET: %q", b)
+	}
+
+	// SOCKS5 with a name, and a refusal.
+	socks := func(host string) byte {
+		c := serve(t, h)
+		_, _ = c.Write([]byte{5, 1, 0})
+		var m [2]byte
+		if _, err := io.ReadFull(c, m[:]); err != nil || m != [2]byte{5, 0} {
+			t.Fatalf("SOCKS5 greeting: %v %v", m, err)
+		}
+		req := append([]byte{5, 1, 0, 3, byte(len(host))}, host...)
+		req = append(req, byte(port>>8), byte(port))
+		_, _ = c.Write(req)
+		var rep [10]byte
+		if _, err := io.ReadFull(c, rep[:]); err != nil {
+			t.Fatal(err)
+		}
+		if rep[1] == 0 {
+			fmt.Fprintf(c, "hello socks\n")
+			if b, _ := io.ReadAll(c); !strings.Contains(string(b), "got hello socks") {
+				t.Errorf("SOCKS5 to %s: %q", host, b)
+			}
+		}
+		return rep[1]
+	}
+	if code := socks("ok.test"); code != socksOK {
+		t.Errorf("SOCKS5 to an allowed host: reply %d", code)
+	}
+	if code := socks("deny.test"); code != socksNotAllowed {
+		t.Errorf("SOCKS5 to a denied host: reply %d", code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notices) < 3 || !strings.Contains(strings.Join(notices, "\n"), "refused deny.test:"+p) {
+		t.Errorf("notices: %q", notices)
+	}
+	if hits.Load() < 5 {
+		t.Errorf("upstream connections: %d", hits.Load())
+	}
+}

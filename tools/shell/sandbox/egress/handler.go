@@ -1,0 +1,450 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/internal/netguard"
+)
+
+// Answer is the user's answer to a question about a host.
+type Answer int
+
+// Answers.
+const (
+	// Refuse the connection (and every later one of this command to the
+	// host).
+	Refuse Answer = iota
+	// AllowOnce admits the host for the rest of this command.
+	AllowOnce
+	// AllowSession admits the host for the rest of the session.
+	AllowSession
+)
+
+// Grants are the hosts a session's user allowed for the session.
+type Grants struct {
+	mu    sync.Mutex
+	hosts map[string]bool
+}
+
+// Allow records host.
+func (g *Grants) Allow(host string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.hosts == nil {
+		g.hosts = map[string]bool{}
+	}
+	g.hosts[normal(host)] = true
+}
+
+// Allows reports whether host was allowed.
+func (g *Grants) Allows(host string) bool {
+	if g == nil {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.hosts[normal(host)]
+}
+
+// Handler serves the proxy's connections for one command.
+type Handler struct {
+	// Rules judge each host.
+	Rules Rules
+	// Session holds the session's "allow for the session" answers; nil
+	// means none are kept.
+	Session *Grants
+	// Ask puts an unlisted host to the user; nil when nobody can be
+	// asked (the connection is refused, naming the rule to add).
+	Ask func(ctx context.Context, host string, port int) (Answer, error)
+	// Notice receives one line for every refused connection, for the
+	// command's output; nil drops them.
+	Notice func(line string)
+	// Hosts maps names to addresses ahead of DNS ([HostsEnv]); the
+	// addresses are checked as resolved ones are.
+	Hosts map[string]netip.Addr
+	// DialTimeout bounds each connection attempt; 0 is 30s.
+	DialTimeout time.Duration
+	// Loopback, when set, connects to a port of the loopback the
+	// command's session sees (its own network namespace's, or another
+	// command's): a connection to localhost, 127.0.0.0/8 or ::1 goes
+	// there, never to the host's loopback, without a question.
+	Loopback func(ctx context.Context, port int) (net.Conn, error)
+
+	mu      sync.Mutex
+	decided map[string]Answer // this command's answers, by host
+	askMu   sync.Mutex        // one question at a time
+}
+
+// refusal is a refused connection: what the client and the command's
+// output are told.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+
+// allowRule is the advice on how to admit host.
+func allowRule(host string) string {
+	return fmt.Sprintf("add WebFetch(domain:%s) to permissions.allow or %q to sandbox.network.allowedDomains", normal(host), normal(host))
+}
+
+// decide judges host:port and returns the addresses a connection may go
+// to, or the refusal.
+func (h *Handler) decide(ctx context.Context, host string, port int) ([]netip.Addr, error) {
+	host = normal(host)
+	if host == "" {
+		return nil, &refusal{"no host given"}
+	}
+	switch v, rule := h.Rules.Judge(host); v {
+	case Denied:
+		return nil, &refusal{fmt.Sprintf("refused by the deny rule %q (sandbox.network.deniedDomains or a WebFetch(domain:…) deny rule)", rule)}
+	case Unlisted:
+		if err := h.admit(ctx, host, port); err != nil {
+			return nil, err
+		}
+	}
+	addrs, err := h.resolve(ctx, host)
+	if err != nil {
+		return nil, &refusal{fmt.Sprintf("%s could not be resolved: %v", host, err)}
+	}
+	var ok []netip.Addr
+	var blocked []string
+	for _, a := range addrs {
+		if kind := netguard.AddressKind(a); kind != "" && !h.Rules.NamesAddress(a) {
+			blocked = append(blocked, fmt.Sprintf("%s (%s)", a, kind))
+			continue
+		}
+		ok = append(ok, a)
+	}
+	if len(ok) == 0 {
+		return nil, &refusal{fmt.Sprintf("%s resolves to %s, not a public address; such addresses are reached only when a rule names the address itself (WebFetch(domain:%s))",
+			host, strings.Join(blocked, ", "), addrs[0])}
+	}
+	return ok, nil
+}
+
+// admit decides an unlisted host: the session's and this command's
+// answers, else a question.
+func (h *Handler) admit(ctx context.Context, host string, port int) error {
+	if h.Session.Allows(host) {
+		return nil
+	}
+	h.askMu.Lock()
+	defer h.askMu.Unlock()
+	h.mu.Lock()
+	a, asked := h.decided[host]
+	h.mu.Unlock()
+	if !asked {
+		if h.Session.Allows(host) {
+			return nil
+		}
+		if h.Ask == nil {
+			return &refusal{fmt.Sprintf("no rule allows %s and nobody can be asked; to allow it %s", host, allowRule(host))}
+		}
+		var err error
+		a, err = h.Ask(ctx, host, port)
+		if err != nil {
+			return &refusal{fmt.Sprintf("no rule allows %s and asking failed (%v); to allow it %s", host, err, allowRule(host))}
+		}
+		h.mu.Lock()
+		if h.decided == nil {
+			h.decided = map[string]Answer{}
+		}
+		h.decided[host] = a
+		h.mu.Unlock()
+	}
+	switch a {
+	case AllowOnce:
+		return nil
+	case AllowSession:
+		if h.Session != nil {
+			h.Session.Allow(host)
+		}
+		return nil
+	}
+	return &refusal{fmt.Sprintf("the user refused the connection to %s; to allow it %s", host, allowRule(host))}
+}
+
+func (h *Handler) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{a.Unmap()}, nil
+	}
+	if a, ok := h.Hosts[host]; ok {
+		return []netip.Addr{a}, nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, err
+	}
+	if len(addrs) == 0 {
+		return nil, errors.New("no address")
+	}
+	for i := range addrs {
+		addrs[i] = addrs[i].Unmap()
+	}
+	return addrs, nil
+}
+
+// dial connects to the first of addrs that answers.
+func (h *Handler) dial(ctx context.Context, addrs []netip.Addr, port int) (net.Conn, error) {
+	d := net.Dialer{Timeout: h.DialTimeout}
+	if d.Timeout == 0 {
+		d.Timeout = 30 * time.Second
+	}
+	var err error
+	for _, a := range addrs {
+		var c net.Conn
+		if c, err = d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String()); err == nil {
+			return c, nil
+		}
+	}
+	return nil, err
+}
+
+// refused tells the command's output about a refused connection.
+func (h *Handler) refused(host string, port int, err error) {
+	if h.Notice != nil {
+		h.Notice(fmt.Sprintf("agent-mcp network: refused %s: %v", net.JoinHostPort(normal(host), strconv.Itoa(port)), err))
+	}
+}
+
+// ServeConn serves one connection from the command, HTTP or SOCKS5, and
+// closes it. ctx bounds the questions asked and the connection attempts.
+func (h *Handler) ServeConn(ctx context.Context, c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	first, err := br.Peek(1)
+	if err != nil {
+		return
+	}
+	if first[0] == 5 {
+		h.socks(ctx, c, br)
+		return
+	}
+	h.http(ctx, c, br)
+}
+
+func (h *Handler) http(ctx context.Context, c net.Conn, br *bufio.Reader) {
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		writeStatus(c, http.StatusBadRequest, "agent-mcp proxy: not an HTTP proxy request")
+		return
+	}
+	if req.Method == http.MethodConnect {
+		host, portText, err := net.SplitHostPort(req.RequestURI)
+		port, perr := strconv.Atoi(portText)
+		if err != nil || perr != nil || port <= 0 || port > 65535 {
+			writeStatus(c, http.StatusBadRequest, "agent-mcp proxy: CONNECT needs host:port")
+			return
+		}
+		up, err := h.connect(ctx, host, port)
+		if err != nil {
+			writeStatus(c, http.StatusForbidden, "agent-mcp proxy: "+err.Error())
+			return
+		}
+		defer up.Close()
+		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			return
+		}
+		if n := br.Buffered(); n > 0 {
+			b, _ := br.Peek(n)
+			if _, err := up.Write(b); err != nil {
+				return
+			}
+		}
+		pipe(c, up)
+		return
+	}
+	if req.URL == nil || req.URL.Host == "" || req.URL.Scheme != "http" {
+		writeStatus(c, http.StatusBadRequest, "agent-mcp proxy: a request through the proxy names an absolute http:// URL (https goes through CONNECT)")
+		return
+	}
+	port := 80
+	if p := req.URL.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil || port <= 0 || port > 65535 {
+			writeStatus(c, http.StatusBadRequest, "agent-mcp proxy: bad port in "+req.URL.Host)
+			return
+		}
+	}
+	up, err := h.connect(ctx, req.URL.Hostname(), port)
+	if err != nil {
+		writeStatus(c, http.StatusForbidden, "agent-mcp proxy: "+err.Error())
+		return
+	}
+	defer up.Close()
+	// One request per connection: a second one on a kept-alive
+	// connection could go to another host unjudged.
+	req.RequestURI = ""
+	req.Close = true
+	for k := range req.Header {
+		if strings.HasPrefix(strings.ToLower(k), "proxy-") {
+			req.Header.Del(k)
+		}
+	}
+	if err := req.Write(up); err != nil {
+		return
+	}
+	_, _ = io.Copy(c, up)
+}
+
+// connect judges and dials host:port, telling the command's output about
+// a refusal.
+func (h *Handler) connect(ctx context.Context, host string, port int) (net.Conn, error) {
+	if h.Loopback != nil && isLoopback(host) {
+		up, err := h.Loopback(ctx, port)
+		if err != nil {
+			err = &refusal{fmt.Sprintf("no command of this session listens on %s port %d (%v)", normal(host), port, err)}
+			h.refused(host, port, err)
+			return nil, err
+		}
+		return up, nil
+	}
+	addrs, err := h.decide(ctx, host, port)
+	if err == nil {
+		var up net.Conn
+		if up, err = h.dial(ctx, addrs, port); err == nil {
+			return up, nil
+		}
+		err = fmt.Errorf("connecting to %s: %w", normal(host), err)
+	}
+	h.refused(host, port, err)
+	return nil, err
+}
+
+// SOCKS5 (RFC 1928) replies.
+const (
+	socksOK          = 0
+	socksNotAllowed  = 2
+	socksRefused     = 5
+	socksUnsupported = 7
+	socksBadAddress  = 8
+)
+
+func (h *Handler) socks(ctx context.Context, c net.Conn, br *bufio.Reader) {
+	var hdr [2]byte
+	if _, err := io.ReadFull(br, hdr[:]); err != nil {
+		return
+	}
+	methods := make([]byte, hdr[1])
+	if _, err := io.ReadFull(br, methods); err != nil {
+		return
+	}
+	if !strings.ContainsRune(string(methods), 0) {
+		_, _ = c.Write([]byte{5, 0xff})
+		return
+	}
+	if _, err := c.Write([]byte{5, 0}); err != nil {
+		return
+	}
+	var req [4]byte
+	if _, err := io.ReadFull(br, req[:]); err != nil || req[0] != 5 {
+		return
+	}
+	var host string
+	switch req[3] {
+	case 1, 4:
+		b := make([]byte, 4)
+		if req[3] == 4 {
+			b = make([]byte, 16)
+		}
+		if _, err := io.ReadFull(br, b); err != nil {
+			return
+		}
+		a, _ := netip.AddrFromSlice(b)
+		host = a.Unmap().String()
+	case 3:
+		n, err := br.ReadByte()
+		if err != nil {
+			return
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return
+		}
+		host = string(b)
+	default:
+		socksReply(c, socksBadAddress)
+		return
+	}
+	var pb [2]byte
+	if _, err := io.ReadFull(br, pb[:]); err != nil {
+		return
+	}
+	port := int(binary.BigEndian.Uint16(pb[:]))
+	if req[1] != 1 {
+		// BIND and UDP ASSOCIATE: only streams go through the proxy.
+		h.refused(host, port, &refusal{"only SOCKS5 CONNECT is served (no UDP, no BIND)"})
+		socksReply(c, socksUnsupported)
+		return
+	}
+	up, err := h.connect(ctx, host, port)
+	if err != nil {
+		code := byte(socksRefused)
+		var r *refusal
+		if errors.As(err, &r) {
+			code = socksNotAllowed
+		}
+		socksReply(c, code)
+		return
+	}
+	defer up.Close()
+	socksReply(c, socksOK)
+	if n := br.Buffered(); n > 0 {
+		b, _ := br.Peek(n)
+		if _, err := up.Write(b); err != nil {
+			return
+		}
+	}
+	pipe(c, up)
+}
+
+func socksReply(c net.Conn, code byte) {
+	_, _ = c.Write([]byte{5, code, 0, 1, 0, 0, 0, 0, 0, 0})
+}
+
+func writeStatus(c net.Conn, code int, msg string) {
+	msg += "\n"
+	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		code, http.StatusText(code), len(msg), msg)
+}
+
+// pipe copies both ways until both sides are done; a side that ends
+// half-closes the other (so a request's end reaches the server).
+func pipe(a, b net.Conn) {
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(b, a)
+		closeWrite(b)
+		close(done)
+	}()
+	_, _ = io.Copy(a, b)
+	closeWrite(a)
+	<-done
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+}
+
+// isLoopback reports whether host names the loopback: localhost, or an
+// address of 127.0.0.0/8 or ::1.
+func isLoopback(host string) bool {
+	h := normal(host)
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Unmap().IsLoopback()
+}

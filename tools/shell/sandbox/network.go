@@ -1,0 +1,262 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
+)
+
+// NetMode is what a sandboxed command's network is (settings'
+// sandbox.network).
+type NetMode string
+
+// Network modes.
+const (
+	// NetProxy (the default): the command's connections go only through
+	// the egress proxy, which admits a host by rule or by the user's
+	// answer. Needs the namespaces layer; with Landlock alone the
+	// network is off instead.
+	NetProxy NetMode = "proxy"
+	// NetOn leaves the network as it is (sandbox.network true).
+	NetOn NetMode = "on"
+	// NetOff leaves only a private loopback (sandbox.network false).
+	NetOff NetMode = "off"
+)
+
+// HostsEnv is the variable that, when set, maps names to addresses ahead
+// of DNS in the egress proxy ("name=address,name=address"): a test and
+// diagnostic hook, as /etc/hosts is for the machine. The addresses are
+// checked as resolved ones are (a loopback one needs a rule naming it).
+const HostsEnv = "AGENT_MCP_EGRESS_HOSTS"
+
+// parseHosts reads [HostsEnv].
+func parseHosts(v string) (map[string]netip.Addr, error) {
+	out := map[string]netip.Addr{}
+	for _, kv := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		name, addr, ok := strings.Cut(kv, "=")
+		a, err := netip.ParseAddr(addr)
+		if !ok || name == "" || err != nil {
+			return nil, fmt.Errorf("%s: %q is not name=address", HostsEnv, kv)
+		}
+		out[strings.ToLower(name)] = a.Unmap()
+	}
+	return out, nil
+}
+
+// net is the network mode commands get: proxy needs the namespaces layer,
+// and without it is off.
+func (s *Sandbox) net() NetMode {
+	switch {
+	case s.cfg.Network == NetOn:
+		return NetOn
+	case s.cfg.Network == NetOff, !s.layers.Namespaces:
+		return NetOff
+	}
+	return NetProxy
+}
+
+// Network is the network mode commands run with: the configured one,
+// except that the proxy needs the namespaces layer (without it the
+// network is off). [NetOn] for a nil Sandbox.
+func (s *Sandbox) Network() NetMode {
+	if s == nil || !s.layers.Any() {
+		return NetOn
+	}
+	return s.net()
+}
+
+// EgressRules are the domain rules the egress proxy judges hosts by.
+func (s *Sandbox) EgressRules() egress.Rules {
+	if s == nil {
+		return egress.Rules{}
+	}
+	return egress.Rules{Allowed: s.cfg.AllowedDomains, Denied: s.cfg.DeniedDomains}
+}
+
+// EgressHosts is the [HostsEnv] map the proxy resolves with first.
+func (s *Sandbox) EgressHosts() map[string]netip.Addr {
+	if s == nil {
+		return nil
+	}
+	return s.hosts
+}
+
+// proxyEnv points a command's proxy variables at the relay init runs in
+// its namespace, HTTP and SOCKS5 alike (the proxy tells them apart).
+func proxyEnv() []string {
+	addr := fmt.Sprintf("127.0.0.1:%d", launcher.ProxyPort)
+	http := "http://" + addr
+	socks := "socks5h://" + addr
+	// NO_PROXY is emptied: a connection to localhost goes through the
+	// proxy too, which reaches the command's own loopback or, failing
+	// that, a server another command of the session runs.
+	return []string{
+		"HTTP_PROXY=" + http, "http_proxy=" + http,
+		"HTTPS_PROXY=" + http, "https_proxy=" + http,
+		"ALL_PROXY=" + socks, "all_proxy=" + socks,
+		"NO_PROXY=", "no_proxy=",
+	}
+}
+
+// egressPair is the connected pair of sequenced-packet unix sockets over
+// which init hands the server the proxy's connections: the first end is
+// init's, the second the server's.
+func egressPair() (initEnd, serverEnd *os.File, err error) {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	syscall.CloseOnExec(fds[0])
+	syscall.CloseOnExec(fds[1])
+	return os.NewFile(uintptr(fds[0]), "egress-init"), os.NewFile(uintptr(fds[1]), "egress-server"), nil
+}
+
+// relay is the server's end of the socket pair shared with a proxied
+// command's init (launcher.Plan.ProxyFD): it serves the connections init
+// hands over, and asks init to connect to its namespace's loopback.
+type relay struct {
+	conn    *net.UnixConn
+	h       *egress.Handler
+	dialMu  sync.Mutex    // one loopback dial at a time
+	dialed  chan *os.File // init's answer to a dial: the connection, or nil
+	done    chan struct{} // closed when init's end is gone
+	closeMu sync.Once
+}
+
+// newRelay wraps the server's end of the pair.
+func newRelay(ctl *os.File, h *egress.Handler) (*relay, error) {
+	c, err := net.FileConn(ctl)
+	ctl.Close()
+	if err != nil {
+		return nil, err
+	}
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		c.Close()
+		return nil, fmt.Errorf("the egress socket is a %T", c)
+	}
+	return &relay{conn: uc, h: h, dialed: make(chan *os.File), done: make(chan struct{})}, nil
+}
+
+// serve receives what init sends until its end is gone.
+func (r *relay) serve() {
+	defer r.closeMu.Do(func() { close(r.done) })
+	defer r.conn.Close()
+	buf := make([]byte, 1)
+	oob := make([]byte, syscall.CmsgSpace(4*4))
+	for {
+		n, oobn, _, _, err := r.conn.ReadMsgUnix(buf, oob)
+		if err != nil || (n == 0 && oobn == 0) {
+			return
+		}
+		var files []*os.File
+		if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
+			for _, m := range msgs {
+				fds, err := syscall.ParseUnixRights(&m)
+				if err != nil {
+					continue
+				}
+				for _, fd := range fds {
+					syscall.CloseOnExec(fd)
+					files = append(files, os.NewFile(uintptr(fd), "egress-conn"))
+				}
+			}
+		}
+		switch {
+		case n == 1 && buf[0] == launcher.RelayAccepted:
+			for _, f := range files {
+				conn, err := net.FileConn(f)
+				f.Close()
+				if err == nil {
+					go r.h.ServeConn(context.Background(), conn)
+				}
+			}
+		case n == 1 && buf[0] == launcher.RelayDialed:
+			var f *os.File
+			if len(files) > 0 {
+				f, files = files[0], files[1:]
+			}
+			for _, x := range files {
+				x.Close()
+			}
+			select {
+			case r.dialed <- f:
+			default:
+				// Nobody waits any more (the dial gave up).
+				if f != nil {
+					f.Close()
+				}
+			}
+		default:
+			for _, f := range files {
+				f.Close()
+			}
+		}
+	}
+}
+
+// dialLoopback asks init to connect to 127.0.0.1:port in the command's
+// namespace.
+func (r *relay) dialLoopback(ctx context.Context, port int) (net.Conn, error) {
+	r.dialMu.Lock()
+	defer r.dialMu.Unlock()
+	msg := []byte{launcher.RelayDial, byte(port >> 8), byte(port)}
+	if _, _, err := r.conn.WriteMsgUnix(msg, nil, nil); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	select {
+	case f := <-r.dialed:
+		if f == nil {
+			return nil, fmt.Errorf("nothing listens on port %d there", port)
+		}
+		defer f.Close()
+		return net.FileConn(f)
+	case <-r.done:
+		return nil, errors.New("the command has ended")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Alive reports whether the launch's proxied command is still running
+// (its init holds the relay's other end).
+func (l *Launch) Alive() bool {
+	if l.relay == nil {
+		return false
+	}
+	select {
+	case <-l.relay.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// DialLoopback connects to 127.0.0.1:port inside the command's own
+// network namespace, through its init: how a connection of another
+// command of the session reaches a server this one runs. Only for a
+// command whose network goes through the egress proxy.
+func (l *Launch) DialLoopback(ctx context.Context, port int) (net.Conn, error) {
+	if l.relay == nil {
+		return nil, errors.New("the command has no network namespace of its own")
+	}
+	return l.relay.dialLoopback(ctx, port)
+}
+
+// HoldsNetwork reports whether a command's connections are held: the
+// network is off, or goes through the egress proxy.
+func (s *Sandbox) HoldsNetwork() bool { return s != nil && s.layers.Any() && s.net() != NetOn }
