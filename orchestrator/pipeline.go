@@ -56,6 +56,36 @@ type Pipeline struct {
 	MaxInputBytes int
 	// Logger receives pipeline diagnostics; nil discards them.
 	Logger *slog.Logger
+	// Tracer, if set, is told of each step of every call (for traces:
+	// a span per step under the caller's span); nil traces nothing.
+	Tracer Tracer
+}
+
+// Tracer is told of the steps of a call as the pipeline takes them.
+type Tracer interface {
+	// Step starts the step named step of a call of tool running under
+	// ctx; it returns the context the step runs in and the function that
+	// ends the step with its error (nil when it went through).
+	Step(ctx context.Context, tool, step string) (context.Context, func(err error))
+}
+
+// Pipeline steps as a Tracer is told of them.
+const (
+	StepValidate   = "validate"
+	StepPreHooks   = "pre_tool_use_hooks"
+	StepWait       = "wait_for_session_gate"
+	StepPermission = "permission"
+	StepCall       = "call"
+	StepPostHooks  = "post_tool_use_hooks"
+	StepRender     = "render_and_budget"
+)
+
+// step starts a step for p.Tracer; without one it costs nothing.
+func (p *Pipeline) step(ctx context.Context, tool, name string) (context.Context, func(error)) {
+	if p.Tracer == nil {
+		return ctx, func(error) {}
+	}
+	return p.Tracer.Step(ctx, tool, name)
 }
 
 // DefaultMaxInputBytes is the largest call input accepted unless
@@ -158,7 +188,10 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 		return fail(pre.err.Error())
 	}
 	in := pre.in
-	if err := in.Validate(ctx, uc); err != nil {
+	vctx, end := p.step(ctx, t.Name, StepValidate)
+	err := in.Validate(vctx, uc)
+	end(err)
+	if err != nil {
 		return fail(err.Error())
 	}
 
@@ -166,7 +199,9 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	var hookDecision permissions.Decision
 	var extraContext []string
 	if p.Hooks != nil {
-		pre, err := p.Hooks.PreToolUse(ctx, HookEvent{Tool: t, Name: t.Name, Input: raw, UC: uc})
+		hctx, end := p.step(ctx, t.Name, StepPreHooks)
+		pre, err := p.Hooks.PreToolUse(hctx, HookEvent{Tool: t, Name: t.Name, Input: raw, UC: uc})
+		end(err)
 		if err != nil {
 			p.log().Warn("PreToolUse hook failed", "tool", t.Name, "err", err)
 		}
@@ -194,6 +229,8 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	extraContext = append(extraContext, p.postToolUse(ctx, t, raw, uc, res)...)
 
 	// Rendering and budget.
+	_, end = p.step(ctx, t.Name, StepRender)
+	defer func() { end(nil) }()
 	render(t, res)
 	if len(extraContext) > 0 {
 		res.Extra = append(res.Extra, tools.Content{Kind: tools.TextContent, Text: strings.Join(extraContext, "\n")})
@@ -216,7 +253,9 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 // ran with, and the refusal's text when the call did not run (refused
 // or cancelled while waiting for the gate).
 func (p *Pipeline) decideAndCall(ctx context.Context, t *tools.Tool, call Call, in *tools.Input, raw json.RawMessage, uc *tools.UseContext, hookDecision permissions.Decision, progress tools.Progress) (*tools.Result, permissions.Decision, *tools.UseContext, string) {
-	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(ctx, in.ConcurrencySafe())
+	gctx, end := p.step(ctx, t.Name, StepWait)
+	release, err := sessionGate(uc.Session, p.MaxParallel).acquire(gctx, in.ConcurrencySafe())
+	end(err)
 	if err != nil {
 		return nil, permissions.Decision{}, uc, cancelMessage(ctx, call.Name, err)
 	}
@@ -230,13 +269,16 @@ func (p *Pipeline) decideAndCall(ctx context.Context, t *tools.Tool, call Call, 
 	if permit == nil {
 		permit = AllowUnlessDenied
 	}
-	d := permit.Decide(ctx, PermissionRequest{
+	pctx, end := p.step(ctx, t.Name, StepPermission)
+	d := permit.Decide(pctx, PermissionRequest{
 		Tool: t, Input: in, Raw: raw, UC: uc,
 		HookDecision: hookDecision,
 	})
 	if d.Behavior != permissions.Allow {
+		end(fmt.Errorf("%s: %s", d.Behavior, d.Reason))
 		return nil, d, uc, refusal(call.Name, d)
 	}
+	end(nil)
 	if d.Resolved != nil || d.ReadDenied != nil {
 		// The tool learns where the checked paths led (see
 		// tools.UseContext.Resolved) and which paths it must not read, on
@@ -245,7 +287,9 @@ func (p *Pipeline) decideAndCall(ctx context.Context, t *tools.Tool, call Call, 
 		c.Resolved, c.ReadDenied = d.Resolved, d.ReadDenied
 		uc = &c
 	}
-	res, err := callTool(ctx, t, in, uc, progress)
+	cctx, end := p.step(ctx, t.Name, StepCall)
+	res, err := callTool(cctx, t, in, uc, progress)
+	end(callError(res, err))
 	if err != nil {
 		res = &tools.Result{Text: err.Error(), IsError: true}
 		if ctx.Err() != nil {
@@ -262,7 +306,9 @@ func (p *Pipeline) postToolUse(ctx context.Context, t *tools.Tool, raw json.RawM
 		return nil
 	}
 	var extra []string
-	post, err := p.Hooks.PostToolUse(ctx, HookEvent{Tool: t, Name: t.Name, Input: raw, UC: uc, Result: res})
+	hctx, end := p.step(ctx, t.Name, StepPostHooks)
+	post, err := p.Hooks.PostToolUse(hctx, HookEvent{Tool: t, Name: t.Name, Input: raw, UC: uc, Result: res})
+	end(err)
 	if err != nil {
 		p.log().Warn("PostToolUse hook failed", "tool", t.Name, "err", err)
 	}
@@ -274,6 +320,29 @@ func (p *Pipeline) postToolUse(ctx context.Context, t *tools.Tool, raw json.RawM
 		res.IsError = true
 	}
 	return extra
+}
+
+// callError is what a tracer is told of a call's end: its error, or the
+// text of an error result.
+func callError(res *tools.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	if res != nil && res.IsError {
+		return errors.New(firstLine(res.Text))
+	}
+	return nil
+}
+
+// firstLine is s up to its first line break, at most 200 bytes.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
 }
 
 // prepare validates raw against the tool's schema, decodes it and runs the
