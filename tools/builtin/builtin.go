@@ -33,6 +33,9 @@ type Options struct {
 	// LSP is the language servers: diagnostics after Write, Edit and
 	// MultiEdit, and the LSP tool (nil: neither).
 	LSP *lsp.Service
+	// ShellStats, if set, counts Bash's commands and background tasks
+	// (the server's metrics read it).
+	ShellStats *shell.Stats
 }
 
 // Tools returns every built-in tool, enabled or not; the orchestrator's
@@ -51,7 +54,7 @@ func Tools(opts Options) []*tools.Tool {
 		fs.NotebookEdit(fo),
 		search.Glob(),
 		search.Grep(),
-		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks, Sandbox: opts.Sandbox}),
+		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks, Sandbox: opts.Sandbox, Stats: opts.ShellStats}),
 		shell.TaskOutput(),
 		shell.TaskInput(),
 		shell.TaskList(),

@@ -73,6 +73,9 @@ type Options struct {
 	slots *backgroundSlots
 	// Sandbox confines every command (nil: commands run unconfined).
 	Sandbox *sandbox.Sandbox
+	// Stats, if set, counts the commands started and the background
+	// tasks running, for the server's metrics.
+	Stats *Stats
 }
 
 // DefaultMaxBackgroundTasks is how many background tasks a session may
@@ -143,7 +146,7 @@ type BashOutput struct {
 
 // Bash returns the Bash tool.
 func Bash(opts Options) *tools.Tool {
-	opts.slots = &backgroundSlots{max: cmpOr(opts.MaxServerBackgroundTasks, DefaultMaxServerBackgroundTasks)}
+	opts.slots = &backgroundSlots{max: cmpOr(opts.MaxServerBackgroundTasks, DefaultMaxServerBackgroundTasks), stats: opts.Stats}
 	desc := bashDescription
 	if opts.Sandbox.Unconfined() {
 		desc = strings.TrimRight(desc, "\n") + "\n\n" + sandbox.UnconfinedNotice + "\n"
@@ -237,7 +240,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 	spec := startSpec{
 		command: in.Command, description: in.Description, script: in.Command, dir: dir,
 		grace: cmpOr(opts.KillGrace, defaultGrace), fileLimit: cmpOr(opts.OutputFileLimit, defaultFileLimit),
-		maxBackground: opts.maxBackground(), slots: opts.slots,
+		maxBackground: opts.maxBackground(), slots: opts.slots, stats: opts.Stats,
 		sandbox: opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(),
 		egress: egressFor(ctx, opts.Sandbox, uc, in.Command), session: sess,
 	}

@@ -157,6 +157,7 @@ type backgroundSlots struct {
 	mu      sync.Mutex
 	max     int
 	running int
+	stats   *Stats // told of the count, if set
 }
 
 // take counts one more running background task, or reports false at the
@@ -171,6 +172,9 @@ func (b *backgroundSlots) take() bool {
 		return false
 	}
 	b.running++
+	if b.stats != nil {
+		b.stats.background.Store(int64(b.running))
+	}
 	return true
 }
 
@@ -179,6 +183,9 @@ func (b *backgroundSlots) give() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.running--
+	if b.stats != nil {
+		b.stats.background.Store(int64(b.running))
+	}
 }
 
 // full words the server-wide cap being reached.
@@ -227,6 +234,8 @@ type startSpec struct {
 	maxBackground int
 	// slots is the server-wide count a visible start must find room in.
 	slots *backgroundSlots
+	// stats counts the start (nil: not counted).
+	stats *Stats
 	// sandbox confines the command (nil: unconfined), with the session's
 	// working and state directories writable.
 	sandbox  *sandbox.Sandbox
@@ -398,6 +407,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		out.finish()
 		return nil, fmt.Errorf("starting bash: %w", err)
 	}
+	spec.stats.started(launch.Confined())
 	t.cmd, t.pgid, t.reader = cmd, cmd.Process.Pid, reader
 	if spec.pty {
 		t.term = reader
@@ -411,6 +421,9 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	go func() {
 		code := launch.Wait()
 		refused := launch.Refused()
+		if spec.stats != nil && launch.Confined() && code == sandbox.SetupFailed {
+			spec.stats.setupFailures.Add(1)
+		}
 		// Output still in the pipe is read before the task is final;
 		// processes left running in the background may keep it open, so
 		// the wait is bounded (their output still reaches the file).

@@ -612,6 +612,10 @@ func serverPair() (initEnd, serverEnd *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "server"), nil
 }
 
+// SetupFailed is the status a confined command reports when its sandbox
+// could not be set up, so it never ran.
+const SetupFailed = launcher.SetupFailed
+
 // Confined reports whether Cmd is the sandbox's init rather than the
 // plain shell: the shell is then init's child, in a session init starts.
 func (l *Launch) Confined() bool { return l.status != nil }
