@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"internal/tui":       {"internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "permissions"},
 	"internal/providers": {"orchestrator/llm"},
 
-	"server": {"orchestrator", "orchestrator/agent", "orchestrator/llm", "tools", "permissions/confine", "internal/largeargs"},
+	"server": {"orchestrator", "orchestrator/agent", "orchestrator/llm", "tools", "permissions", "permissions/confine", "internal/largeargs"},
 
 	"orchestrator/agent":    {"orchestrator", "orchestrator/llm", "tools", "permissions"},
 	"orchestrator/permit":   {"orchestrator", "tools", "permissions", "permissions/confine", "permissions/shellcmd"},

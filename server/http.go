@@ -91,6 +91,16 @@ type HTTPOptions struct {
 	// idle the longest (no request or call in flight), or, when every
 	// session is busy, is refused with 503.
 	MaxSessions int
+	// AdminAddr, if set, is host:port of a second listener serving only
+	// the probes and /metrics (see ops.go): /metrics needs no token there
+	// when it is a loopback address.
+	AdminAddr string
+	// Ready, if set, is asked by /readyz besides the server's own state:
+	// an error makes the server not ready (the sandbox check failed under
+	// --sandbox required).
+	Ready func() error
+	// Metrics, if set, is served at /metrics (behind the token).
+	Metrics *Metrics
 }
 
 // ClientToken is a further bearer token and the principal it names.
@@ -109,6 +119,9 @@ const (
 type HTTPServer struct {
 	// URL is the endpoint clients connect to (…/mcp).
 	URL string
+	// AdminURL is the admin listener's base URL (http://host:port), when
+	// HTTPOptions.AdminAddr is set.
+	AdminURL string
 
 	server *Server
 	srv    *http.Server
@@ -117,6 +130,9 @@ type HTTPServer struct {
 	opt    HTTPOptions
 	calls  *callTracker
 	tokens []ClientToken // every accepted token with its principal
+
+	admin   *http.Server // the admin listener's, if any
+	adminLn net.Listener
 
 	// sessions serves requests that belong to protocol sessions (before
 	// 2026-07-28); sessionless serves the others, one throwaway MCP
@@ -209,7 +225,14 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 	s.mcp.AddReceivingMiddleware(h.calls.middleware)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h.guard())
-	h.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	h.opsRoutes(mux, func(next http.Handler) http.Handler {
+		return h.hostChecked(h.authenticated(next))
+	})
+	h.srv = &http.Server{Handler: opts.Metrics.counted(mux), ReadHeaderTimeout: 10 * time.Second}
+	if err := h.listenAdmin(); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -219,6 +242,8 @@ func (s *Server) ListenHTTP(opts HTTPOptions) (*HTTPServer, error) {
 // background processes killed, its state removed).
 func (h *HTTPServer) Serve(ctx context.Context, grace time.Duration) error {
 	errc := make(chan error, 1)
+	go h.serveAdmin()
+	defer h.closeAdmin()
 	go func() {
 		if h.tls {
 			errc <- h.srv.ServeTLS(h.ln, h.opt.TLSCert, h.opt.TLSKey)
@@ -239,10 +264,10 @@ func (h *HTTPServer) Serve(ctx context.Context, grace time.Duration) error {
 // drain shuts the endpoint down as Serve describes.
 func (h *HTTPServer) drain(grace time.Duration) {
 	log := h.server.cfg.Logger
+	// The listener stays open while calls finish: new sessions and
+	// sessionless requests get 503, and so does /readyz, which tells a
+	// load balancer to send no more.
 	h.calls.startDraining()
-	shutdownCtx, cancelShutdown := context.WithCancel(context.Background())
-	defer cancelShutdown()
-	go func() { _ = h.srv.Shutdown(shutdownCtx) }() // stop accepting; idle connections close
 	calls, posts := h.calls.inFlight()
 	log.Info("draining", "calls", calls, "requests", posts, "grace", grace)
 	if !h.calls.waitIdle(grace) {
@@ -253,7 +278,10 @@ func (h *HTTPServer) drain(grace time.Duration) {
 			log.Warn("calls still running after cancellation; closing anyway", "calls", calls, "requests", posts)
 		}
 	}
-	_ = h.srv.Close() // ends standalone streams and anything left
+	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), time.Second)
+	defer cancelShutdown()
+	_ = h.srv.Shutdown(shutdownCtx) // stop accepting; idle connections close
+	_ = h.srv.Close()               // ends standalone streams and anything left
 	h.server.Close()
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,13 @@ type Config struct {
 	// users with many servers, whose tools would crowd the model's
 	// context. By default the core tools are loaded up front.
 	DeferTools bool
+	// Metrics, if set, records calls, decisions, questions and HTTP
+	// responses (served at /metrics over HTTP); nil records nothing.
+	Metrics *Metrics
+	// Tracing, if set, sends a span per call (continuing a client's
+	// traceparent); the pipeline's steps are its children when the
+	// pipeline's Tracer is the same. Nil traces nothing.
+	Tracing *Tracing
 	// CustomizeMCP, if set, adjusts the go-sdk server options before the
 	// server is built (the conformance fixture build adds completion and
 	// subscription handlers this way). Production leaves it nil.
@@ -92,6 +100,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, sessions: map[*mcp.ServerSession]*tools.Session{}}
+	cfg.Metrics.watch(s)
 	mcpOpts := &mcp.ServerOptions{
 		Instructions: cfg.Instructions,
 		Logger:       cfg.Logger,
@@ -239,7 +248,7 @@ func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID str
 	}
 	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
 		if p.Capabilities.Elicitation != nil {
-			uc.Asker = elicitAsker{ss}
+			uc.Asker = s.cfg.Metrics.asker(elicitAsker{ss})
 		}
 		s.addSampling(uc, ss, p.Capabilities)
 	}
@@ -268,8 +277,13 @@ func (s *Server) handler(t *tools.Tool) mcp.ToolHandler {
 		callID := tools.RandomID()[:16]
 		uc := s.useContext(req.Session, ts, callID)
 		args := withoutHostParams(req.Params.Arguments, declared)
+		began := time.Now()
+		ctx, endSpan := s.cfg.Tracing.startCall(ctx, t.Name, req.Params.Meta)
 		out := s.cfg.Pipeline.Run(ctx, uc, orchestrator.Call{ID: callID, Name: name, Input: args},
 			progressSender(ctx, req))
+		outcome := outcomeOf(out, out.Err != nil)
+		endSpan(outcome, out.Err)
+		s.cfg.Metrics.call(t.Name, outcome, out, time.Since(began))
 		if out.Err != nil {
 			if errors.Is(out.Err, orchestrator.ErrUnknownTool) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: out.Err.Error()}

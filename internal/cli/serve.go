@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"io"
 	"log/slog"
 	"os"
@@ -117,6 +118,12 @@ func (w *workspaceFlags) sessionOptions() (tools.SessionOptions, error) {
 
 // buildPipeline assembles the pool and the pipeline every call goes through.
 func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeline, error) {
+	return buildPipelineWith(w, logger, nil)
+}
+
+// buildPipelineWith is buildPipeline counting Bash's commands in stats
+// (nil: not counted).
+func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, stats *shell.Stats) (*orchestrator.Pipeline, error) {
 	project := w.cwd
 	if project == "" {
 		project, _ = os.Getwd()
@@ -134,6 +141,7 @@ func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeli
 		return nil, err
 	}
 	toolOpts.Sandbox = perm.sandbox
+	toolOpts.ShellStats = stats
 	if toolOpts.LSP, err = w.lspService(perm, project); err != nil {
 		return nil, err
 	}
@@ -159,6 +167,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"Off by default: hosts such as Claude Code and Codex CLI show the model the JSON of structuredContent\n"+
 		"instead of the text blocks when it is present, so the model would lose the text the tools render for it")
 	deferTools := addDeferToolsFlag(fs.FlagSet)
+	otel := fs.Bool("otel", false, "send OpenTelemetry traces (a span per tool call, its pipeline steps as children, continuing a client's traceparent)\n"+
+		"over OTLP/HTTP to the collector the standard OTEL_EXPORTER_OTLP_* variables name (default http://localhost:4318);\n"+
+		"on by itself when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -167,6 +178,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	hf.token, hf.clientTokens = tokens.token, tokens.client
+	if hf.adminAddr != "" && !hf.enabled {
+		return errors.New("--admin-addr serves probes and metrics beside the HTTP endpoint: use it with --http")
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %w", err)
@@ -176,9 +190,30 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	pipeline, err := buildPipeline(&w, logger)
+	stats := &shell.Stats{}
+	pipeline, err := buildPipelineWith(&w, logger, stats)
 	if err != nil {
 		return err
+	}
+	var tracing *server.Tracing
+	if *otel || server.TracingWanted(os.Getenv) {
+		if tracing, err = server.NewTracing(ctx, "", Version); err != nil {
+			return err
+		}
+		pipeline.Tracer = tracing
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tracing.Shutdown(sctx); err != nil {
+				logger.Warn("sending the last traces", "err", err)
+			}
+		}()
+	}
+	if hf.enabled {
+		hf.metrics = server.NewMetrics()
+		if err := hf.metrics.Register(shellCollectors(stats)...); err != nil {
+			return err
+		}
 	}
 	// One line saying which sandbox layers hold Bash: a person at a
 	// terminal and the HTTP mode's start-up lines always show it; for a host
@@ -195,6 +230,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if sb.Unconfined() {
 			instructions = sandbox.UnconfinedNotice
 		}
+		hf.ready = sandboxReady(w.sandbox, sb)
 		sayLayers = func() string {
 			line := sb.Describe()
 			if sb != nil && !sb.Layers().Any() {
@@ -207,7 +243,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv, err := server.New(server.Config{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger, Instructions: instructions,
-		StructuredOutput: *structured, DeferTools: *deferTools,
+		StructuredOutput: *structured, DeferTools: *deferTools, Metrics: hf.metrics, Tracing: tracing,
 	})
 	if err != nil {
 		return err
@@ -241,6 +277,10 @@ type httpFlags struct {
 	maxSessionCalls, maxSessions int
 	maxBodyBytes                 int64
 	resumeWindow, shutdownGrace  time.Duration
+	adminAddr                    string
+
+	metrics *server.Metrics // served at /metrics, set by cmdServe
+	ready   func() error    // /readyz's sandbox check, set by cmdServe
 }
 
 func (f *httpFlags) add(fs *flag.FlagSet) {
@@ -261,6 +301,8 @@ func (f *httpFlags) add(fs *flag.FlagSet) {
 	fs.Var(&f.allowHosts, "allow-host", "a further Host name HTTP clients may use besides loopback ones (repeatable)")
 	fs.Var(&f.allowOrigins, "allow-origin", "a further Origin browsers may send besides loopback ones, e.g. https://app.example (repeatable)")
 	fs.IntVar(&f.maxSessionCalls, "max-session-calls", server.DefaultMaxSessionCalls, "tools/call requests one HTTP session may have in flight")
+	fs.StringVar(&f.adminAddr, "admin-addr", "", "HTTP mode: a second listen address serving only /healthz, /readyz and /metrics\n"+
+		"(metrics without a token on a loopback address; elsewhere it needs --allow-remote, and metrics the bearer token)")
 	fs.IntVar(&f.maxSessions, "max-sessions", server.DefaultMaxSessions, "MCP sessions one HTTP server keeps at once; a new one over the cap closes the session idle the longest, or gets 503 when all are busy")
 	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", 0, "largest HTTP request body accepted, in bytes; larger ones get 413 naming this flag\n(default: --max-input-bytes plus 1 MiB for the JSON-RPC message around the input, so any call the input cap accepts fits)")
 	fs.DurationVar(&f.resumeWindow, "resume-window", server.DefaultResumeWindow, "how long a disconnected HTTP client's calls wait for it to resume (Last-Event-ID) before they are cancelled")
@@ -298,6 +340,7 @@ func (f *httpFlags) options() (opts server.HTTPOptions, generated bool, err erro
 		TLSCert: f.tlsCert, TLSKey: f.tlsKey, SessionTimeout: f.sessionTimeout,
 		AllowedHosts: f.allowHosts, AllowedOrigins: f.allowOrigins, MaxSessionCalls: f.maxSessionCalls,
 		MaxBodyBytes: f.maxBodyBytes, ResumeWindow: f.resumeWindow, MaxSessions: f.maxSessions,
+		AdminAddr: f.adminAddr, Metrics: f.metrics, Ready: f.ready,
 	}, generated, nil
 }
 
@@ -313,6 +356,9 @@ func (f *httpFlags) serve(ctx context.Context, srv *server.Server, sandboxLine s
 		return err
 	}
 	fmt.Fprintf(stderr, "agent-mcp serving MCP at %s\n", h.URL)
+	if h.AdminURL != "" {
+		fmt.Fprintf(stderr, "Probes and metrics at %s (/healthz, /readyz, /metrics)\n", h.AdminURL)
+	}
 	if sandboxLine != "" {
 		fmt.Fprintf(stderr, "Bash %s\n", sandboxLine)
 	}
@@ -396,4 +442,36 @@ func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintln(stdout)
 	printLSPServers(stdout, servers, w.lsp)
 	return nil
+}
+
+// shellCollectors are the metrics of Bash's commands: started inside and
+// outside the sandbox, sandbox setup failures, background tasks running.
+func shellCollectors(st *shell.Stats) []prometheus.Collector {
+	return []prometheus.Collector{
+		server.CounterFunc("sandbox_launches_confined_total", "Bash commands started inside the kernel sandbox.", func() float64 {
+			c, _ := st.Started()
+			return float64(c)
+		}),
+		server.CounterFunc("sandbox_launches_unconfined_total", "Bash commands started outside the kernel sandbox (sandbox off, no layer, or an excluded command).", func() float64 {
+			_, u := st.Started()
+			return float64(u)
+		}),
+		server.CounterFunc("sandbox_setup_failures_total", "Bash commands that never ran because their sandbox could not be set up.", func() float64 {
+			return float64(st.SetupFailures())
+		}),
+		server.GaugeFunc("background_tasks", "Background tasks running across the server's sessions.", func() float64 {
+			return float64(st.Background())
+		}),
+	}
+}
+
+// sandboxReady is /readyz's check of the sandbox: under --sandbox
+// required, a server whose sandbox holds no layer takes no new sessions.
+func sandboxReady(mode string, sb *sandbox.Sandbox) func() error {
+	return func() error {
+		if mode == "required" && (sb == nil || !sb.Layers().Any()) {
+			return errors.New("--sandbox required, and no sandbox layer holds")
+		}
+		return nil
+	}
 }
