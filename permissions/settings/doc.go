@@ -13,6 +13,10 @@
 // [Locations.TrustProject]); until then [Settings.Ignored] says what was
 // left out.
 //
+// The files are shared with Claude Code, so keys agent-mcp does not read
+// are no mistake; a key neither program knows is ([UnknownKeys], with the
+// closest known key, in [Settings.Unknown]).
+//
 // What it is not: it does not decide anything; package permissions holds
 // the rules and the policy, package orchestrator/permit the decision.
 package settings

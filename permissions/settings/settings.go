@@ -126,6 +126,10 @@ type Settings struct {
 	// WorkspaceTrusted is whether the project's own files may widen what
 	// runs (then its .lsp.json is read too).
 	WorkspaceTrusted bool
+	// Unknown says, one sentence each, which keys of the sources neither
+	// agent-mcp nor Claude Code knows, with the closest known key
+	// ([UnknownKeys]): the caller shows them at start.
+	Unknown []string
 }
 
 // LSPServer is one lspServers entry and the file it came from.
@@ -220,6 +224,7 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 	if err := dec.Decode(&f); err != nil {
 		return fmt.Errorf("settings %s: not valid settings JSON: %w", name, err)
 	}
+	s.Unknown = append(s.Unknown, UnknownKeys(name, data)...)
 	if untrusted {
 		s.dropWidening(name, loc.Project, &f)
 	}
