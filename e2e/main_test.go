@@ -290,15 +290,22 @@ func TestCLI(t *testing.T) {
 		stderr   []string
 	}{
 		{"version", []string{"version"}, 0, []string{"agent-mcp "}, nil},
+		{"--version", []string{"--version"}, 0, []string{"agent-mcp "}, nil},
 		{"no command shows usage", nil, 2, nil, []string{"Commands:", "serve", "tools", "version"}},
 		{"help goes to stdout", []string{"--help"}, 0, []string{"Commands:"}, nil},
-		{"unknown command", []string{"frob"}, 2, nil, []string{`unknown command "frob"`}},
+		{"unknown command", []string{"frob"}, 2, nil, []string{`unknown command "frob"`, "agent-mcp --help"}},
+		{"mistyped command", []string{"serv"}, 2, nil, []string{`unknown command "serv"`, `Did you mean "serve"?`, "agent-mcp --help"}},
+		{"mistyped top-level flag", []string{"--verison"}, 2, nil, []string{`unknown flag "--verison"`, `Did you mean "--version"?`}},
 		{"serve help lists flags on stdout", []string{"serve", "--help"}, 0, []string{"Usage: agent-mcp serve", "-http", "-addr", "-cwd", "-add-dir", "-token", "-no-auth"}, nil},
 		{"chat help on stdout", []string{"chat", "-h"}, 0, []string{"Usage: agent-mcp chat", "-model", "-base-url"}, nil},
 		{"sandbox help on stdout", []string{"sandbox", "--help"}, 0, []string{"Usage: agent-mcp sandbox check", "-sandbox"}, nil},
 		{"sandbox without its subcommand", []string{"sandbox"}, 2, nil, []string{"sandbox needs a subcommand: check", "Usage: agent-mcp sandbox check"}},
 		{"trust help on stdout", []string{"trust", "--help"}, 0, []string{"Usage: agent-mcp trust DIR"}, nil},
-		{"bad flag", []string{"serve", "--nope"}, 2, nil, []string{"flag provided but not defined: -nope", "Usage: agent-mcp serve"}},
+		{"bad flag", []string{"serve", "--nope"}, 2, nil, []string{"agent-mcp serve: unknown flag --nope", "agent-mcp serve --help"}},
+		{"mistyped flag", []string{"serve", "--permision-mode", "plan"}, 2, nil, []string{"unknown flag --permision-mode", "Did you mean --permission-mode?", "agent-mcp serve --help"}},
+		{"mistyped chat flag", []string{"chat", "--modle", "x"}, 2, nil, []string{"unknown flag --modle", "Did you mean --model?"}},
+		{"bad flag value", []string{"serve", "--max-parallel", "many"}, 2, nil, []string{`invalid value "many"`, "max-parallel", "agent-mcp serve --help"}},
+		{"mistyped sandbox subcommand", []string{"sandbox", "chek"}, 2, nil, []string{`unknown subcommand "chek"`, "check"}},
 		{"bad mode", []string{"serve", "--permission-mode", "yolo"}, 1, nil, []string{`unknown permission mode "yolo"`}},
 		{"missing cwd", []string{"serve", "--cwd", "/no/such/dir"}, 1, nil, []string{`--cwd "/no/such/dir" is not a directory`}},
 		{"no-auth refused off loopback", []string{"serve", "--http", "--addr", "0.0.0.0:0", "--no-auth", "--allow-remote"}, 1, nil, []string{"--no-auth is only allowed on a loopback address"}},
@@ -335,6 +342,11 @@ func TestCLI(t *testing.T) {
 			}
 			if c.wantCode == 0 && stderr.Len() > 0 {
 				t.Errorf("stderr of a successful run is not empty:\n%s", stderr.String())
+			}
+			// A usage error is a few lines naming what was wrong, not the
+			// whole usage (a command given none is shown the commands).
+			if n := strings.Count(stderr.String(), "\n"); c.wantCode == 2 && c.args != nil && c.args[len(c.args)-1] != "sandbox" && n > 5 {
+				t.Errorf("a usage error took %d lines, want at most 5:\n%s", n, stderr.String())
 			}
 		})
 	}

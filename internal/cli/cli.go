@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
@@ -27,6 +29,7 @@ func commands() []command {
 		{"tools", "list the tool pool: name, read-only, what it does (--json: schemas and annotations)", cmdTools},
 		{"trust", "trust a directory's own settings to widen permissions (allow rules, modes, hooks)", cmdTrust},
 		{"sandbox", "print what Bash's kernel sandbox can use here and run its self-test (sandbox check)", cmdSandbox},
+		{"doctor", "check the settings, the sandbox, each host's config and chat's upstream MCP servers", cmdDoctor},
 		{"version", "print the version", cmdVersion},
 	}
 }
@@ -49,13 +52,16 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		fmt.Fprintf(stdout, "agent-mcp %s\n", Version)
+		return 0
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return runCommand(ctx, c, args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "agent-mcp: unknown command %q\n\n", args[0])
-	usage(stderr)
+	unknownCommand(stderr, args[0])
 	return 2
 }
 
@@ -81,6 +87,26 @@ func runCommand(ctx context.Context, c command, args []string, stdout, stderr io
 	return 1
 }
 
+// unknownCommand says, in at most three lines, that word is no command
+// (or no top-level flag), which one it may have meant, and where the list
+// is.
+func unknownCommand(w io.Writer, word string) {
+	var known []string
+	what := "command"
+	if strings.HasPrefix(word, "-") {
+		what, known = "flag", []string{"--help", "--version"}
+	} else {
+		for _, c := range commands() {
+			known = append(known, c.name)
+		}
+	}
+	fmt.Fprintf(w, "agent-mcp: unknown %s %q\n", what, word)
+	if c := settings.Closest(word, known); c != "" {
+		fmt.Fprintf(w, "Did you mean %q?\n", c)
+	}
+	fmt.Fprintf(w, "Run 'agent-mcp --help' for the commands.\n")
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "agent-mcp %s: the coding-agent tool suite over MCP\n\nUsage:\n  agent-mcp <command> [flags]\n\nCommands:\n", Version)
 	for _, c := range commands() {
@@ -101,7 +127,8 @@ type cmdFlags struct {
 // newFlagSet makes a command's flag set.
 func newFlagSet(name, synopsis, about string, stdout, stderr io.Writer) *cmdFlags {
 	fs := flag.NewFlagSet("agent-mcp "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package's own messages are replaced by parse's.
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // printed by parse, where it knows whether help was asked for
 	return &cmdFlags{FlagSet: fs, stdout: stdout, stderr: stderr, usage: func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: agent-mcp %s\n\n%s\n", synopsis, about)
@@ -113,22 +140,45 @@ func newFlagSet(name, synopsis, about string, stdout, stderr io.Writer) *cmdFlag
 		fmt.Fprintf(w, "\nFlags:\n")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
-		fs.SetOutput(stderr)
+		fs.SetOutput(io.Discard)
 	}}
 }
 
 // parse parses args: flag.ErrHelp after printing the usage on stdout,
-// errUsage after printing it on stderr for a bad flag.
+// errUsage after saying what is wrong with a flag on stderr, in at most
+// three lines (the flag, the closest one, where the list is): the usage
+// would bury the one line that matters.
 func (fs *cmdFlags) parse(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.usage(fs.stdout)
 			return err
 		}
-		fs.usage(fs.stderr)
+		fs.badFlag(err)
 		return errUsage
 	}
 	return nil
+}
+
+// badFlag explains a flag error of the flag package.
+func (fs *cmdFlags) badFlag(err error) {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		name = strings.TrimPrefix(name, "-")
+		fmt.Fprintf(fs.stderr, "%s: unknown flag --%s\n", fs.Name(), name)
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		if c := settings.Closest(name, known); c != "" {
+			fmt.Fprintf(fs.stderr, "Did you mean --%s?\n", c)
+		}
+	} else {
+		fmt.Fprintf(fs.stderr, "%s: %v\n", fs.Name(), err)
+	}
+	fs.helpHint()
+}
+
+// helpHint is the last line of a usage error: where the flags are listed.
+func (fs *cmdFlags) helpHint() {
+	fmt.Fprintf(fs.stderr, "Run '%s --help' for every flag.\n", fs.Name())
 }
 
 // parseFlags parses args, mapping bad flags to errUsage and refusing
@@ -138,8 +188,8 @@ func parseFlags(fs *cmdFlags, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.stderr, "unexpected argument %q\n", fs.Arg(0))
-		fs.usage(fs.stderr)
+		fmt.Fprintf(fs.stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.helpHint()
 		return errUsage
 	}
 	return nil

@@ -126,10 +126,14 @@ func (s *permissionSetup) wire(p *orchestrator.Pipeline) {
 }
 
 // logIgnored reports, once, the workspace settings left out because the
-// workspace is not trusted.
+// workspace is not trusted, and the settings keys nobody knows (a
+// misspelt "permisions" would otherwise drop its rules without a word).
 func (s *permissionSetup) logIgnored(logger *slog.Logger) {
 	for _, msg := range s.settings.Ignored {
 		logger.Warn("workspace settings ignored", "detail", msg)
+	}
+	for _, msg := range s.settings.Unknown {
+		logger.Warn(msg)
 	}
 }
 

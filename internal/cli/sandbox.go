@@ -99,8 +99,8 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fs.usage(stderr)
 		return errUsage
 	case args[0] != "check":
-		fmt.Fprintf(stderr, "unknown sandbox subcommand %q (the one there is: check)\n", args[0])
-		fs.usage(stderr)
+		fmt.Fprintf(stderr, "agent-mcp sandbox: unknown subcommand %q (the one there is: check)\n", args[0])
+		fs.helpHint()
 		return errUsage
 	}
 	if err := parseFlags(fs, args[1:]); err != nil {

@@ -383,13 +383,52 @@ func addDeferToolsFlag(fs *flag.FlagSet) *bool {
 // host, started it on a terminal; sandbox says how Bash is confined.
 func stdioGreeting(sandbox string) string {
 	exe, err := os.Executable()
-	build := ""
-	if err != nil || strings.Contains(exe, "go-build") { // go run: a temporary binary
-		exe, build = "/path/to/agent-mcp", "; go run's binary is temporary: build one with `go build -o agent-mcp .`"
+	if err != nil {
+		exe = ""
 	}
-	return "agent-mcp speaks MCP (JSON-RPC) on stdin/stdout and is meant to be started by an MCP host: register it with " +
-		"`claude mcp add agent-mcp -- " + exe + " serve` (other hosts: see the README" + build + "), or try " +
-		"`agent-mcp serve --http` or `agent-mcp chat`; Ctrl-D quits." + sandboxSuffix(sandbox)
+	return greeting(exe, sandbox)
+}
+
+// greeting is stdioGreeting for the binary at exe ("" when unknown). A
+// binary `go run` built lives in Go's build directories and is deleted by
+// Go, so a host registered with its path would fail to start it later:
+// the user is told to build or install one and register that path.
+func greeting(exe, sandbox string) string {
+	register := "register it with `claude mcp add agent-mcp -- " + exe + " serve` (other hosts: see the README)"
+	if tmp, cache := goBuildDirs(); exe == "" || builtByGoRun(exe, tmp, cache) {
+		register = "this binary was built by `go run` and Go deletes it, so build one with `go build -o agent-mcp .` " +
+			"(or `go install github.com/agent-mcp/agent-mcp@latest`) and register that path: " +
+			"`claude mcp add agent-mcp -- /absolute/path/to/agent-mcp serve` (other hosts: see the README)"
+	}
+	return "agent-mcp speaks MCP (JSON-RPC) on stdin/stdout and is meant to be started by an MCP host: " + register +
+		", or try `agent-mcp serve --http` or `agent-mcp chat`; Ctrl-D quits." + sandboxSuffix(sandbox)
+}
+
+// goBuildDirs are where `go run` leaves the binaries it builds: Go's
+// temporary directory ($GOTMPDIR, else the system's), where it builds the
+// main module's, and its build cache ($GOCACHE, else go-build in the user
+// cache directory), where it keeps those of `go run pkg@version`.
+func goBuildDirs() (tmp, cache string) {
+	if tmp = os.Getenv("GOTMPDIR"); tmp == "" {
+		tmp = os.TempDir()
+	}
+	if cache = os.Getenv("GOCACHE"); cache == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(dir, "go-build")
+		}
+	}
+	return tmp, cache
+}
+
+// builtByGoRun reports whether exe is a binary `go run` built: in a
+// go-build directory of tmp, or anywhere in cache (see goBuildDirs).
+func builtByGoRun(exe, tmp, cache string) bool {
+	exe = filepath.Clean(exe)
+	if rel, err := filepath.Rel(tmp, exe); tmp != "" && err == nil && strings.HasPrefix(rel, "go-build") {
+		return true
+	}
+	rel, err := filepath.Rel(cache, exe)
+	return cache != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // sandboxSuffix appends the sandbox's description to a start-up line.
