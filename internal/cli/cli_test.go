@@ -59,7 +59,7 @@ func TestRun_dispatch(t *testing.T) {
 		{"version", []string{"version"}, 0, "agent-mcp " + Version, ""},
 		{"version_stray_argument", []string{"version", "x"}, 2, "", `unexpected argument "x"`},
 		{"command_help", []string{"chat", "--help"}, 0, "Usage: agent-mcp chat", ""},
-		{"bad_flag", []string{"serve", "--no-such-flag"}, 2, "", "flag provided but not defined: -no-such-flag"},
+		{"bad_flag", []string{"serve", "--no-such-flag"}, 2, "", "agent-mcp serve: unknown flag --no-such-flag"},
 		{"bad_value", []string{"chat", "--output-format", "xml"}, 1, "", `agent-mcp chat: --output-format "xml": expected text, json or stream-json`},
 		{"chat_prompt_without_p", []string{"chat", "hello"}, 2, "", `unexpected argument "hello" (use -p`},
 		{"serve_bad_mode", []string{"serve", "--permission-mode", "sometimes", "--sandbox", "off"}, 1, "", "agent-mcp serve: --permission-mode"},
