@@ -221,6 +221,7 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 		fmt.Fprintln(stdout, "  --   protected paths inside the working directories: not held by Landlock alone (the permission rules still judge commands)")
 	}
 	userNamespacesCheck(sb, run, check, stdout)
+	secretsCheck(sb, stdout)
 	out, _ = run("grep NoNewPrivs /proc/self/status")
 	check("no_new_privs set", strings.Contains(out, "1"), trimDetail(out))
 	if sb.Layers().Cgroup {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,4 +61,17 @@ func webFetchDomains(rules *permissions.RuleSet, b permissions.Behavior) []strin
 		}
 	}
 	return out
+}
+
+// secretsCheck says, in `sandbox check`, what of the credential masks and
+// the egress proxy this machine's layers hold.
+func secretsCheck(sb *sandbox.Sandbox, stdout io.Writer) {
+	if !sb.Layers().Namespaces {
+		fmt.Fprintln(stdout, "  --   credential paths: not masked by Landlock alone (the permission rules still refuse commands that name them)")
+	}
+	fmt.Fprintf(stdout, "  --   network: %s\n", map[sandbox.NetMode]string{
+		sandbox.NetProxy: "through the egress proxy (allowed domains, a question for the rest)",
+		sandbox.NetOff:   "off",
+		sandbox.NetOn:    "unrestricted",
+	}[sb.Network()])
 }

@@ -35,7 +35,7 @@ func (p *Permitter) refuseCredential(sess *tools.Session, tg *permissions.Target
 		}
 		rule := credentialRule(creds.Home, cred)
 		return &permissions.Decision{Behavior: permissions.Deny, Suggestion: rule.String(),
-			Reason: fmt.Sprintf("Reading %s is refused: %s holds credentials, which no tool reads unless an allow rule names them. To allow it add the rule %s to permissions.allow (or --allowed-tools).", a.Path, cred, rule)}
+			Reason: fmt.Sprintf("Reading %s is refused: %s holds credentials, which no tool reads unless an allow rule names them (%s).", a.Path, cred, rule)}
 	}
 	return nil
 }
