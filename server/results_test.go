@@ -224,3 +224,46 @@ func TestWithoutHostParams_keeps_other_bytes(t *testing.T) {
 		t.Errorf("a declared parameter was dropped: %s", got)
 	}
 }
+
+// TestTodoWriteResult is TodoWrite's result as docs/tools.md §8 and §1
+// give it: one line of text; with structured output also the list before
+// and after; no outputSchema either way.
+func TestTodoWriteResult(t *testing.T) {
+	t.Parallel()
+	todos := []any{map[string]any{"content": "Parse", "activeForm": "Parsing", "status": "in_progress"}}
+	for _, structured := range []bool{false, true} {
+		_, cs := connectWith(t, structured, nil, nil)
+		ctx := context.Background()
+		list, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range list.Tools {
+			if tl.Name == "TodoWrite" && tl.OutputSchema != nil {
+				t.Errorf("structured %v: TodoWrite declares an outputSchema", structured)
+			}
+		}
+		for i := range 2 {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TodoWrite", Arguments: map[string]any{"todos": todos}})
+			if err != nil || res.IsError || len(res.Content) != 1 {
+				t.Fatalf("TodoWrite: %v %+v", err, res)
+			}
+			if text := res.Content[0].(*mcp.TextContent).Text; text != "The todo list was updated. Keep using it to track your progress, and carry on with the current task." {
+				t.Errorf("text = %q", text)
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			want := "null"
+			if structured {
+				old := `[]`
+				if i == 1 {
+					old = `[{"activeForm":"Parsing","content":"Parse","status":"in_progress"}]`
+				}
+				// The client decodes it into a map: keys come sorted.
+				want = `{"newTodos":[{"activeForm":"Parsing","content":"Parse","status":"in_progress"}],"oldTodos":` + old + `}`
+			}
+			if string(b) != want {
+				t.Errorf("structured %v, call %d: structuredContent = %s, want %s", structured, i+1, b, want)
+			}
+		}
+	}
+}
