@@ -682,13 +682,24 @@ func TestChatTUI_spinner_counts_the_tokens_the_provider_reports(t *testing.T) {
 			srv := testmodel.NewServer(t)
 			u := startTUI(t, c, format, srv)
 			// 200 characters are about 50 tokens by estimate; the provider
-			// then reports 777 so far, and the stream holds until the
-			// spinner shows the reported number (and the input's).
+			// then reports 777 so far, and the stream holds until the test
+			// has seen the spinner show the reported number (and the
+			// input's): were it to hold only until the display showed it,
+			// the turn could end before the test looked.
+			seen := make(chan struct{})
 			srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: strings.Repeat("word ", 40)}, {Usage: 777},
-				{Wait: onDisplay(u.disp, "↑ 4321 ↓ 777 tokens")}}, InputTokens: 4321, OutputTokens: 800})
+				{Wait: func(ctx context.Context) error {
+					select {
+					case <-seen:
+						return nil
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}}}, InputTokens: 4321, OutputTokens: 800})
 			u.keys("count\r")
 			u.wait("Working…")
 			u.waitDisplay("↑ 4321 ↓ 777 tokens")
+			close(seen)
 			u.wait("tokens: 4321 in, 800 out")
 			u.exit()
 		})
