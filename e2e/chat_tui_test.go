@@ -983,3 +983,74 @@ func TestChatTUI_call_texts_todo_checklist_and_interrupted_tokens(t *testing.T) 
 	}
 	u.exit()
 }
+
+// The keys: a slash menu that narrows as the command is typed (Tab
+// completes), Shift+Tab cycling the permission mode, Ctrl-R searching the
+// prompts typed before, a context gauge by the token counts; each told
+// in /help.
+func TestChatTUI_command_menu_mode_cycle_history_search_context_gauge(t *testing.T) {
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t,
+		testmodel.Reply{Parts: []testmodel.Part{{Text: "First answer."}}, InputTokens: 12800, OutputTokens: 20},
+		testmodel.Say("Second answer."),
+		testmodel.Say("Third answer."))
+	u := startTUI(t, c, "anthropic", srv)
+	u.keys("/help\r")
+	u.wait("typing / lists the commands")
+	u.wait("Shift+Tab cycles the permission mode")
+	u.wait("Ctrl-R searches the prompts")
+	u.wait("how full the model's context window is")
+
+	// The menu narrows as the command is typed.
+	// below is what the display shows under the last line holding prompt.
+	below := func(s, prompt string) string {
+		if i := strings.LastIndex(s, prompt); i >= 0 {
+			return s[i+len(prompt):]
+		}
+		return ""
+	}
+	u.keys("/c")
+	u.waitDisplayIs("the commands starting with c", func(s string) bool {
+		m := below(s, "> /c\n")
+		return strings.Contains(m, "/clear") && strings.Contains(m, "/compact") && strings.Contains(m, "/cost") && !strings.Contains(m, "/model")
+	})
+	u.keys("os")
+	u.waitDisplayIs("only /cost", func(s string) bool {
+		m := below(s, "> /cos\n")
+		return strings.Contains(m, "/cost") && !strings.Contains(m, "/compact") && !strings.Contains(m, "/clear")
+	})
+	u.keys("\t\r") // Tab completes it; Enter runs it
+	u.wait("No model calls yet.")
+	u.waitDisplayGone("tab completes")
+
+	// Shift+Tab: default → acceptEdits → plan.
+	u.keys("\x1b[Z")
+	u.waitDisplay("acceptEdits mode")
+	u.keys("\x1b[Z")
+	u.waitDisplay("plan mode")
+	u.keys("/mode\r")
+	u.wait("Mode: plan")
+	u.keys("\x1b[Z")
+	u.waitDisplayGone("plan mode")
+
+	// Two prompts, then Ctrl-R finds the first by a word of it.
+	u.keys("tell me about alpha\r")
+	u.wait("First answer.")
+	u.wait("tokens: 12800 in, 20 out")
+	u.wait("% of the context")
+	if !regexp.MustCompile(`tokens: 12800 in, 20 out .*· [1-9]\d?% of the context`).MatchString(u.scr.String()) {
+		t.Errorf("the turn's token line has no context gauge:\n%s", u.scr.String())
+	}
+	u.keys("and now beta\r")
+	u.wait("Second answer.")
+	u.keys("\x12alp")
+	u.waitDisplay("(reverse-i-search)`alp': tell me about alpha")
+	u.keys("\r") // into the editor
+	u.waitDisplayGone("reverse-i-search")
+	u.keys("\r") // and sent
+	u.wait("Third answer.")
+	if got := decodeRequest(srv.Requests()[2]).msgs; len(got) < 5 || !strings.Contains(textOf(got[4]["content"]), "tell me about alpha") {
+		t.Errorf("the prompt found by Ctrl-R was not sent: %v", got)
+	}
+	u.exit()
+}

@@ -95,6 +95,13 @@ type liveState struct {
 	// clocks stand at pausedAt (see pause).
 	paused   int
 	pausedAt time.Time
+	// window is the model's context size (0: unknown), for the gauge.
+	window int
+	// commands are what the slash menu offers (keys.go); mode is the
+	// permission mode shown, nextMode what Shift+Tab calls.
+	commands []Command
+	mode     func() string
+	nextMode func()
 }
 
 // FullOptions configure [NewFull].
@@ -438,10 +445,14 @@ func (l *liveState) tokensLine() string {
 		return fmt.Sprintf("↓ %d tokens", (l.outChars+3)/4)
 	}
 	out := l.outTokens + int64((l.outChars-l.usageChars+3)/4)
+	s := fmt.Sprintf("↓ %d tokens", out)
 	if l.inTokens > 0 {
-		return fmt.Sprintf("↑ %d ↓ %d tokens", l.inTokens, out)
+		s = fmt.Sprintf("↑ %d ↓ %d tokens", l.inTokens, out)
 	}
-	return fmt.Sprintf("↓ %d tokens", out)
+	if g := ContextGauge(l.inTokens+out, l.window); g != "" && l.inTokens > 0 {
+		s += " · " + g
+	}
+	return s
 }
 
 // The messages the UI sends the program.
@@ -481,6 +492,7 @@ type fullModel struct {
 	history []string
 	histPos int    // index into history while browsing; len(history) when not
 	histCur string // what was typed before browsing
+	historySearch
 
 	transcriptState
 }
@@ -626,8 +638,19 @@ func (m *fullModel) reply(r lineResult) {
 }
 
 func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if m.searching {
+		return m, m.searchKey(msg)
+	}
 	k := msg.String()
 	switch k {
+	case "shift+tab":
+		m.cycleMode()
+		return m, nil
+	case "ctrl+r":
+		if m.read == nil || !m.read.form {
+			m.startSearch()
+			return m, nil
+		}
 	case "ctrl+c":
 		switch {
 		case m.read != nil && m.ta.Value() != "" && !m.read.form:
@@ -678,6 +701,9 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case "tab":
 		if m.read == nil || !m.read.form {
+			if m.completeCommand() {
+				return m, nil
+			}
 			return m, m.complete()
 		}
 	}
@@ -809,7 +835,22 @@ func (m *fullModel) view() string {
 		}
 		b.WriteString(m.read.prompt)
 	}
-	b.WriteString(m.ta.View())
+	if m.searching {
+		b.WriteString(m.searchView(width))
+	} else {
+		b.WriteString(m.ta.View())
+	}
+	b.WriteString(m.menuView(width))
+	m.f.live.mu.Lock()
+	modeOf := m.f.live.mode
+	m.f.live.mu.Unlock()
+	mode := ""
+	if modeOf != nil {
+		mode = modeOf()
+	}
+	if mode != "" && mode != "default" && (m.read == nil || !m.read.form) {
+		b.WriteString("\n" + styleAccent.Render("⏵⏵ "+mode+" mode") + styleDim.Render(" (shift+tab to cycle)"))
+	}
 	// The live area keeps to liveRows rows (see printAbove), its top
 	// (the reply's head, printed in full once it ends) giving way first.
 	lines := strings.Split(b.String(), "\n")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,16 @@ type REPL struct {
 // ErrInterrupted is returned when the user pressed Ctrl-C twice.
 var ErrInterrupted = errors.New("interrupted")
 
+// commands are the built-in slash commands, for the menu (keys.go).
+var commands = []Command{
+	{"help", "this help"}, {"tools", "the tools the model can use"}, {"mcp", "upstream MCP servers"},
+	{"permissions", "the permission mode and rules"}, {"mode", "show or set the permission mode"},
+	{"clear", "start a new conversation"}, {"resume", "continue a saved conversation"},
+	{"model", "show or switch the model"}, {"compact", "replace the conversation with a summary"},
+	{"cost", "tokens used and their price"}, {"fullscreen", "toggle full-screen mode"},
+	{"think", "toggle thinking"}, {"exit", "leave"},
+}
+
 const helpText = `Commands:
   /help          this help
   /tools         the tools the model can use
@@ -74,6 +85,12 @@ a second Ctrl-C exits. Ctrl-D at an empty prompt exits too. Ctrl-O shows
 every output cut short (inline: the transcript over the screen, Ctrl-O or
 Esc goes back; with --fullscreen: expanded and collapsed in place, PgUp/PgDn
 and the mouse wheel scroll the conversation).
+Keys in the terminal UI: typing / lists the commands, narrowing as you
+type (Tab completes); Shift+Tab cycles the permission mode (default,
+acceptEdits, plan); Ctrl-R searches the prompts typed before (type to
+narrow, Ctrl-R for an older one, Enter to take it, Esc to leave); Esc
+refuses a permission question. The spinner and each turn's token line
+show how full the model's context window is.
 `
 
 // Run reads prompts until /exit, end of input (Ctrl-D), two Ctrl-C in a
@@ -82,6 +99,7 @@ func (r *REPL) Run(ctx context.Context) error {
 	u := r.UI
 	r.ctx = ctx
 	u.Printf("agent-mcp chat · %s · %s\nType /help for commands.\n", r.Model, r.Session.Cwd())
+	r.setupKeys()
 	if r.PickResume {
 		if err := r.resume(ctx, ""); err != nil {
 			u.Printf("%s\n", u.style("31", "--resume: "+err.Error()))
@@ -239,12 +257,37 @@ func (r *REPL) turn(ctx context.Context, prompt string) (cancelled bool, err err
 	}
 	r.UI.Printf("")
 	if res != nil {
-		r.UI.Printf("%s\n", r.UI.style("2", usageLine(r.Agent.Usage(), before, res.Turns)))
+		line := usageLine(r.Agent.Usage(), before, res.Turns)
+		if g := ContextGauge(r.Agent.ContextUsed(), r.Agent.ContextWindow()); g != "" && r.Agent.ContextUsed() > 0 {
+			line += " · " + g
+		}
+		r.UI.Printf("%s\n", r.UI.style("2", line))
 	}
 	if interrupted && ctx.Err() == nil {
 		return true, nil // the user cancelled; already said
 	}
 	return false, err
+}
+
+// setupKeys gives the terminal UI the commands for its menu, the
+// permission modes Shift+Tab cycles through, and the context's size.
+func (r *REPL) setupKeys() {
+	u := r.UI
+	cs := append([]Command(nil), commands...)
+	home, _ := os.UserHomeDir()
+	for _, c := range customCommands(r.Session.Cwd(), home) {
+		cs = append(cs, Command{Name: c.name, Desc: c.description})
+	}
+	u.SetCommands(cs)
+	cycle := []permissions.Mode{permissions.ModeDefault, permissions.ModeAcceptEdits, permissions.ModePlan}
+	if start := r.Session.Mode(); !slices.Contains(cycle, start) {
+		cycle = append(cycle, start) // a mode the session started in stays reachable
+	}
+	u.SetModeCycle(func() string { return string(r.Session.Mode()) }, func() {
+		i := slices.Index(cycle, r.Session.Mode())
+		r.Session.SetMode(cycle[(i+1)%len(cycle)])
+	})
+	u.SetContextWindow(r.Agent.ContextWindow())
 }
 
 func usageLine(now, before llm.Usage, turns int) string {

@@ -88,6 +88,21 @@ type Agent struct {
 	usage    llm.Usage
 	// runUsage sums the finished model calls of the current Run.
 	runUsage llm.Usage
+	// context is the tokens of the last model call's context: its input
+	// (cached or not) and its output, which the next call's input holds.
+	context int64
+}
+
+// ContextWindow is the model's context size in tokens.
+func (a *Agent) ContextWindow() int { return a.cfg.ContextWindow }
+
+// ContextUsed is how many tokens of the context window the conversation
+// filled at the last model call (its input and output, as the provider
+// reported them); 0 before the first.
+func (a *Agent) ContextUsed() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.context
 }
 
 // New makes an agent with an empty conversation.
@@ -114,10 +129,12 @@ func (a *Agent) Messages() []llm.Message {
 	return append([]llm.Message(nil), a.messages...)
 }
 
-// SetMessages replaces the conversation (resuming a saved one).
+// SetMessages replaces the conversation (resuming a saved one); how full
+// the context is stays unknown until the next model call.
 func (a *Agent) SetMessages(ms []llm.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.context = 0
 	a.messages = append([]llm.Message(nil), ms...)
 }
 
@@ -318,6 +335,8 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 	a.mu.Lock()
 	a.usage = a.usage.Add(resp.Usage)
 	a.runUsage = a.runUsage.Add(resp.Usage)
+	u := resp.Usage
+	a.context = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
 	a.mu.Unlock()
 	if err := a.append(resp.Message); err != nil {
 		return resp, nil, err
