@@ -135,3 +135,36 @@ func TestSecrets_credentialsMasked(t *testing.T) {
 		}
 	})
 }
+
+// TestSecrets_tokenFileMasked: the server's --token-file is refused to Read
+// and to a Bash line that names it, and with the namespaces layer a
+// program the parser cannot see into reads nothing of it.
+func TestSecrets_tokenFileMasked(t *testing.T) {
+	t.Parallel()
+	helper, err := helperBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const token = "token-file-secret-0123456789"
+	forEachLayers(t, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
+		f := filepath.Join(e.work, "token.txt")
+		if err := os.WriteFile(f, []byte(token+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if e.user.uid != os.Getuid() {
+			if err := os.Lchown(f, e.user.uid, e.user.gid); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cs, _ := e.serve(t, layers, nil, "--token-file", f)
+		if out, isErr := call(t, cs, "Read", map[string]any{"file_path": f}); !isErr || strings.Contains(out, token) {
+			t.Errorf("Read of the token file: %q", out)
+		}
+		if out, _ := bash(t, cs, "cat token.txt", false); strings.Contains(out, token) {
+			t.Errorf("cat of the token file: %q", out)
+		}
+		if out, _ := bash(t, cs, helper+` read "$PWD/token.txt"`, false); strings.Contains(out, token) {
+			t.Errorf("a program the parser cannot see read the token file: %q", out)
+		}
+	})
+}

@@ -31,6 +31,9 @@ type Credentials struct {
 	StateHome string
 	// StateDir is the session's own state directory; empty means none.
 	StateDir string
+	// Files are further secret files, absolute: the server's own token
+	// file (--token-file).
+	Files []string
 }
 
 // sessionPrefix starts the name of every session's state directory
@@ -47,6 +50,7 @@ func (c Credentials) Paths() []string {
 		}
 		out = append(out, c.agentState())
 	}
+	out = append(out, c.Files...)
 	if c.StateDir != "" {
 		root := filepath.Dir(filepath.Clean(c.StateDir))
 		entries, _ := os.ReadDir(root)
@@ -84,6 +88,11 @@ func (c Credentials) Covers(abs string, resolved ...string) (ok bool, what strin
 				if within(p, full) {
 					return true, full
 				}
+			}
+		}
+		for _, f := range c.Files {
+			if within(p, filepath.Clean(f)) {
+				return true, filepath.Clean(f)
 			}
 		}
 		if c.StateDir != "" {

@@ -87,7 +87,7 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 	if err != nil {
 		return nil, err
 	}
-	pc := permit.Config{Rules: s.Rules, TrustHost: policy.TrustHost, Home: loc.Home, StateHome: stateHome()}
+	pc := permit.Config{Rules: s.Rules, TrustHost: policy.TrustHost, Home: loc.Home, StateHome: stateHome(), SecretFiles: w.secretFiles}
 	if sb != nil && (s.Sandbox.AutoAllow == nil || *s.Sandbox.AutoAllow) {
 		pc.Sandbox = sb
 	}

@@ -33,7 +33,7 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 	cfg := sandbox.Config{
 		Mode: mode, Home: home,
 		BuildCaches: s.Sandbox.BuildCaches, Excluded: s.Sandbox.Excluded,
-		StateHome: stateHome(), AllowUserNamespaces: s.Sandbox.AllowUserNamespaces,
+		StateHome: stateHome(), SecretFiles: w.secretFiles, AllowUserNamespaces: s.Sandbox.AllowUserNamespaces,
 	}
 	// agent-mcp's user configuration (settings, trust store) and Claude
 	// Code's are never a command's to write.

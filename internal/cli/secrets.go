@@ -75,3 +75,18 @@ func secretsCheck(sb *sandbox.Sandbox, stdout io.Writer) {
 		sandbox.NetOn:    "unrestricted",
 	}[sb.Network()])
 }
+
+// secretFiles are the given secret files (empty ones left out) as
+// absolute, clean paths.
+func secretFiles(paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}

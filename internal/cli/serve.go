@@ -41,6 +41,9 @@ type workspaceFlags struct {
 	maxInput    int
 	perm        permissionFlags
 	web         webFlags
+	// secretFiles are the server's own secret files (--token-file):
+	// credential paths to every tool and command.
+	secretFiles []string
 }
 
 func (w *workspaceFlags) add(fs *flag.FlagSet) {
@@ -178,6 +181,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	hf.token, hf.clientTokens = tokens.token, tokens.client
+	w.secretFiles = secretFiles(hf.tokenFile)
 	if hf.adminAddr != "" && !hf.enabled {
 		return errors.New("--admin-addr serves probes and metrics beside the HTTP endpoint: use it with --http")
 	}

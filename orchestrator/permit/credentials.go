@@ -18,7 +18,7 @@ func (p *Permitter) credentials(sess *tools.Session) permissions.Credentials {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return permissions.Credentials{Home: home, StateHome: p.stateHome, StateDir: sess.StateDir()}
+	return permissions.Credentials{Home: home, StateHome: p.stateHome, StateDir: sess.StateDir(), Files: p.secretFiles}
 }
 
 // refuseCredential is the refusal of a call that reads a credential path

@@ -40,6 +40,9 @@ type Config struct {
 	Home string
 	// StateHome is $XDG_STATE_HOME; empty means Home/.local/state.
 	StateHome string
+	// SecretFiles are the server's own secret files (--token-file), read
+	// by no tool (permissions.Credentials).
+	SecretFiles []string
 	// Sandbox, when set, is Bash's kernel sandbox with
 	// autoAllowBashIfSandboxed on: a command it confines runs without a
 	// question when no rule asks or denies, as the kernel holds it to the
@@ -64,12 +67,13 @@ type Sandbox interface {
 
 // Permitter implements orchestrator.Permitter.
 type Permitter struct {
-	rules     *permissions.RuleSet
-	trustHost bool
-	timeout   time.Duration
-	sandbox   Sandbox
-	home      string
-	stateHome string
+	rules       *permissions.RuleSet
+	trustHost   bool
+	timeout     time.Duration
+	sandbox     Sandbox
+	home        string
+	stateHome   string
+	secretFiles []string
 }
 
 var _ orchestrator.Permitter = (*Permitter)(nil)
@@ -77,7 +81,7 @@ var _ orchestrator.Permitter = (*Permitter)(nil)
 // New makes a Permitter.
 func New(cfg Config) *Permitter {
 	p := &Permitter{rules: cfg.Rules, trustHost: cfg.TrustHost, timeout: cfg.AskTimeout, sandbox: cfg.Sandbox,
-		home: cfg.Home, stateHome: cfg.StateHome}
+		home: cfg.Home, stateHome: cfg.StateHome, secretFiles: cfg.SecretFiles}
 	if p.rules == nil {
 		p.rules = &permissions.RuleSet{}
 	}

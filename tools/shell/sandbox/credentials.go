@@ -17,7 +17,7 @@ import (
 // the rule covers all of it (`Read(~/.ssh/**)`), else all of it but the
 // entries the rule matches (`Read(~/.ssh/known_hosts)` leaves that file).
 func (s *Sandbox) credentialMasks(stateDir string) []string {
-	creds := permissions.Credentials{Home: s.cfg.Home, StateHome: s.cfg.StateHome, StateDir: stateDir}
+	creds := permissions.Credentials{Home: s.cfg.Home, StateHome: s.cfg.StateHome, StateDir: stateDir, Files: s.cfg.SecretFiles}
 	var out []string
 	for _, c := range creds.Paths() {
 		st, err := os.Lstat(c)

@@ -182,6 +182,9 @@ type Config struct {
 	// StateHome is $XDG_STATE_HOME, where agent-mcp keeps chat's
 	// conversations (masked); empty means Home/.local/state.
 	StateHome string
+	// SecretFiles are the server's own secret files (--token-file),
+	// masked.
+	SecretFiles []string
 	// Excluded are commands that run outside the sandbox (each the start
 	// of a command line, e.g. "docker" or "git push").
 	Excluded []string
