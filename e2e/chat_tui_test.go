@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -1051,6 +1052,42 @@ func TestChatTUI_command_menu_mode_cycle_history_search_context_gauge(t *testing
 	u.wait("Third answer.")
 	if got := decodeRequest(srv.Requests()[2]).msgs; len(got) < 5 || !strings.Contains(textOf(got[4]["content"]), "tell me about alpha") {
 		t.Errorf("the prompt found by Ctrl-R was not sent: %v", got)
+	}
+	u.exit()
+}
+
+// "Don't ask again" grants exactly what it names: the file, or, as a
+// choice of its own, its directory.
+func TestChatTUI_dont_ask_again_grants_what_it_names(t *testing.T) {
+	c := newChatRun(t)
+	outside, err := os.MkdirTemp("", "o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	write := func(id, name, content string) testmodel.Reply {
+		return testmodel.Call(testmodel.ToolCall{ID: id, Name: "Write",
+			Input: fmt.Sprintf(`{"file_path":%q,"content":%q}`, filepath.Join(outside, name), content)})
+	}
+	srv := testmodel.NewServer(t,
+		write("w1", "a.txt", "1"), write("w2", "a.txt", "2"), write("w3", "b.txt", "3"), write("w4", "c.txt", "4"),
+		testmodel.Say("Written."))
+	u := startTUI(t, c, "openai", srv)
+	u.keys("write them\r")
+	u.wait("Allow Write(")
+	u.waitDisplay("for Edit(/" + outside + "/a.txt)")
+	u.waitDisplay("for Edit(/" + outside + "/**)")
+	u.keys("2\r") // this file
+	u.wait("Allow Write(" + outside + "/b.txt)")
+	u.keys("3\r") // the directory
+	u.wait("Written.")
+	if n := strings.Count(u.scr.String(), "Allow Write("); n != 2 {
+		t.Errorf("asked %d times, want twice (a.txt, then b.txt):\n%s", n, u.scr.String())
+	}
+	for name, want := range map[string]string{"a.txt": "2", "b.txt": "3", "c.txt": "4"} {
+		if b, _ := os.ReadFile(filepath.Join(outside, name)); string(b) != want {
+			t.Errorf("%s = %q, want %q", name, b, want)
+		}
 	}
 	u.exit()
 }
