@@ -223,3 +223,22 @@ func TestEgress_proxy(t *testing.T) {
 		t.Errorf("UDP reached the host: %d bytes", n)
 	}
 }
+
+// TestEgress_noElicitation: a client that cannot be asked gets a refusal
+// naming the rule to add, in the Bash result, and the host sees nothing.
+func TestEgress_noElicitation(t *testing.T) {
+	t.Parallel()
+	requireLayers(t, "namespaces")
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	e := newSandboxEnv(t, sandboxUsers(t)[0])
+	site := newTLSSite(t, filepath.Join(e.root, "site"), "unlisted.test")
+	cs, _ := e.serve(t, "namespaces,landlock", []string{sandbox.HostsEnv + "=unlisted.test=127.0.0.1"},
+		"--settings", `{"sandbox":{"network":{"allowedDomains":["127.0.0.1"]}}}`)
+	out, _ := bash(t, cs, "curl -sS --max-time 20 --cacert "+site.caFile+" https://unlisted.test:"+strconv.Itoa(site.port)+"/nobody", false)
+	if site.saw("/nobody") || !strings.Contains(out, "refused unlisted.test:") || !strings.Contains(out, "nobody can be asked") ||
+		!strings.Contains(out, "WebFetch(domain:unlisted.test)") {
+		t.Errorf("an unlisted domain without elicitation: %q", out)
+	}
+}
