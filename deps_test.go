@@ -73,8 +73,6 @@ var heavy = []struct {
 	{"charm.land/", []string{"internal/tui"}},
 	{"github.com/charmbracelet/", []string{"internal/tui"}},
 	{"github.com/yuin/goldmark", []string{"internal/tui"}},
-	{"github.com/anthropics/anthropic-sdk-go/", []string{"internal/providers"}},
-	{"github.com/openai/openai-go/", []string{"internal/providers"}},
 }
 
 // serverSide are the packages `agent-mcp serve` is built of (a directory

@@ -6,45 +6,73 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
 // anthropicProvider speaks the Anthropic Messages API.
 type anthropicProvider struct {
-	client anthropic.Client
+	client *http.Client
 	model  string
 	base   string
+	key    string
 }
 
 // DefaultMaxTokens is the output budget of a call when none is configured
 // (the Messages API requires one).
 const DefaultMaxTokens = 16384
 
+// anthropicVersion is the Messages API version requests ask for.
+const anthropicVersion = "2023-06-01"
+
 func newAnthropic(model, base, key string, opts Options) *anthropicProvider {
-	if key == "" {
-		// A local endpoint that needs no key: the SDK still wants a
-		// credential, so give it a placeholder.
-		key = "no-key"
+	client := opts.HTTPClient
+	if client == nil {
+		client = &http.Client{}
 	}
-	ro := []option.RequestOption{option.WithBaseURL(base), option.WithAPIKey(key)}
-	if opts.HTTPClient != nil {
-		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
-	}
-	// Retries are made by the retrying wrapper (retry.go), which reports them.
-	ro = append(ro, option.WithMaxRetries(0))
-	return &anthropicProvider{client: anthropic.NewClient(ro...), model: model, base: base}
+	return &anthropicProvider{client: client, model: model, base: strings.TrimRight(base, "/"), key: key}
 }
+
+// The request, as the Messages API takes it.
+type (
+	anthropicRequest struct {
+		MaxTokens int                `json:"max_tokens"`
+		Messages  []anthropicMessage `json:"messages"`
+		Model     string             `json:"model"`
+		Stream    bool               `json:"stream"`
+		System    []map[string]any   `json:"system,omitempty"`
+		Thinking  *anthropicThinking `json:"thinking,omitempty"`
+		Tools     []anthropicTool    `json:"tools,omitempty"`
+	}
+	anthropicMessage struct {
+		Content []map[string]any `json:"content"`
+		Role    string           `json:"role"`
+	}
+	anthropicThinking struct {
+		BudgetTokens int    `json:"budget_tokens"`
+		Type         string `json:"type"`
+	}
+	anthropicTool struct {
+		CacheControl *cacheControl  `json:"cache_control,omitempty"`
+		Description  string         `json:"description,omitempty"`
+		InputSchema  map[string]any `json:"input_schema"`
+		Name         string         `json:"name"`
+	}
+	cacheControl struct {
+		Type string `json:"type"`
+	}
+)
+
+// ephemeral is a prompt-cache breakpoint.
+var ephemeral = &cacheControl{Type: "ephemeral"}
 
 // params maps an llm.Request onto the Messages API. Prompt caching: a
 // breakpoint on each tool that asks for one (the last built-in tool and the
 // last MCP tool) and one on the last block of the last message, so each
 // turn reuses the previous turn's prefix.
-func (p *anthropicProvider) params(req llm.Request) (anthropic.MessageNewParams, error) {
+func (p *anthropicProvider) params(req llm.Request) (anthropicRequest, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
@@ -53,55 +81,46 @@ func (p *anthropicProvider) params(req llm.Request) (anthropic.MessageNewParams,
 		// The budget is part of the output: leave room for the answer.
 		maxTokens = b + DefaultMaxTokens/4
 	}
-	params := anthropic.MessageNewParams{
-		Model:     anthropic.Model(p.model),
-		MaxTokens: int64(maxTokens),
-	}
+	params := anthropicRequest{Model: p.model, MaxTokens: maxTokens, Stream: true, Messages: []anthropicMessage{}}
 	if req.ThinkingBudget > 0 {
-		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(max(req.ThinkingBudget, MinThinkingBudget)))
+		params.Thinking = &anthropicThinking{Type: "enabled", BudgetTokens: max(req.ThinkingBudget, MinThinkingBudget)}
 	}
 	if req.System != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+		params.System = []map[string]any{{"type": "text", "text": req.System}}
 	}
 	for _, t := range req.Tools {
-		var schema struct {
-			Properties any      `json:"properties"`
-			Required   []string `json:"required"`
-		}
-		var extra map[string]any
+		var schema map[string]any
 		if err := json.Unmarshal(t.Schema, &schema); err != nil {
 			return params, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 		}
-		_ = json.Unmarshal(t.Schema, &extra)
-		delete(extra, "type")
-		delete(extra, "properties")
-		delete(extra, "required")
-		tp := &anthropic.ToolParam{
-			Name:        t.Name,
-			Description: anthropic.String(t.Description),
-			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema.Properties, Required: schema.Required, ExtraFields: extra},
+		if schema == nil {
+			schema = map[string]any{}
 		}
-		if schema.Properties == nil {
-			tp.InputSchema.Properties = map[string]any{}
+		schema["type"] = "object"
+		if schema["properties"] == nil {
+			schema["properties"] = map[string]any{}
 		}
+		tp := anthropicTool{Name: t.Name, Description: t.Description, InputSchema: schema}
 		if t.CacheBreakpoint {
-			tp.CacheControl = anthropic.NewCacheControlEphemeralParam()
+			tp.CacheControl = ephemeral
 		}
-		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: tp})
+		params.Tools = append(params.Tools, tp)
 	}
 	for i, m := range req.Messages {
-		blocks := make([]anthropic.ContentBlockParamUnion, 0, len(m.Content))
+		blocks := make([]map[string]any, 0, len(m.Content))
 		for _, b := range m.Content {
 			blocks = append(blocks, anthropicBlock(b))
 		}
 		if i == len(req.Messages)-1 && len(blocks) > 0 {
-			setCacheControl(&blocks[len(blocks)-1])
+			if last := blocks[len(blocks)-1]; last["type"] != "thinking" && last["type"] != "redacted_thinking" {
+				last["cache_control"] = ephemeral
+			}
 		}
+		role := "user"
 		if m.Role == llm.Assistant {
-			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
-		} else {
-			params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
+			role = "assistant"
 		}
+		params.Messages = append(params.Messages, anthropicMessage{Role: role, Content: blocks})
 	}
 	return params, nil
 }
@@ -109,52 +128,88 @@ func (p *anthropicProvider) params(req llm.Request) (anthropic.MessageNewParams,
 // MinThinkingBudget is the least thinking budget the API takes.
 const MinThinkingBudget = 1024
 
-func anthropicBlock(b llm.Block) anthropic.ContentBlockParamUnion {
+func anthropicBlock(b llm.Block) map[string]any {
+	image := func(mime string, data []byte) map[string]any {
+		return map[string]any{"type": "image", "source": map[string]any{
+			"type": "base64", "media_type": mime, "data": base64.StdEncoding.EncodeToString(data)}}
+	}
 	switch b.Type {
 	case llm.ThinkingBlock:
-		return anthropic.NewThinkingBlock(b.Signature, b.Text)
+		return map[string]any{"type": "thinking", "thinking": b.Text, "signature": b.Signature}
 	case llm.RedactedThinkingBlock:
-		return anthropic.NewRedactedThinkingBlock(string(b.Data))
+		return map[string]any{"type": "redacted_thinking", "data": string(b.Data)}
 	case llm.ToolUseBlock:
 		input := b.Input
 		if len(input) == 0 {
 			input = json.RawMessage("{}")
 		}
-		return anthropic.NewToolUseBlock(b.ID, input, b.Name)
+		return map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": input}
 	case llm.ToolResultBlock:
-		tr := anthropic.ToolResultBlockParam{ToolUseID: b.ToolUseID}
+		tr := map[string]any{"type": "tool_result", "tool_use_id": b.ToolUseID}
 		if b.IsError {
-			tr.IsError = anthropic.Bool(true)
+			tr["is_error"] = true
 		}
+		content := []map[string]any{}
 		for _, c := range b.Content {
 			switch c.Type {
 			case llm.ImageBlock:
-				img := anthropic.NewImageBlockBase64(c.MIMEType, base64.StdEncoding.EncodeToString(c.Data))
-				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img.OfImage})
+				content = append(content, image(c.MIMEType, c.Data))
 			default:
-				tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: c.Text}})
+				content = append(content, map[string]any{"type": "text", "text": c.Text})
 			}
 		}
-		return anthropic.ContentBlockParamUnion{OfToolResult: &tr}
+		if len(content) > 0 {
+			tr["content"] = content
+		}
+		return tr
 	case llm.ImageBlock:
-		return anthropic.NewImageBlockBase64(b.MIMEType, base64.StdEncoding.EncodeToString(b.Data))
+		return image(b.MIMEType, b.Data)
 	default:
-		return anthropic.NewTextBlock(b.Text)
+		return map[string]any{"type": "text", "text": b.Text}
 	}
 }
 
-func setCacheControl(b *anthropic.ContentBlockParamUnion) {
-	cc := anthropic.NewCacheControlEphemeralParam()
-	switch {
-	case b.OfText != nil:
-		b.OfText.CacheControl = cc
-	case b.OfToolResult != nil:
-		b.OfToolResult.CacheControl = cc
-	case b.OfToolUse != nil:
-		b.OfToolUse.CacheControl = cc
-	case b.OfImage != nil:
-		b.OfImage.CacheControl = cc
-	}
+// anthropicEvent is one streamed event, the fields of every type in one.
+type anthropicEvent struct {
+	Type  string `json:"type"`
+	Index int    `json:"index"`
+	// message_start
+	Message *struct {
+		Usage anthropicUsageJSON `json:"usage"`
+	} `json:"message"`
+	// content_block_start
+	ContentBlock *anthropicContent `json:"content_block"`
+	// content_block_delta, message_delta
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
+		Signature   string `json:"signature"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	// message_delta
+	Usage *anthropicUsageJSON `json:"usage"`
+}
+
+type anthropicUsageJSON struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+}
+
+// anthropicContent is a content block as it is streamed and completed.
+type anthropicContent struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	partial   strings.Builder // the tool input's streamed JSON
 }
 
 func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Response, error) {
@@ -162,65 +217,129 @@ func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.H
 	if err != nil {
 		return nil, err
 	}
-	stream := p.client.Messages.NewStreaming(ctx, params)
-	defer stream.Close()
-	var acc anthropic.Message
-	for stream.Next() {
-		ev := stream.Current()
-		if err := acc.Accumulate(ev); err != nil {
-			return nil, fmt.Errorf("anthropic: reading the stream: %w", err)
-		}
-		switch ev.Type {
-		case "message_start", "message_delta":
-			if h.OnUsage != nil {
-				h.OnUsage(anthropicUsage(acc.Usage))
-			}
-		case "content_block_delta":
-			if ev.Delta.Type == "text_delta" && h.OnText != nil && ev.Delta.Text != "" {
-				h.OnText(ev.Delta.Text)
-			}
-			if ev.Delta.Type == "thinking_delta" && h.OnThinking != nil && ev.Delta.Thinking != "" {
-				h.OnThinking(ev.Delta.Thinking)
-			}
-		case "content_block_stop":
-			if i := int(ev.Index); i >= 0 && i < len(acc.Content) && acc.Content[i].Type == "tool_use" && h.OnToolUse != nil {
-				h.OnToolUse(toolUseOf(acc.Content[i].ID, acc.Content[i].Name, acc.Content[i].Input))
-			}
-		}
+	header := http.Header{}
+	header.Set("Anthropic-Version", anthropicVersion)
+	if p.key != "" {
+		header.Set("X-Api-Key", p.key)
+		header.Set("Authorization", "Bearer "+p.key)
 	}
-	if err := stream.Err(); err != nil {
+	resp, err := post(ctx, p.client, p.base+"/v1/messages", header, params)
+	if err != nil {
 		return nil, p.wrapErr(err)
 	}
-	resp := &llm.Response{
-		Message: llm.Message{Role: llm.Assistant},
-		Stop:    llm.StopReason(acc.StopReason),
-		Usage:   anthropicUsage(acc.Usage),
+	defer resp.Body.Close()
+	var usage llm.Usage
+	var content []*anthropicContent
+	var stop string
+	err = events(resp.Body, func(e event) (bool, error) {
+		if e.name == "error" {
+			if ae := asError(e.data, 0); ae != nil {
+				return true, ae
+			}
+		}
+		var ev anthropicEvent
+		if err := json.Unmarshal(e.data, &ev); err != nil {
+			return true, fmt.Errorf("anthropic: reading the stream: %w", err)
+		}
+		switch ev.Type {
+		case "message_start":
+			if ev.Message != nil {
+				usage = anthropicUsage(ev.Message.Usage, usage)
+			}
+			if h.OnUsage != nil {
+				h.OnUsage(usage)
+			}
+		case "message_delta":
+			if ev.Delta.StopReason != "" {
+				stop = ev.Delta.StopReason
+			}
+			if ev.Usage != nil {
+				usage = anthropicUsage(*ev.Usage, usage)
+			}
+			if h.OnUsage != nil {
+				h.OnUsage(usage)
+			}
+		case "content_block_start":
+			if ev.ContentBlock == nil || ev.Index != len(content) {
+				return true, fmt.Errorf("anthropic: reading the stream: block %d started out of order", ev.Index)
+			}
+			content = append(content, ev.ContentBlock)
+		case "content_block_delta":
+			if ev.Index < 0 || ev.Index >= len(content) {
+				return true, fmt.Errorf("anthropic: reading the stream: a delta for block %d, which has not started", ev.Index)
+			}
+			c := content[ev.Index]
+			switch ev.Delta.Type {
+			case "text_delta":
+				c.Text += ev.Delta.Text
+				if h.OnText != nil && ev.Delta.Text != "" {
+					h.OnText(ev.Delta.Text)
+				}
+			case "thinking_delta":
+				c.Thinking += ev.Delta.Thinking
+				if h.OnThinking != nil && ev.Delta.Thinking != "" {
+					h.OnThinking(ev.Delta.Thinking)
+				}
+			case "signature_delta":
+				c.Signature += ev.Delta.Signature
+			case "input_json_delta":
+				c.partial.WriteString(ev.Delta.PartialJSON)
+			}
+		case "content_block_stop":
+			if ev.Index < 0 || ev.Index >= len(content) {
+				return true, fmt.Errorf("anthropic: reading the stream: block %d stopped before it started", ev.Index)
+			}
+			c := content[ev.Index]
+			if c.partial.Len() > 0 {
+				c.Input = json.RawMessage(c.partial.String())
+			}
+			if c.Type == "tool_use" && h.OnToolUse != nil {
+				h.OnToolUse(toolUseOf(c.ID, c.Name, c.Input))
+			}
+		case "message_stop":
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, p.wrapErr(err)
 	}
-	for _, c := range acc.Content {
+	out := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Stop: llm.StopReason(stop), Usage: usage}
+	for _, c := range content {
 		switch c.Type {
 		case "text":
 			if c.Text != "" {
-				resp.Message.Content = append(resp.Message.Content, llm.Text(c.Text))
+				out.Message.Content = append(out.Message.Content, llm.Text(c.Text))
 			}
 		case "tool_use":
-			resp.Message.Content = append(resp.Message.Content, toolUseOf(c.ID, c.Name, c.Input))
+			out.Message.Content = append(out.Message.Content, toolUseOf(c.ID, c.Name, c.Input))
 		case "thinking":
-			resp.Message.Content = append(resp.Message.Content, llm.Block{Type: llm.ThinkingBlock, Text: c.Thinking, Signature: c.Signature})
+			out.Message.Content = append(out.Message.Content, llm.Block{Type: llm.ThinkingBlock, Text: c.Thinking, Signature: c.Signature})
 		case "redacted_thinking":
-			resp.Message.Content = append(resp.Message.Content, llm.Block{Type: llm.RedactedThinkingBlock, Data: []byte(c.Data)})
+			out.Message.Content = append(out.Message.Content, llm.Block{Type: llm.RedactedThinkingBlock, Data: []byte(c.Data)})
 		}
 	}
-	if resp.Stop == "" {
-		resp.Stop = llm.StopEndTurn
+	if out.Stop == "" {
+		out.Stop = llm.StopEndTurn
 	}
-	return resp, nil
+	return out, nil
 }
 
-func anthropicUsage(u anthropic.Usage) llm.Usage {
-	return llm.Usage{
-		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens,
+// anthropicUsage is the usage so far: message_start gives every count,
+// each message_delta the output so far and any count it repeats.
+func anthropicUsage(u anthropicUsageJSON, prev llm.Usage) llm.Usage {
+	next := prev
+	next.OutputTokens = u.OutputTokens
+	if u.InputTokens != 0 {
+		next.InputTokens = u.InputTokens
 	}
+	if u.CacheReadInputTokens != 0 {
+		next.CacheReadTokens = u.CacheReadInputTokens
+	}
+	if u.CacheCreationInputTokens != 0 {
+		next.CacheWriteTokens = u.CacheCreationInputTokens
+	}
+	return next
 }
 
 func toolUseOf(id, name string, input json.RawMessage) llm.Block {
@@ -231,7 +350,7 @@ func toolUseOf(id, name string, input json.RawMessage) llm.Block {
 }
 
 func (p *anthropicProvider) wrapErr(err error) error {
-	var apiErr *anthropic.Error
+	var apiErr *apiError
 	if errors.As(err, &apiErr) {
 		switch apiErr.StatusCode {
 		case 401, 403:
@@ -246,8 +365,8 @@ func (p *anthropicProvider) wrapErr(err error) error {
 		if apiErr.StatusCode == 0 || apiErr.StatusCode == 200 {
 			// An error event after the stream had started.
 			msg = fmt.Sprintf("anthropic: the reply stopped with an error: %s", msg)
-			if t := apiErr.Type(); t != "" {
-				msg += " (" + string(t) + ")"
+			if t := apiErr.Type; t != "" {
+				msg += " (" + t + ")"
 			}
 			return &callError{msg, []error{err}}
 		}

@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"sort"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
@@ -21,82 +19,110 @@ import (
 type openAIProvider struct {
 	name   string // the provider's name, for messages
 	model  string
-	client openai.Client
+	client *http.Client
 	base   string
+	key    string
 }
 
 func newOpenAI(name, model, base, key string, opts Options) *openAIProvider {
-	ro := []option.RequestOption{option.WithBaseURL(base)}
-	if key != "" {
-		ro = append(ro, option.WithAPIKey(key))
+	client := opts.HTTPClient
+	if client == nil {
+		client = &http.Client{}
 	}
-	if opts.HTTPClient != nil {
-		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
-	}
-	// Retries are made by the retrying wrapper (retry.go), which reports them.
-	ro = append(ro, option.WithMaxRetries(0))
-	return &openAIProvider{name: name, model: model, client: openai.NewClient(ro...), base: base}
+	return &openAIProvider{name: name, model: model, client: client, base: strings.TrimRight(base, "/"), key: key}
 }
+
+// The request, as Chat Completions takes it.
+type (
+	openAIRequest struct {
+		MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+		MaxTokens           int             `json:"max_tokens,omitempty"`
+		Messages            []openAIMessage `json:"messages"`
+		Model               string          `json:"model"`
+		ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
+		Stream              bool            `json:"stream"`
+		StreamOptions       struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+		Tools []openAITool `json:"tools,omitempty"`
+	}
+	openAIMessage struct {
+		Content    any              `json:"content,omitempty"` // a string or content parts
+		Role       string           `json:"role"`
+		ToolCallID string           `json:"tool_call_id,omitempty"`
+		ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
+	}
+	openAIToolCall struct {
+		Function struct {
+			Arguments string `json:"arguments"`
+			Name      string `json:"name"`
+		} `json:"function"`
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}
+	openAITool struct {
+		Function struct {
+			Description string         `json:"description,omitempty"`
+			Name        string         `json:"name"`
+			Parameters  map[string]any `json:"parameters"`
+		} `json:"function"`
+		Type string `json:"type"`
+	}
+)
 
 // params maps an llm.Request onto Chat Completions: the system prompt is the
 // first message, tool results become "tool" messages right after the
 // assistant message that asked for them, and images in tool results (which
 // tool messages cannot carry) follow in a user message.
-func (p *openAIProvider) params(req llm.Request) (openai.ChatCompletionNewParams, error) {
-	params := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(p.model),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
+func (p *openAIProvider) params(req llm.Request) (openAIRequest, error) {
+	params := openAIRequest{Model: p.model, Stream: true, Messages: []openAIMessage{}}
+	params.StreamOptions.IncludeUsage = true
 	reasoning := p.reasoningModel()
 	if req.MaxTokens > 0 {
 		if reasoning {
 			// OpenAI's reasoning models refuse max_tokens.
-			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+			params.MaxCompletionTokens = req.MaxTokens
 		} else {
-			params.MaxTokens = openai.Int(int64(req.MaxTokens))
+			params.MaxTokens = req.MaxTokens
 		}
 	}
 	if req.ThinkingBudget > 0 && (reasoning || p.name != "openai") {
 		// OpenAI's other models refuse the field; the other endpoints
 		// (OpenRouter, vLLM, Ollama, ...) take it or pass it on.
-		params.ReasoningEffort = shared.ReasoningEffort(ReasoningEffort(req.ThinkingBudget))
+		params.ReasoningEffort = ReasoningEffort(req.ThinkingBudget)
 	}
 	if req.System != "" {
-		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
+		params.Messages = append(params.Messages, openAIMessage{Role: "system", Content: req.System})
 	}
 	for _, t := range req.Tools {
 		var schema map[string]any
 		if err := json.Unmarshal(t.Schema, &schema); err != nil {
 			return params, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
 		}
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  shared.FunctionParameters(schema),
-		}))
+		var tool openAITool
+		tool.Type = "function"
+		tool.Function.Name, tool.Function.Description, tool.Function.Parameters = t.Name, t.Description, schema
+		params.Tools = append(params.Tools, tool)
 	}
 	for _, m := range req.Messages {
 		if m.Role == llm.Assistant {
-			var am openai.ChatCompletionAssistantMessageParam
+			am := openAIMessage{Role: "assistant"}
 			if text := m.TextOf(); text != "" {
-				am.Content.OfString = openai.String(text)
+				am.Content = text
 			}
 			for _, b := range m.ToolUses() {
 				input := string(b.Input)
 				if input == "" {
 					input = "{}"
 				}
-				am.ToolCalls = append(am.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       b.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: input},
-					},
-				})
+				tc := openAIToolCall{ID: b.ID, Type: "function"}
+				tc.Function.Name, tc.Function.Arguments = b.Name, input
+				am.ToolCalls = append(am.ToolCalls, tc)
 			}
-			params.Messages = append(params.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &am})
+			params.Messages = append(params.Messages, am)
 			continue
 		}
-		var parts []openai.ChatCompletionContentPartUnionParam
+		var parts []map[string]any
 		for _, b := range m.Content {
 			switch b.Type {
 			case llm.ToolResultBlock:
@@ -113,18 +139,18 @@ func (p *openAIProvider) params(req llm.Request) (openai.ChatCompletionNewParams
 				if b.IsError && !strings.HasPrefix(text, "Error") {
 					text = "Error: " + text
 				}
-				params.Messages = append(params.Messages, openai.ToolMessage(text, b.ToolUseID))
+				params.Messages = append(params.Messages, openAIMessage{Role: "tool", Content: text, ToolCallID: b.ToolUseID})
 			case llm.ImageBlock:
 				parts = append(parts, imagePart(b))
 			case llm.TextBlock:
-				parts = append(parts, openai.TextContentPart(b.Text))
+				parts = append(parts, map[string]any{"type": "text", "text": b.Text})
 			}
 		}
 		switch {
-		case len(parts) == 1 && parts[0].OfText != nil:
-			params.Messages = append(params.Messages, openai.UserMessage(parts[0].OfText.Text))
+		case len(parts) == 1 && parts[0]["type"] == "text":
+			params.Messages = append(params.Messages, openAIMessage{Role: "user", Content: parts[0]["text"]})
 		case len(parts) > 0:
-			params.Messages = append(params.Messages, openai.UserMessage(parts))
+			params.Messages = append(params.Messages, openAIMessage{Role: "user", Content: parts})
 		}
 	}
 	return params, nil
@@ -152,11 +178,11 @@ func (p *openAIProvider) reasoningModel() bool {
 func ReasoningEffort(budget int) string {
 	switch {
 	case budget < 4096:
-		return string(shared.ReasoningEffortLow)
+		return "low"
 	case budget < 16384:
-		return string(shared.ReasoningEffortMedium)
+		return "medium"
 	}
-	return string(shared.ReasoningEffortHigh)
+	return "high"
 }
 
 // reasoningFields are the delta fields in which OpenAI-compatible servers
@@ -165,26 +191,45 @@ func ReasoningEffort(budget int) string {
 var reasoningFields = []string{"reasoning_content", "reasoning"}
 
 // reasoningDelta is the reasoning text a streamed delta carries, if any.
-func reasoningDelta(d openai.ChatCompletionChunkChoiceDelta) string {
+func reasoningDelta(d map[string]json.RawMessage) string {
 	for _, name := range reasoningFields {
-		// Extra fields are never Valid (the SDK has no type for them):
-		// their raw JSON is what counts.
-		f, ok := d.JSON.ExtraFields[name]
-		if !ok {
-			continue
-		}
-		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
-			return s
+		var text string
+		if json.Unmarshal(d[name], &text) == nil && text != "" {
+			return text
 		}
 	}
 	return ""
 }
 
-func imagePart(b llm.Block) openai.ChatCompletionContentPartUnionParam {
-	return openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
-		URL: "data:" + b.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(b.Data),
-	})
+func imagePart(b llm.Block) map[string]any {
+	return map[string]any{"type": "image_url", "image_url": map[string]any{
+		"url": "data:" + b.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(b.Data)}}
+}
+
+// openAIChunk is one streamed chunk (or an error object in its place).
+type openAIChunk struct {
+	Choices []struct {
+		Index        int                        `json:"index"`
+		Delta        map[string]json.RawMessage `json:"delta"`
+		FinishReason string                     `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens        int64 `json:"prompt_tokens"`
+		CompletionTokens    int64 `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	} `json:"usage"`
+}
+
+// openAIToolDelta is a piece of a streamed tool call.
+type openAIToolDelta struct {
+	Index    int64  `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 // pendingCall accumulates one streamed tool call.
@@ -199,8 +244,15 @@ func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Hand
 	if err != nil {
 		return nil, err
 	}
-	stream := p.client.Chat.Completions.NewStreaming(ctx, params)
-	defer stream.Close()
+	header := http.Header{}
+	if p.key != "" {
+		header.Set("Authorization", "Bearer "+p.key)
+	}
+	resp, err := post(ctx, p.client, p.base+"/chat/completions", header, params)
+	if err != nil {
+		return nil, p.wrapErr(err)
+	}
+	defer resp.Body.Close()
 	var text strings.Builder
 	calls := map[int64]*pendingCall{}
 	var order []int64
@@ -219,14 +271,19 @@ func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Hand
 			}
 		}
 	}
-	for stream.Next() {
-		chunk := stream.Current()
-		if chunk.JSON.Usage.Valid() && (chunk.Usage.PromptTokens > 0 || chunk.Usage.CompletionTokens > 0) {
-			usage = llm.Usage{
-				InputTokens:     chunk.Usage.PromptTokens,
-				OutputTokens:    chunk.Usage.CompletionTokens,
-				CacheReadTokens: chunk.Usage.PromptTokensDetails.CachedTokens,
-			}
+	err = events(resp.Body, func(e event) (bool, error) {
+		if string(e.data) == "[DONE]" {
+			return true, nil
+		}
+		if ae := asError(e.data, 0); ae != nil {
+			return true, ae
+		}
+		var chunk openAIChunk
+		if err := json.Unmarshal(e.data, &chunk); err != nil {
+			return true, fmt.Errorf("%s: reading the stream: %w", p.name, err)
+		}
+		if u := chunk.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
+			usage = llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, CacheReadTokens: u.PromptTokensDetails.CachedTokens}
 			if h.OnUsage != nil {
 				h.OnUsage(usage)
 			}
@@ -238,14 +295,21 @@ func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Hand
 			if d := reasoningDelta(ch.Delta); d != "" && h.OnThinking != nil {
 				h.OnThinking(d)
 			}
-			if d := ch.Delta.Content; d != "" {
+			var d string
+			if json.Unmarshal(ch.Delta["content"], &d) == nil && d != "" {
 				flush(0, true) // text after a call means the call is complete
 				text.WriteString(d)
 				if h.OnText != nil {
 					h.OnText(d)
 				}
 			}
-			for _, tc := range ch.Delta.ToolCalls {
+			var toolCalls []openAIToolDelta
+			if raw := ch.Delta["tool_calls"]; len(raw) > 0 && string(raw) != "null" {
+				if err := json.Unmarshal(raw, &toolCalls); err != nil {
+					return true, fmt.Errorf("%s: reading the stream: tool_calls: %w", p.name, err)
+				}
+			}
+			for _, tc := range toolCalls {
 				c, ok := calls[tc.Index]
 				if !ok {
 					flush(tc.Index, false)
@@ -266,33 +330,37 @@ func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Hand
 				flush(0, true)
 			}
 		}
+		return false, nil
+	})
+	if errors.Is(err, io.ErrUnexpectedEOF) && finish != "" {
+		err = nil // a server that ends the stream without [DONE]
 	}
-	if err := stream.Err(); err != nil {
+	if err != nil {
 		return nil, p.wrapErr(err)
 	}
 	flush(0, true)
-	resp := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Usage: usage}
+	out := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Usage: usage}
 	if text.Len() > 0 {
-		resp.Message.Content = append(resp.Message.Content, llm.Text(text.String()))
+		out.Message.Content = append(out.Message.Content, llm.Text(text.String()))
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
 	for _, idx := range order {
-		resp.Message.Content = append(resp.Message.Content, calls[idx].block())
+		out.Message.Content = append(out.Message.Content, calls[idx].block())
 	}
 	switch finish {
 	case "tool_calls", "function_call":
-		resp.Stop = llm.StopToolUse
+		out.Stop = llm.StopToolUse
 	case "length":
-		resp.Stop = llm.StopMaxTokens
+		out.Stop = llm.StopMaxTokens
 	case "content_filter":
-		resp.Stop = llm.StopRefusal
+		out.Stop = llm.StopRefusal
 	default:
-		resp.Stop = llm.StopEndTurn
+		out.Stop = llm.StopEndTurn
 	}
 	if len(order) > 0 {
-		resp.Stop = llm.StopToolUse
+		out.Stop = llm.StopToolUse
 	}
-	return resp, nil
+	return out, nil
 }
 
 func (c *pendingCall) block() llm.Block {
@@ -315,7 +383,7 @@ func (c *pendingCall) block() llm.Block {
 }
 
 func (p *openAIProvider) wrapErr(err error) error {
-	var apiErr *openai.Error
+	var apiErr *apiError
 	if errors.As(err, &apiErr) {
 		switch apiErr.StatusCode {
 		case 401, 403:
@@ -326,6 +394,14 @@ func (p *openAIProvider) wrapErr(err error) error {
 		msg := apiErr.Message
 		if msg == "" {
 			msg = apiErr.Error()
+		}
+		if apiErr.StatusCode == 0 {
+			// An error object in a stream that had started.
+			msg = fmt.Sprintf("%s: the reply stopped with an error: %s", p.name, msg)
+			if t := apiErr.Type; t != "" {
+				msg += " (" + t + ")"
+			}
+			return &callError{msg, []error{err}}
 		}
 		errs := []error{err}
 		if apiErr.StatusCode == 400 && contextTooLong(apiErr.Code, msg) {

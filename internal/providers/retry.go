@@ -13,10 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
@@ -154,28 +150,19 @@ func retryable(err error) (time.Duration, bool) {
 	if errors.Is(err, llm.ErrContextTooLong) {
 		return 0, false
 	}
-	var ae *anthropic.Error
+	var ae *apiError
 	if errors.As(err, &ae) {
-		if ae.StatusCode == http.StatusOK || ae.StatusCode == 0 {
+		if ae.StatusCode == 0 {
 			// An error event in a stream that had started.
-			t := string(ae.Type())
-			return 0, t == "overloaded_error" || t == "rate_limit_error" || t == "api_error" || t == "timeout_error"
+			m := strings.ToLower(ae.Type + " " + ae.Code + " " + ae.Message)
+			for _, w := range []string{"overloaded", "rate_limit", "rate limit", "api_error", "server_error", "timeout", "unavailable", "capacity"} {
+				if strings.Contains(m, w) {
+					return 0, true
+				}
+			}
+			return 0, false
 		}
 		return retryAfter(ae.Response), retryableStatus(ae.StatusCode)
-	}
-	var oe *openai.Error
-	if errors.As(err, &oe) {
-		return retryAfter(oe.Response), retryableStatus(oe.StatusCode)
-	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		m := strings.ToLower(string(se.Event.Data))
-		for _, w := range []string{"overloaded", "rate_limit", "rate limit", "server_error", "timeout", "unavailable", "capacity"} {
-			if strings.Contains(m, w) {
-				return 0, true
-			}
-		}
-		return 0, false
 	}
 	// A connection cut while the reply streamed; a server that is not
 	// running at all (connection refused) fails at once.
