@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
@@ -32,6 +33,7 @@ type attackCase struct {
 	open               string   // why the attack still works (the case then expects it to)
 	settings           string
 	args               []string // further serve flags
+	tty                bool     // the server runs with a controlling terminal
 	// plant are the files (area/path → content) made before the server
 	// starts; a section whose content is "-> TARGET" plants a symbolic link.
 	plant [][2]string
@@ -113,8 +115,10 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 			c.settings = value
 		case "args":
 			c.args = strings.Fields(value)
+		case "tty":
+			c.tty = value == "yes"
 		default:
-			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings or args", key)
+			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings, args or tty", key)
 		}
 	}
 	if err := flush(); err != nil {
@@ -194,8 +198,12 @@ func (e *sandboxEnv) areaPath(p string) string {
 
 // expand substitutes the environment's paths in a case's text.
 func (e *sandboxEnv) expand(s, helper string) string {
+	tty := "(no terminal)"
+	if e.ctty != nil {
+		tty = e.ctty.Name()
+	}
 	return strings.NewReplacer("@WORK@", e.work, "@HOME@", e.home, "@OUTSIDE@", e.outside,
-		"@STATE@", e.state, "@HELPER@", helper).Replace(s)
+		"@STATE@", e.state, "@HELPER@", helper, "@TTY@", tty).Replace(s)
 }
 
 // plantAttack makes a case's files, owned by the environment's user.
@@ -365,6 +373,14 @@ func TestAttackCorpus(t *testing.T) {
 				}
 				for _, a := range c.args {
 					args = append(args, e.expand(a, helper))
+				}
+				if c.tty {
+					ptmx, tty, err := pty.Open()
+					if err != nil {
+						t.Fatalf("opening a terminal for the server: %v", err)
+					}
+					t.Cleanup(func() { ptmx.Close(); tty.Close() })
+					e.ctty = tty
 				}
 				cs, _ := e.serve(t, layers, nil, args...)
 				failed := runAttack(t, c, e, cs, helper)

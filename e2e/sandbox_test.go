@@ -94,6 +94,9 @@ var sandboxSupport = sync.OnceValue(func() sandbox.Support {
 type sandboxEnv struct {
 	root, work, outside, home, state, bin string
 	user                                  sandboxUser
+	// ctty, when set, is the terminal the server runs on (its
+	// controlling terminal).
+	ctty *os.File
 }
 
 func newSandboxEnv(t *testing.T, u sandboxUser) *sandboxEnv {
@@ -172,6 +175,11 @@ func (e *sandboxEnv) serve(t *testing.T, layers string, extraEnv []string, args 
 		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache")}, extraEnv...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &lockedWriter{w: &stderr}
+	if e.ctty != nil {
+		// The server runs on a terminal, as chat or serve started by hand.
+		cmd.ExtraFiles = append(cmd.ExtraFiles, e.ctty)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
+	}
 	cs := testbin.Stdio(t, cmd, nil)
 	t.Cleanup(func() {
 		if t.Failed() {

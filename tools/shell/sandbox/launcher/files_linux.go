@@ -54,3 +54,17 @@ func pinAncestors(p Plan) error {
 	}
 	return nil
 }
+
+// dropTerminal gives up the controlling terminal init inherited from the
+// server, if any, so that neither init nor the command can reach it
+// (/dev/tty then fails with ENXIO; TIOCSTI could otherwise type a line
+// into the user's shell). init is not a session leader, so only it loses
+// the terminal, and its children inherit none.
+func dropTerminal() {
+	fd, err := unix.Open("/dev/tty", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return // none
+	}
+	_ = unix.IoctlSetInt(fd, unix.TIOCNOTTY, 0)
+	unix.Close(fd)
+}

@@ -94,6 +94,7 @@ func initMain(p Plan) int {
 	// init keeps to its main thread; the shell is started from a thread
 	// of its own that ends once it has (startLockedDown).
 	runtime.LockOSThread()
+	dropTerminal()
 	if err := Undumpable(); err != nil {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: making the launcher undumpable: %v\n", err)
 		return SetupFailed
