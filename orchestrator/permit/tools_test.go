@@ -2,6 +2,7 @@ package permit
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -89,6 +90,9 @@ func TestPipeline_fileToolsConfined(t *testing.T) {
 			if err := os.WriteFile(f.dir+"/.git/config", []byte("[core]\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The session has read it: a write over a file never read is
+			// refused before the permission decision (fs preflight).
+			f.sess.RecordFile(f.dir+"/.git/config", tools.FileState{Fingerprint: sha256.Sum256([]byte("[core]\n")), Size: 7})
 			sub := strings.NewReplacer("%D", f.dir, "%O", f.outside).Replace
 			out := noSettingsPipeline(t).Run(context.Background(), &tools.UseContext{Session: f.sess},
 				orchestrator.Call{ID: "1", Name: tt.tool, Input: json.RawMessage(sub(tt.input))}, nil)
