@@ -433,3 +433,32 @@ func TestSandbox_allowUserNamespaces_lets_commands_make_them(t *testing.T) {
 		}
 	})
 }
+
+// TestSandbox_git_works_in_protected_repositories: with a repository's
+// code paths protected (attacks git-*), git still commits, branches and
+// checks out in it, command after command; what it cannot do is change
+// the config.
+func TestSandbox_git_works_in_protected_repositories(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	forEachLayers(t, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
+		cs, _ := e.serve(t, layers, nil)
+		id := "-c user.name=t -c user.email=t@e"
+		r := filepath.Join(e.work, "r")
+		steps := []struct{ cmd, want string }{
+			{"git init -q " + r + " && cd " + r + " && git " + id + " commit --allow-empty -qm a && echo OK1", "OK1"},
+			{"cd " + r + " && echo x > f && git add f && git " + id + " commit -qm b && git checkout -qb topic && echo y >> f && git " + id + " commit -qam c && git checkout -q - && git log --oneline --all | wc -l", "3"},
+			{"cd " + r + " && git config core.fsmonitor 'touch x' 2>&1; git status --short | wc -l", "0"},
+		}
+		for _, s := range steps {
+			if out, _ := bash(t, cs, s.cmd, false); !strings.Contains(out, s.want) {
+				t.Errorf("%s: want %q in %s", s.cmd, s.want, out)
+			}
+		}
+		if b, _ := os.ReadFile(filepath.Join(e.work, "r", ".git", "config")); strings.Contains(string(b), "fsmonitor") {
+			t.Errorf("the nested repository's config was changed: %s", b)
+		}
+	})
+}

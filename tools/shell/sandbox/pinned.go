@@ -37,6 +37,20 @@ type absentGuard struct {
 // configuration), which must never be created or changed by a command.
 func (s *Sandbox) pinnedPaths(roots []string) []string {
 	paths := permissions.SandboxReadOnlyPaths(roots, s.cfg.Home)
+	for _, p := range gitPaths(roots) {
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	for _, r := range roots {
+		// A .git a command makes where there was none: a directory is a
+		// repository of its own (its config and hooks are guarded as
+		// above); a file would point git at a directory the command
+		// chose, so it is moved aside.
+		if p := filepath.Join(r, ".git"); !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
 	for _, p := range s.cfg.Pinned {
 		if p != "" && !slices.Contains(paths, filepath.Clean(p)) {
 			paths = append(paths, filepath.Clean(p))
@@ -93,9 +107,13 @@ func (g *absentGuard) report() []string {
 func (g *absentGuard) sweepLocked() {
 	var names []string
 	for p := range g.absent {
-		if _, err := os.Lstat(p); err == nil {
-			names = append(names, p)
+		st, err := os.Lstat(p)
+		if err != nil || filepath.Base(p) == ".git" && st.IsDir() {
+			// A new .git directory is a new repository: its config
+			// and hooks are guarded by name.
+			continue
 		}
+		names = append(names, p)
 	}
 	slices.Sort(names)
 	for _, p := range names {

@@ -528,7 +528,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	pinned := s.pinnedPaths(roots)
 	ro := append(slices.Clone(pinned), expand(s.cfg.ReadOnly)...)
 	for _, r := range existing(ro) {
-		if within(r, writable) {
+		if within(r, writable) && !isGitDirEntry(r) {
 			p.ReadOnly = append(p.ReadOnly, r)
 		}
 	}
