@@ -11,6 +11,9 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 // The lockdown tests: what a command run as root (or as an ordinary user)
@@ -277,4 +280,46 @@ func TestSandbox_unconfined_notice_reaches_the_model(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSandbox_limits: where a command runs in a cgroup of its own, the
+// sandbox's limits cap its processes (a fork bomb stops there) and its
+// memory (the OOM killer ends the command); with Landlock alone and no
+// cgroup nothing caps them, as the docs say.
+func TestSandbox_limits(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl not installed")
+	}
+	forEachLayers(t, []string{"landlock,cgroup", "namespaces,landlock,cgroup", "landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
+		cs, _ := e.serve(t, layers, []string{"P=" + pwned}, "--settings", `{"sandbox":{"limits":{"processes":64,"memory":"128MiB"}}}`)
+		capped, _ := bash(t, cs, `grep -h -E '^[0-9]+:(pids|memory):|^0::' /proc/self/cgroup`, false)
+		// sandbox check says whether the limits can be set here with
+		// these layers, as this user.
+		argv := append(append([]string{}, e.user.wrap...), e.bin, "sandbox", "check")
+		check := exec.Command(argv[0], argv[1:]...)
+		check.Env = append(testbin.HermeticEnv(t), sandbox.LayersEnv+"="+layers, "HOME="+e.home)
+		said, _ := check.CombinedOutput()
+		held := strings.Contains(string(said), "each command limited to")
+		if strings.Contains(layers, "cgroup") && !held {
+			t.Skipf("no limit can be set with %s for uid %d here: %s", layers, e.user.uid, said)
+		}
+		if held && !strings.Contains(capped, "agent-mcp-") {
+			t.Fatalf("sandbox check says limits hold, but the command is in no cgroup of its own: %s", capped)
+		}
+		forks := `perl -e '@k = (); for (1..100) { $p = fork; last unless defined $p; if (!$p) { sleep 60; exit 0 } push @k, $p } ` +
+			`print scalar(@k) >= 100 ? "$ENV{P} forked " : "forked ", scalar(@k), "\n"; kill 9, @k'; echo RAN`
+		mem := `perl -e '$x = "a" x (300*1024*1024); print "$ENV{P} allocated 300 MiB\n"'; echo RAN`
+		for _, c := range []string{forks, mem} {
+			out, _ := bash(t, cs, c, false)
+			switch {
+			case !strings.Contains(out, "RAN"):
+				t.Errorf("the command did not run:\n%s", out)
+			case held && strings.Contains(out, pwned):
+				t.Errorf("the limit did not hold:\n%s\n(cgroups: %s)", out, capped)
+			case !held && !strings.Contains(out, pwned):
+				t.Errorf("without a cgroup nothing caps the command, yet:\n%s", out)
+			}
+		}
+	})
 }

@@ -34,6 +34,7 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 		Mode: mode, Home: home,
 		BuildCaches: s.Sandbox.BuildCaches, Excluded: s.Sandbox.Excluded,
 		StateHome: stateHome(), SecretFiles: w.secretFiles, AllowUserNamespaces: s.Sandbox.AllowUserNamespaces,
+		Limits: sandbox.Limits{Processes: s.Sandbox.LimitProcesses, Memory: s.Sandbox.LimitMemory},
 	}
 	// agent-mcp's user configuration (settings, trust store) and Claude
 	// Code's are never a command's to write.
@@ -112,7 +113,10 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	sup := sandbox.Probe("/proc/self/exe")
 	fmt.Fprintf(stdout, "landlock:   %s\n", supportLine(sup.Landlock > 0, fmt.Sprintf("ABI %d", sup.Landlock), sup.LandlockErr))
 	fmt.Fprintf(stdout, "namespaces: %s\n", supportLine(sup.Namespaces, "user, mount, pid, ipc, net", sup.NamespacesErr))
-	fmt.Fprintf(stdout, "cgroup:     %s\n", supportLine(sup.Cgroup != "", "a cgroup per command beneath "+sup.Cgroup+", used without a PID namespace", sup.CgroupErr))
+	fmt.Fprintf(stdout, "cgroup:     %s\n", supportLine(sup.Cgroup != "", "a cgroup per command beneath "+sup.Cgroup+
+		" (needs root or a delegated cgroup, e.g. systemd-run --user --scope -p Delegate=yes)", sup.CgroupErr))
+	fmt.Fprintf(stdout, "limits:     %s\n", supportLine(sup.Limits.Pids() && sup.Limits.Memory(),
+		"pids and memory caps per command: "+sup.Limits.String(), sup.LimitsErr))
 	home, _ := os.UserHomeDir()
 	sb, err := w.newSandbox(&settings.Settings{Rules: &permissions.RuleSet{}}, home)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // SandboxFile is the "sandbox" object of a settings file: Claude Code's
@@ -24,6 +26,16 @@ type SandboxFile struct {
 	// AllowUserNamespaces lets a sandboxed command make user namespaces
 	// of its own (refused by default).
 	AllowUserNamespaces *bool `json:"allowUserNamespaces"`
+	// Limits caps each command's processes and memory.
+	Limits *SandboxLimitsFile `json:"limits"`
+}
+
+// SandboxLimitsFile is the sandbox's "limits" object: processes is a
+// count (processes and threads), memory bytes as a number or a string
+// with a binary suffix ("512MiB", "8G"); 0 or "max" sets no cap.
+type SandboxLimitsFile struct {
+	Processes *int64          `json:"processes"`
+	Memory    json.RawMessage `json:"memory"`
 }
 
 // SandboxSettings are the sandbox settings of every source, merged: the
@@ -49,6 +61,9 @@ type SandboxSettings struct {
 	// AllowUserNamespaces is true when the last source that set
 	// allowUserNamespaces allowed them.
 	AllowUserNamespaces bool
+	// LimitProcesses and LimitMemory cap each command: 0 when no source
+	// set them (the default applies), negative for no cap.
+	LimitProcesses, LimitMemory int64
 }
 
 func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
@@ -92,6 +107,21 @@ func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
 			return fmt.Errorf(`sandbox.network must be "proxy", true, false or an object with allowedDomains and deniedDomains, got %s`, n)
 		}
 	}
+	if l := f.Limits; l != nil {
+		if l.Processes != nil {
+			if *l.Processes < 0 {
+				return fmt.Errorf("sandbox.limits.processes must be a count of processes (0 for no limit), got %d", *l.Processes)
+			}
+			s.LimitProcesses = noCapIfZero(*l.Processes)
+		}
+		if m := bytes.TrimSpace(l.Memory); len(m) > 0 && !bytes.Equal(m, []byte("null")) {
+			n, err := parseMemory(m)
+			if err != nil {
+				return fmt.Errorf("sandbox.limits.memory: %w", err)
+			}
+			s.LimitMemory = noCapIfZero(n)
+		}
+	}
 	if f.BuildCaches != nil {
 		s.BuildCaches = []string{}
 		for _, d := range *f.BuildCaches {
@@ -122,6 +152,9 @@ func (f *SandboxFile) dropWidening() []string {
 	if f.BuildCaches != nil {
 		f.BuildCaches, keys = nil, append(keys, "buildCaches")
 	}
+	if f.Limits != nil {
+		f.Limits, keys = nil, append(keys, "limits")
+	}
 	switch n := bytes.TrimSpace(f.Network); {
 	case bytes.Equal(n, []byte("true")):
 		f.Network, keys = nil, append(keys, "network")
@@ -138,4 +171,44 @@ func (f *SandboxFile) dropWidening() []string {
 		}
 	}
 	return keys
+}
+
+// noCapIfZero maps a setting's 0 (no cap) to -1, leaving 0 for "not set".
+func noCapIfZero(n int64) int64 {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// parseMemory reads a memory size: bytes as a JSON number, or a string of
+// a number with an optional binary suffix (K, M, G, T, with or without
+// "iB" or "B"), or "max" (0: no cap).
+func parseMemory(raw json.RawMessage) (int64, error) {
+	var n int64
+	if err := json.Unmarshal(raw, &n); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("must be a size in bytes (0 for no limit), got %d", n)
+		}
+		return n, nil
+	}
+	var str string
+	if err := json.Unmarshal(raw, &str); err != nil {
+		return 0, fmt.Errorf(`must be a number of bytes or a string such as "8GiB" or "max", got %s`, raw)
+	}
+	t := strings.ToUpper(strings.TrimSpace(str))
+	if t == "MAX" {
+		return 0, nil
+	}
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := int64(1)
+	if k := strings.IndexAny(t, "KMGT"); k >= 0 && k == len(t)-1 {
+		mult = int64(1) << (10 * (1 + strings.IndexByte("KMGT", t[k])))
+		t = t[:k]
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || v < 0 || v*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf(`must be a number of bytes or a string such as "8GiB" or "max", got %q`, str)
+	}
+	return int64(v * float64(mult)), nil
 }

@@ -46,8 +46,16 @@
 //     with cgroup.kill, and the server removes it once init is gone,
 //     killing what a killed init left.
 //
-// no_new_privs is set in every case. [Probe] says what this machine offers;
-// [New] picks the layers for a [Mode]. Trying the namespaces takes a child
+// no_new_privs is set in every case. In every layer the shell is started
+// from a thread of the launcher's own that first gives up what the command
+// must not have (package launcher, lockdown_linux.go): every capability
+// (root's too), the server's session keyring (a fresh one), set-user-ID
+// and set-group-ID bits and device nodes (a seccomp filter), and, with
+// Landlock, a domain nested below the launcher's, so the command cannot
+// ptrace, signal or read the descriptors of its launcher, which is not
+// dumpable either. Where a cgroup can be made for the command (either
+// layer) it also caps the command's processes and memory ([Limits]).
+// [Probe] says what this machine offers; [New] picks the layers for a [Mode]. Trying the namespaces takes a child
 // process, so New does that in the background: a server answers its
 // client meanwhile, and the first command waits for the answer.
 package sandbox

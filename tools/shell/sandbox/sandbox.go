@@ -56,6 +56,7 @@ func probeProcesses(s *Support, launcherPath string) {
 	s.Namespaces = s.NamespacesErr == nil
 	s.Cgroup, s.CgroupErr = launcher.ProbeCgroup(launcherPath)
 	allowedLayers(s)
+	probeLimits(s)
 }
 
 // LayersEnv is the variable that, when set, limits the layers the sandbox
@@ -147,6 +148,10 @@ type Support struct {
 	Cgroup string
 	// CgroupErr says why no cgroup can be made.
 	CgroupErr error
+	// Limits says where a command's process and memory caps can be set
+	// (its cgroup's controllers); LimitsErr why not everywhere.
+	Limits    launcher.LimitSupport
+	LimitsErr error
 }
 
 // Pattern is a path pattern of a permission rule: a directory and a
@@ -188,6 +193,9 @@ type Config struct {
 	// Excluded are commands that run outside the sandbox (each the start
 	// of a command line, e.g. "docker" or "git push").
 	Excluded []string
+	// Limits caps each command's processes and memory where it runs in
+	// a cgroup of its own.
+	Limits Limits
 	// Launcher is the agent-mcp binary; default /proc/self/exe (the
 	// running one).
 	Launcher string
@@ -274,9 +282,10 @@ func (s *Sandbox) probe() {
 	probeProcesses(&sup, s.cfg.Launcher)
 	s.support = sup
 	s.layers = Layers{Namespaces: sup.Namespaces, Landlock: sup.Landlock}
-	s.layers.Cgroup = !sup.Namespaces && s.layers.Any() && sup.Cgroup != ""
+	s.layers.Cgroup = s.layers.Any() && sup.Cgroup != ""
 	if s.layers.Cgroup {
 		launcher.RemoveStaleCgroups(sup.Cgroup)
+		removeStaleLimits(sup.Limits)
 	}
 }
 
@@ -398,7 +407,7 @@ func (s *Sandbox) Describe() string {
 	case NetProxy:
 		net = "through the egress proxy"
 	}
-	return fmt.Sprintf("sandbox: %s, network %s, processes held by %s", s.layers, net, s.layers.processes())
+	return fmt.Sprintf("sandbox: %s, network %s, processes held by %s, %s", s.layers, net, s.layers.processes(), s.describeLimits())
 }
 
 // DefaultBuildCaches are the per-user build caches a sandboxed command may
@@ -476,7 +485,7 @@ type Launch struct {
 	// (serverR init's end): held, never written, until init is gone, so
 	// that init reads end of file only when this process has died.
 	server, serverR *os.File
-	cgroup          string // the command's cgroup, removed once init is gone
+	cgroups         []string // the command's cgroups (v2, then v1 ones), removed once init is gone
 	// egressInit and egressServer are the ends of the socket pair init
 	// hands the proxy's connections over (network.go); egress serves
 	// them.
@@ -548,9 +557,21 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		// After the shell's files (Command, below).
 		p.ProxyFD = launcher.ServerFD + 1 + len(spec.Files)
 	}
+	var cgroups []string
 	if s.layers.Cgroup {
 		// Where none can be made now, the subreaper alone holds it.
-		p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, s.cgroups.Add(1))
+		n := s.cgroups.Add(1)
+		p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, n)
+		if p.Cgroup != "" {
+			cgroups = append(cgroups, p.Cgroup)
+			joins, err := launcher.SetLimits(s.limitSupport(), p.Cgroup, n, s.limits())
+			cgroups = append(cgroups, joins...)
+			if err != nil {
+				removeCgroups(cgroups)
+				return nil, fmt.Errorf("sandbox: %w", err)
+			}
+			p.JoinCgroups = joins
+		}
 	}
 	arg, err := json.Marshal(p)
 	if err != nil {
@@ -558,18 +579,14 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		if p.Cgroup != "" {
-			_ = launcher.RemoveCgroup(p.Cgroup)
-		}
+		removeCgroups(cgroups)
 		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
 	}
 	sr, sw, err := serverPair()
 	if err != nil {
 		r.Close()
 		w.Close()
-		if p.Cgroup != "" {
-			_ = launcher.RemoveCgroup(p.Cgroup)
-		}
+		removeCgroups(cgroups)
 		return nil, fmt.Errorf("sandbox: server socket: %w", err)
 	}
 	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
@@ -578,7 +595,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
 	s.guard.begin(guarded)
 	l := &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
-		server: sw, serverR: sr, cgroup: p.Cgroup, guard: &s.guard}
+		server: sw, serverR: sr, cgroups: cgroups, guard: &s.guard}
 	if p.Proxy {
 		ei, es, err := egressPair()
 		if err != nil {
@@ -637,8 +654,8 @@ func (l *Launch) Started(err error) {
 	if err != nil && l.server != nil {
 		l.server.Close()
 	}
-	if err != nil && l.cgroup != "" {
-		_ = launcher.RemoveCgroup(l.cgroup)
+	if err != nil {
+		removeCgroups(l.cgroups)
 	}
 	if err != nil && l.guard != nil {
 		l.guard.sweep(true)
@@ -669,10 +686,8 @@ func (l *Launch) Wait() int {
 		err := l.Cmd.Wait()
 		code := exitStatus(l.Cmd.ProcessState, err)
 		l.server.Close()
-		if l.cgroup != "" {
-			// init is gone, and whatever it left (it was killed) with it.
-			_ = launcher.RemoveCgroup(l.cgroup)
-		}
+		// init is gone, and whatever it left (it was killed) with it.
+		removeCgroups(l.cgroups)
 		// Nothing of the command is left to create a protected name.
 		l.guard.sweep(true)
 		initDone <- code

@@ -124,7 +124,8 @@ func RemoveStaleCgroups(parent string) int {
 }
 
 // cgroupServer is the pid of the server that made the command's cgroup
-// named name ([NewCgroup]), if name is one.
+// named name ([NewCgroup]), or its own leaf (agent-mcp-PID-server, see
+// limits_linux.go), if name is one.
 func cgroupServer(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, "agent-mcp-")
 	if !ok {
@@ -138,7 +139,7 @@ func cgroupServer(name string) (int, bool) {
 	if err != nil || pid <= 0 || strconv.Itoa(pid) != p {
 		return 0, false
 	}
-	if _, err := strconv.ParseUint(n, 10, 64); err != nil {
+	if _, err := strconv.ParseUint(n, 10, 64); err != nil && n != "server" {
 		return 0, false
 	}
 	return pid, true

@@ -114,6 +114,29 @@ func initMain(p Plan) int {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: "+format+"\n", a...)
 		return SetupFailed
 	}
+	// The command's cgroups are opened before the mounts turn read-only
+	// and Landlock forbids writing beneath /sys/fs/cgroup: the v2 one's
+	// directory to start the shell in and cgroup.kill to end it, the
+	// v1 ones' tasks to join (limits_linux.go).
+	cg := &cgroup{dir: p.Cgroup, fd: -1}
+	if p.Cgroup != "" {
+		fd, err := unix.Open(p.Cgroup, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fail("opening the command's cgroup: %v", err)
+		}
+		cg.fd = fd
+		// With namespaces the PID namespace ends the command, and a file
+		// open for writing would keep its mount from turning read-only.
+		if f, err := os.OpenFile(filepath.Join(p.Cgroup, "cgroup.kill"), os.O_WRONLY, 0); err == nil && !p.Namespaces {
+			cg.kill = f // absent before Linux 5.14: the processes are killed one by one
+		} else if err == nil {
+			f.Close()
+		}
+	}
+	joins, err := openJoins(p.JoinCgroups)
+	if err != nil {
+		return fail("%v", err)
+	}
 	if p.Namespaces {
 		if err := setupMounts(p); err != nil {
 			return fail("%v", err)
@@ -133,20 +156,6 @@ func initMain(p Plan) int {
 		}
 	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail("becoming a subreaper: %v", err)
-	}
-	// The command's cgroup (no PID namespace) is opened before Landlock
-	// forbids writing beneath /sys/fs/cgroup: its directory to start the
-	// shell in, its cgroup.kill to end it.
-	cg := &cgroup{dir: p.Cgroup, fd: -1}
-	if p.Cgroup != "" {
-		fd, err := unix.Open(p.Cgroup, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fail("opening the command's cgroup: %v", err)
-		}
-		cg.fd = fd
-		if f, err := os.OpenFile(filepath.Join(p.Cgroup, "cgroup.kill"), os.O_WRONLY, 0); err == nil {
-			cg.kill = f // absent before Linux 5.14: the processes are killed one by one
-		}
 	}
 	if err := llsys.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fail("setting no_new_privs: %v", err)
@@ -213,7 +222,7 @@ func initMain(p Plan) int {
 		}
 		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Ctty = true, true, 0
 	}
-	err := errors.New("no cgroup")
+	err = errors.New("no cgroup")
 	if cg.fd >= 0 {
 		// Added to the attributes above, not in their place: the
 		// command's user namespace must not be lost.
@@ -221,7 +230,7 @@ func initMain(p Plan) int {
 			cmd.SysProcAttr = &syscall.SysProcAttr{}
 		}
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
-		if err = startLockedDown(cmd, p); err != nil {
+		if err = startLockedDown(cmd, p, joins); err != nil {
 			// clone3 into a cgroup needs Linux 5.7: the subreaper alone
 			// holds the command.
 			cmd = cloneCmd(cmd)
@@ -229,7 +238,7 @@ func initMain(p Plan) int {
 		}
 	}
 	if err != nil {
-		err = startLockedDown(cmd, p)
+		err = startLockedDown(cmd, p, joins)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: starting %s: %v\n", p.Shell, err)
@@ -552,7 +561,7 @@ func LandlockABI() (int, error) {
 	abi, err := llsys.LandlockGetABIVersion()
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("the kernel has no Landlock (needs Linux 5.13+ with landlock in the lsm= list): %w", err)
+		return 0, fmt.Errorf("the kernel has no Landlock (needs Linux 5.13+ built with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= boot parameter; in a container, a seccomp profile that allows landlock_create_ruleset, landlock_add_rule and landlock_restrict_self): %w", err)
 	case abi < 1:
 		return 0, errors.New("the kernel reports no Landlock ABI")
 	}
@@ -575,7 +584,7 @@ func ProbeNamespaces(launcher string) error {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return fmt.Errorf("user namespaces are unavailable (needs unprivileged user namespaces, e.g. kernel.unprivileged_userns_clone=1 and no container seccomp rule against unshare): %s", msg)
+		return fmt.Errorf("user namespaces are unavailable (needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0 where they exist, user.max_user_namespaces above 0, and in a container a seccomp profile that allows unshare and clone of namespaces, e.g. docker run --security-opt seccomp=unconfined): %s", msg)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package launcher
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"unsafe"
@@ -26,12 +27,17 @@ import (
 // else of the launcher ever runs on it.
 
 // startLockedDown starts cmd from a fresh OS thread locked down as
-// [lockDownThread] says.
-func startLockedDown(cmd *exec.Cmd, p Plan) error {
+// [lockDownThread] says, after the thread has joined the cgroup v1
+// directories whose tasks files are joins.
+func startLockedDown(cmd *exec.Cmd, p Plan, joins []*os.File) error {
 	done := make(chan error, 1)
 	go func() {
 		// Never unlocked: the thread ends with this goroutine.
 		runtime.LockOSThread()
+		if err := joinCgroups(joins); err != nil {
+			done <- err
+			return
+		}
 		if err := lockDownThread(p); err != nil {
 			done <- err
 			return

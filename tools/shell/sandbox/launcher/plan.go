@@ -51,6 +51,9 @@ type Plan struct {
 	// AllowUserNS lets the command make user namespaces of its own; else,
 	// with namespaces, init limits its user namespace to the command's.
 	AllowUserNS bool
+	// JoinCgroups are the command's cgroup v1 directories (made and
+	// capped by the server) that the thread starting the shell joins.
+	JoinCgroups []string
 }
 
 // ServerFD is the descriptor [Plan.ServerFD] names when the server passes
