@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,6 +216,10 @@ func (e *sandboxEnv) plantAttack(t *testing.T, c *attackCase, helper string) {
 			t.Fatal(err)
 		}
 		content := e.expand(p[1], helper)
+		if strings.TrimSpace(content) == "=socket" {
+			listenUnix(t, path)
+			continue
+		}
 		if target, ok := strings.CutPrefix(content, "-> "); ok {
 			if err := os.Symlink(strings.TrimSpace(target), path); err != nil {
 				t.Fatal(err)
@@ -461,4 +466,28 @@ func TestSandbox_git_works_in_protected_repositories(t *testing.T) {
 			t.Errorf("the nested repository's config was changed: %s", b)
 		}
 	})
+}
+
+// listenUnix serves a unix socket at path, anyone may connect, that
+// answers every connection with SOCKET-REACHED.
+func listenUnix(t *testing.T, path string) {
+	t.Helper()
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("SOCKET-REACHED\n"))
+			c.Close()
+		}
+	}()
 }

@@ -259,6 +259,7 @@ func trimDetail(s string) string {
 func userNamespacesCheck(sb *sandbox.Sandbox, run func(string) (string, error), check func(string, bool, string), stdout io.Writer) {
 	if !sb.Layers().Namespaces {
 		fmt.Fprintln(stdout, "  --   user namespaces inside the sandbox: not refused by Landlock alone (Landlock refuses mounts inside them)")
+		fmt.Fprintln(stdout, "  --   pathname unix sockets outside the writable roots: reachable with Landlock alone (its scoping covers abstract ones only)")
 		return
 	}
 	out, _ := run("unshare -U true && echo MADE")

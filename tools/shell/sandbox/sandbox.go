@@ -548,6 +548,9 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		}
 	}
 	p.Masked = existing(append(expand(s.cfg.ReadDeny), s.credentialMasks(spec.StateDir)...))
+	if s.net() != NetOn && s.layers.Namespaces {
+		p.Masked = append(p.Masked, unixSockets(writable)...)
+	}
 	stateReadOnly(&p, spec.StateDir, tmp, roots)
 	p.Pinned = ancestorsWithin(append(slices.Clone(p.ReadOnly), p.Masked...), writable)
 	p.ServerFD = launcher.ServerFD
