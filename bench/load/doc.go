@@ -2,7 +2,9 @@
 // tool calls and reports throughput, latency and the server's memory, and
 // measures startup (process start to the initialize response over stdio)
 // beside the reference filesystem server and Claude Code's `claude mcp
-// serve` (both as conformance/run-official.sh installs them).
+// serve` (both as conformance/run-official.sh installs them): each one's
+// median wall time to the answer, and the CPU time it took from its start
+// to its exit, which a loaded machine disturbs far less.
 //
 //	go run ./bench/load                      # 50 sessions × 200 calls
 //	go run ./bench/load -sessions 10 -calls 50
