@@ -90,7 +90,7 @@ func TestChatPrint_json_with_upstream_tool(t *testing.T) {
 		testmodel.Say("done"))
 	out, errOut, code := c.run(t, "", append(anthropicEnv(), "UP_URL="+up),
 		"-p", "use the tool", "--output-format", "json", "--model", "anthropic/test-model", "--base-url", srv.URL,
-		"--allowed-tools", "mcp__up")
+		"--allowed-tools", "mcp__up", "--trust-project")
 	if code != 0 {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}

@@ -228,7 +228,11 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if err != nil {
 		return nil, err
 	}
-	cfgs, warnings, err := upstream.Load(upstream.LoadOptions{ProjectDir: cwd, Files: f.mcpConfigs, Strict: f.strictMCP})
+	trusted := perm.settings.WorkspaceTrusted
+	cfgs, warnings, err := upstream.Load(upstream.LoadOptions{ProjectDir: cwd, Files: f.mcpConfigs, Strict: f.strictMCP,
+		ProjectFilter: func(servers []upstream.ServerConfig) []upstream.ServerConfig {
+			return projectServers(servers, trusted, os.Stdin, stderr)
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -582,4 +586,43 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		return &exitError{code: exitTerminated} // SIGTERM: the turn and the prompt ended
 	}
 	return err
+}
+
+// projectServers decides whether the project's .mcp.json servers start:
+// a cloned repository's file (or one a command planted) is not the
+// operator's, so they start only in a trusted workspace (agent-mcp trust,
+// --trust-project) or after a yes at the terminal that names what each
+// would run; without a terminal they are left out, with a warning.
+func projectServers(servers []upstream.ServerConfig, trusted bool, stdin *os.File, stderr io.Writer) []upstream.ServerConfig {
+	if trusted {
+		return servers
+	}
+	var names []string
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	if !xterm.IsTerminal(int(stdin.Fd())) {
+		fmt.Fprintf(stderr, "warning: not starting the MCP servers of this project's .mcp.json (%s): the project is not trusted; trust it with `agent-mcp trust`, or pass --trust-project for this run\n",
+			strings.Join(names, ", "))
+		return nil
+	}
+	fmt.Fprintln(stderr, "This project's .mcp.json (the project is not trusted) would start:")
+	for _, s := range servers {
+		what := s.URL
+		if s.Command != "" {
+			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
+		}
+		fmt.Fprintf(stderr, "  %s: %s\n", s.Name, what)
+	}
+	fmt.Fprint(stderr, "Start them? [y/N] ")
+	// One read: a terminal in canonical mode returns one line, and
+	// nothing after it is taken from the chat's input.
+	buf := make([]byte, 256)
+	n, _ := stdin.Read(buf)
+	answer := strings.ToLower(strings.TrimSpace(string(buf[:n])))
+	if answer == "y" || answer == "yes" {
+		return servers
+	}
+	fmt.Fprintln(stderr, "Not started.")
+	return nil
 }

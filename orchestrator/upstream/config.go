@@ -183,6 +183,10 @@ type LoadOptions struct {
 	Strict bool
 	// Lookup reads the environment; nil means os.LookupEnv.
 	Lookup func(string) (string, bool)
+	// ProjectFilter, when set, decides which servers of the project's
+	// .mcp.json may start (a cloned repository's file is not the
+	// operator's: see workspace trust); nil lets all of them.
+	ProjectFilter func([]ServerConfig) []ServerConfig
 }
 
 // userConfigPath is agent-mcp's user-level server config:
@@ -204,6 +208,7 @@ func Load(opts LoadOptions) ([]ServerConfig, []error, error) {
 	type src struct {
 		path     string
 		required bool
+		project  bool
 	}
 	var srcs []src
 	if !opts.Strict {
@@ -212,14 +217,14 @@ func Load(opts LoadOptions) ([]ServerConfig, []error, error) {
 			user = userConfigPath()
 		}
 		if user != "" {
-			srcs = append(srcs, src{user, false})
+			srcs = append(srcs, src{user, false, false})
 		}
 		if opts.ProjectDir != "" {
-			srcs = append(srcs, src{filepath.Join(opts.ProjectDir, ".mcp.json"), false})
+			srcs = append(srcs, src{filepath.Join(opts.ProjectDir, ".mcp.json"), false, true})
 		}
 	}
 	for _, f := range opts.Files {
-		srcs = append(srcs, src{f, true})
+		srcs = append(srcs, src{f, true, false})
 	}
 	byName := map[string]ServerConfig{}
 	var warnings []error
@@ -240,6 +245,9 @@ func Load(opts LoadOptions) ([]ServerConfig, []error, error) {
 			continue
 		}
 		warnings = append(warnings, problems...)
+		if s.project && opts.ProjectFilter != nil && len(servers) > 0 {
+			servers = opts.ProjectFilter(servers)
+		}
 		for _, sc := range servers {
 			byName[sc.Name] = sc
 		}
