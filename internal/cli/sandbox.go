@@ -228,6 +228,7 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 	secretsCheck(sb, stdout)
 	out, _ = run("grep NoNewPrivs /proc/self/status")
 	check("no_new_privs set", strings.Contains(out, "1"), trimDetail(out))
+	lockdownCheck(sb, run, check, stdout)
 	if sb.Layers().Cgroup {
 		out, _ = run("grep '^0::' /proc/self/cgroup")
 		check("own cgroup", strings.Contains(out, "/agent-mcp-"), trimDetail(out))
@@ -264,4 +265,24 @@ func userNamespacesCheck(sb *sandbox.Sandbox, run func(string) (string, error), 
 	}
 	out, _ := run("unshare -U true && echo MADE")
 	check("user namespaces inside the sandbox refused", !strings.Contains(out, "MADE"), trimDetail(out))
+}
+
+// lockdownCheck checks that a command holds no capability and reaches
+// neither its launcher's status descriptor nor a set-user-ID bit, and
+// says what the Landlock layer alone leaves shared: SysV IPC, and the
+// limits where no cgroup holds the command.
+func lockdownCheck(sb *sandbox.Sandbox, run func(string) (string, error), check func(string, bool, string), stdout io.Writer) {
+	out, _ := run("grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status | grep -v '0000000000000000$'; echo END")
+	check("no capability held", strings.TrimSpace(out) == "END", trimDetail(out))
+	out, _ = run("touch suid-check && chmod u+s suid-check; test -u suid-check && echo SET; rm -f suid-check")
+	check("set-user-ID bits refused", !strings.Contains(out, "SET"), trimDetail(out))
+	out, _ = run("echo 0 > /proc/$PPID/fd/3 && echo WROTE")
+	check("the launcher's status descriptor out of reach", !strings.Contains(out, "WROTE"), trimDetail(out))
+	if !sb.Layers().Namespaces {
+		fmt.Fprintln(stdout, "  --   SysV IPC: no IPC namespace with Landlock alone: the host's segments and queues are visible, reachable where their permissions admit the user (CAP_IPC_OWNER is dropped)")
+	}
+	if desc := sb.Describe(); !strings.Contains(desc, "each command limited to") {
+		_, why, _ := strings.Cut(desc, "no per-command process or memory limit")
+		fmt.Fprintf(stdout, "  --   per-command limits: none%s: nothing caps a command's processes or memory\n", why)
+	}
 }
