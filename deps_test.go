@@ -85,9 +85,9 @@ var serverSide = []string{"server", "orchestrator", "tools", "permissions", "int
 var testOnly = []string{"internal/testbin", "internal/testmodel", "internal/testpdf", "internal/tooltest"}
 
 // outside are the directories that are not the product: tests of the
-// whole, the conformance fixture server and the benchmarks, which may
-// import anything.
-var outside = []string{"e2e", "conformance", "bench"}
+// whole, the conformance fixture server, the benchmarks and the tests of
+// the deployment files, which may import anything.
+var outside = []string{"e2e", "conformance", "bench", "deploy"}
 
 func under(dir string, dirs []string) bool {
 	for _, d := range dirs {
