@@ -22,7 +22,7 @@ func ResolvePath(p string) (string, error) {
 		return "", fmt.Errorf("resolving %q: the path must be absolute", p)
 	}
 	todo := splitPath(filepath.Clean(p))
-	done := "/"
+	done := rootOf(p)
 	links := 0
 	for len(todo) > 0 {
 		c := todo[0]
@@ -55,7 +55,7 @@ func ResolvePath(p string) (string, error) {
 			return "", fmt.Errorf("resolving %s: %w", p, err)
 		}
 		if filepath.IsAbs(target) {
-			done = "/"
+			done = rootOf(target)
 		}
 		todo = append(splitPath(target), todo...)
 	}
@@ -71,7 +71,7 @@ func ResolvePhysical(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("resolving %q: the path must be absolute", p)
 	}
-	done := "/"
+	done := rootOf(p)
 	for _, c := range splitPath(p) {
 		if c == ".." {
 			done = filepath.Dir(done)
@@ -86,10 +86,19 @@ func ResolvePhysical(p string) (string, error) {
 	return done, nil
 }
 
+// rootOf is the root of the absolute path p: "/", or on Windows its
+// volume and a separator (`C:\`).
+func rootOf(p string) string {
+	return filepath.VolumeName(p) + string(filepath.Separator)
+}
+
+// splitPath is p's components after its volume name (Windows), without
+// empty ones and ".".
 func splitPath(p string) []string {
 	var out []string
-	for _, c := range strings.Split(p, "/") {
-		if c != "" && c != "." {
+	p = p[len(filepath.VolumeName(p)):]
+	for _, c := range strings.FieldsFunc(p, func(r rune) bool { return r < 0x80 && os.IsPathSeparator(uint8(r)) }) {
+		if c != "." {
 			out = append(out, c)
 		}
 	}
@@ -104,5 +113,5 @@ func Inside(dir, path string) bool {
 	if err != nil {
 		return false
 	}
-	return rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
