@@ -1,8 +1,12 @@
 package deploy
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +25,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
@@ -703,4 +710,129 @@ func shellWords(t *testing.T, line string, args map[string]string) []string {
 		words = append(words, cur.String())
 	}
 	return words
+}
+
+// TestWorkspaceArgsServe starts agent-mcp with a workspace's own args (its
+// addresses on loopback ports of the test's, its directories temporary,
+// the sandbox as the machine allows), probes it as the kubelet would, and
+// reads /metrics: every agent_mcp_* series it serves is listed in
+// docs/deploy.md, and every series the page lists is one the source makes.
+func TestWorkspaceArgsServe(t *testing.T) {
+	t.Parallel()
+	docs := manifests(t)
+	known := serveFlags(t)
+	sets := all[*appsv1.StatefulSet](docs)
+	args := []string{"serve"}
+	flags := parseArgs(t, known, sets[0].Spec.Template.Spec.Containers[0].Args[1:])
+	replace := map[string]string{"addr": "127.0.0.1:0", "admin-addr": "127.0.0.1:0", "cwd": t.TempDir(), "state-dir": t.TempDir(), "sandbox": "auto"}
+	for name, values := range flags {
+		for _, v := range values {
+			if r, ok := replace[name]; ok {
+				v = r
+			}
+			if known[name] {
+				args = append(args, "--"+name+"="+v)
+			} else {
+				args = append(args, "--"+name)
+			}
+		}
+	}
+	const token = "deploy-test-token"
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(testbin.HermeticEnv(t), "AGENT_MCP_TOKEN="+token)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	var mcpURL, adminURL string
+	var said []string
+	for mcpURL == "" || adminURL == "" {
+		line, ok := <-lines
+		if !ok {
+			t.Fatalf("agent-mcp %q ended before printing its URLs:\n%s", args, strings.Join(said, "\n"))
+		}
+		said = append(said, line)
+		if u, ok := strings.CutPrefix(line, "agent-mcp serving MCP at "); ok {
+			mcpURL = u
+		}
+		if rest, ok := strings.CutPrefix(line, "Probes and metrics at "); ok {
+			adminURL, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(adminURL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	for _, p := range []string{"/healthz", "/readyz"} {
+		if code, body := get(p); code != http.StatusOK {
+			t.Errorf("GET %s on the admin port: %d %s", p, code, body)
+		}
+	}
+	cs := testbin.HTTP(t, mcpURL, token, nil)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Glob", Arguments: map[string]any{"pattern": "*"}}); err != nil {
+		t.Fatalf("a Glob call: %v", err)
+	}
+	code, body := get("/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics on a loopback admin port: %d %s", code, body)
+	}
+	page, err := os.ReadFile("../docs/deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := regexp.MustCompile(`(?m)^# TYPE (agent_mcp_\w+) `).FindAllStringSubmatch(body, -1)
+	if len(served) < 5 {
+		t.Fatalf("/metrics serves %d agent_mcp_* series:\n%s", len(served), body)
+	}
+	for _, m := range served {
+		if !bytes.Contains(page, []byte("`"+m[1])) {
+			t.Errorf("/metrics serves %s, which docs/deploy.md does not list", m[1])
+		}
+	}
+	var source []byte
+	for _, glob := range []string{"../server/*.go", "../internal/cli/*.go"} {
+		files, _ := filepath.Glob(glob)
+		for _, f := range files {
+			if !strings.HasSuffix(f, "_test.go") {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				source = append(source, b...)
+			}
+		}
+	}
+	for _, m := range regexp.MustCompile("`(agent_mcp_[a-z_]+)").FindAllSubmatch(page, -1) {
+		if name := strings.TrimPrefix(string(m[1]), "agent_mcp_"); !bytes.Contains(source, []byte(`"`+name+`"`)) {
+			t.Errorf("docs/deploy.md lists %s, which neither server nor internal/cli registers", m[1])
+		}
+	}
 }

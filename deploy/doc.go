@@ -9,7 +9,9 @@
 // check that the pieces agree with one another and with agent-mcp's own
 // flags (probes on the admin port the arguments open, the token from a
 // Secret, a termination grace above --shutdown-grace, limits, a
-// NetworkPolicy selecting every pod), and check the Containerfile's
+// NetworkPolicy selecting every pod), start the binary with a workspace's
+// own arguments to probe it and read its metrics (every agent_mcp_* series
+// it serves is listed in docs/deploy.md), and check the Containerfile's
 // packages and build command. The Kubernetes modules are needed by these
 // tests only and are not linked into the binary.
 package deploy
