@@ -226,6 +226,7 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 	}
 	userNamespacesCheck(sb, run, check, stdout)
 	secretsCheck(sb, stdout)
+	fmt.Fprintln(stdout, "  --   build caches are writable roots: what a command writes there is not kept from the next unsandboxed build")
 	out, _ = run("grep NoNewPrivs /proc/self/status")
 	check("no_new_privs set", strings.Contains(out, "1"), trimDetail(out))
 	lockdownCheck(sb, run, check, stdout)
