@@ -480,6 +480,9 @@ func TestGateway(t *testing.T) {
 		if got := ing.Annotations["nginx.ingress.kubernetes.io/rewrite-target"]; got != "/mcp" {
 			t.Errorf("Ingress %s: rewrite-target %q, want /mcp (agent-mcp serves MCP there)", ing.Name, got)
 		}
+		if got := ing.Annotations["nginx.ingress.kubernetes.io/proxy-buffering"]; got != "off" {
+			t.Errorf("Ingress %s: proxy-buffering %q, want off (answers and progress come as an event stream)", ing.Name, got)
+		}
 		for _, rule := range ing.Spec.Rules {
 			for _, p := range rule.HTTP.Paths {
 				svc := services[p.Backend.Service.Name]
