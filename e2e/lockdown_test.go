@@ -142,8 +142,12 @@ func lockdownAttacks(a string, uid int, shm, msg string) []attack {
 		// Landlock alone).
 		list = append(list,
 			attack{"another user's SysV segment", a + ` shmread ` + shm, ""},
+			attack{"perl shmread", `perl -e 'shmread(` + shm + `, $v, 0, 9) ? print "$ENV{P} perl shmread $v\n" : print "refused: $!\n"'`, ""},
+			attack{"another user's message queue", a + ` msgread ` + msg, ""},
+			attack{"perl msgrcv", `perl -e 'msgrcv(` + msg + `, $m, 64, 0, 04000) ? print "$ENV{P} perl msgrcv $m\n" : print "refused: $!\n"'`, ""},
+			// Last: these remove what the ones above read.
 			attack{"removing another user's SysV segment", a + ` shmrm ` + shm, ""},
-			attack{"another user's message queue", a + ` msgread ` + msg, ""})
+			attack{"ipcrm of another user's queue", `ipcrm -q ` + msg + ` 2>&1 && echo "$P ipcrm -q"`, ""})
 	}
 	if runtime.GOARCH == "amd64" {
 		list = append(list, attack{"perl syscall sethostname", `perl -e '$h = "x"; $r = syscall(170, $h, 0); print $r == 0 ? "$ENV{P} perl sethostname\n" : "refused: $!\n"'`, ""})
