@@ -121,7 +121,15 @@ func TestChatInteractive_ctrl_c_under_pty(t *testing.T) {
 	go func() { _, _ = io.Copy(&scr, ptmx) }()
 
 	at := waitScreen(t, &scr, 0, "Type /help for commands.")
-	at = waitScreen(t, &scr, at, "> ")
+	// The terminal UI has started once it turned bracketed paste on; its
+	// first frame ("> ") may come before the banner printed above it, so
+	// the prompt is not waited for after the banner. Keys typed from now
+	// on wait in the editor.
+	for deadline := time.Now().Add(ptyWait); !strings.Contains(scr.Raw(), "\x1b[?2004h"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal UI never started:\n%q", scr.Raw())
+		}
+	}
 	if _, err := io.WriteString(ptmx, "wait a minute\r"); err != nil {
 		t.Fatal(err)
 	}

@@ -497,7 +497,10 @@ func TestChatTUI_permission_prompt_with_diff_and_instead(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(c.dir, "notes.txt"), []byte("one\ntwo\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The file is read first: an Edit of a file never read is refused
+	// before anyone is asked.
 	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":"notes.txt"}`}),
 		testmodel.Call(testmodel.ToolCall{ID: "e1", Name: "Edit", Input: `{"file_path":"notes.txt","old_string":"two","new_string":"deux"}`}),
 		testmodel.Say("Understood."))
 	u := startTUI(t, c, "openai", srv)
@@ -517,7 +520,7 @@ func TestChatTUI_permission_prompt_with_diff_and_instead(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(c.dir, "notes.txt")); string(b) != "one\ntwo\n" {
 		t.Errorf("the refused edit changed the file: %q", b)
 	}
-	text, _, ok := decodeRequest(srv.Requests()[1]).toolResult("e1")
+	text, _, ok := decodeRequest(srv.Requests()[2]).toolResult("e1")
 	if !ok || !strings.Contains(text, "keep the English words") {
 		t.Errorf("the refusal sent %q, want the user's instead", text)
 	}
