@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
@@ -66,7 +67,7 @@ func NewMetrics() *Metrics {
 			"HTTP responses, by status code."), []string{"code"}),
 	}
 	reg.MustRegister(m.calls, m.duration, m.decisions, m.questions, m.answers, m.persisted, m.persists, m.responses,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
