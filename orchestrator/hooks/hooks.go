@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
@@ -322,8 +321,7 @@ func (r *Runner) runOne(ctx context.Context, h settings.HookCommand, cwd string,
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	res.stdout, res.stderr = stdout.String(), stderr.String()

@@ -11,11 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -230,11 +228,10 @@ func listBeneath(dirfd int, rel, root string) ([]os.DirEntry, error) {
 	if rel == "" {
 		rel = "."
 	}
-	fd, err := confine.OpenBeneath(dirfd, rel, os.O_RDONLY|syscall.O_DIRECTORY)
+	d, err := openDirBeneath(dirfd, rel, filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: filepath.Join(root, filepath.FromSlash(rel)), Err: err}
 	}
-	d := os.NewFile(uintptr(fd), filepath.Join(root, filepath.FromSlash(rel)))
 	defer d.Close()
 	entries, err := d.ReadDir(-1)
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })

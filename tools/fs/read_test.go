@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf16"
 
@@ -155,7 +154,7 @@ func TestRead(t *testing.T) {
 	})
 	t.Run("named_pipe_refused", func(t *testing.T) {
 		h := newHarness(t)
-		if err := syscall.Mkfifo(h.path("fifo"), 0o600); err != nil {
+		if err := mkfifo(h.path("fifo")); err != nil {
 			t.Skip("mkfifo:", err)
 		}
 		h.fail("Read", map[string]any{"file_path": h.path("fifo")}, "named pipe")

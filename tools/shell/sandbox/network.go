@@ -112,15 +112,7 @@ func proxyEnv() []string {
 // which init hands the server the proxy's connections: the first end is
 // init's, the second the server's.
 func egressPair() (initEnd, serverEnd *os.File, err error) {
-	syscall.ForkLock.RLock()
-	defer syscall.ForkLock.RUnlock()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	syscall.CloseOnExec(fds[0])
-	syscall.CloseOnExec(fds[1])
-	return os.NewFile(uintptr(fds[0]), "egress-init"), os.NewFile(uintptr(fds[1]), "egress-server"), nil
+	return socketPair(syscall.SOCK_SEQPACKET, "egress-init", "egress-server")
 }
 
 // relay is the server's end of the socket pair shared with a proxied
@@ -155,25 +147,13 @@ func (r *relay) serve() {
 	defer r.closeMu.Do(func() { close(r.done) })
 	defer r.conn.Close()
 	buf := make([]byte, 1)
-	oob := make([]byte, syscall.CmsgSpace(4*4))
+	oob := make([]byte, rightsSpace(4))
 	for {
 		n, oobn, _, _, err := r.conn.ReadMsgUnix(buf, oob)
 		if err != nil || (n == 0 && oobn == 0) {
 			return
 		}
-		var files []*os.File
-		if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
-			for _, m := range msgs {
-				fds, err := syscall.ParseUnixRights(&m)
-				if err != nil {
-					continue
-				}
-				for _, fd := range fds {
-					syscall.CloseOnExec(fd)
-					files = append(files, os.NewFile(uintptr(fd), "egress-conn"))
-				}
-			}
-		}
+		files := receivedFiles(oob[:oobn], "egress-conn")
 		switch {
 		case n == 1 && buf[0] == launcher.RelayAccepted:
 			for _, f := range files {

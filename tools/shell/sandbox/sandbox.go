@@ -622,17 +622,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 // /proc/PID/fd and so keep init from ever reading end of file; a socket
 // cannot be opened there.
 func serverPair() (initEnd, serverEnd *os.File, err error) {
-	// Under ForkLock until close-on-exec is set: a command started
-	// meanwhile would hold the server's end.
-	syscall.ForkLock.RLock()
-	defer syscall.ForkLock.RUnlock()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	syscall.CloseOnExec(fds[0])
-	syscall.CloseOnExec(fds[1])
-	return os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "server"), nil
+	return socketPair(syscall.SOCK_STREAM, "init", "server")
 }
 
 // SetupFailed is the status a confined command reports when its sandbox

@@ -1,0 +1,8 @@
+package fs_test
+
+import "errors"
+
+// mkfifo fails: Windows has no named pipes in the file system.
+func mkfifo(string) error {
+	return errors.New("Windows has no named pipes in the file system")
+}
