@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -178,7 +177,7 @@ func (e *sandboxEnv) serve(t *testing.T, layers string, extraEnv []string, args 
 	if e.ctty != nil {
 		// The server runs on a terminal, as chat or serve started by hand.
 		cmd.ExtraFiles = append(cmd.ExtraFiles, e.ctty)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
+		cmd.SysProcAttr = terminalAttr(3)
 	}
 	cs := testbin.Stdio(t, cmd, nil)
 	t.Cleanup(func() {
@@ -620,7 +619,7 @@ func TestSandbox_cgroup_ends_what_a_killed_launcher_left(t *testing.T) {
 	if launcher == 0 {
 		t.Fatal("the command's launcher was not found")
 	}
-	if err := syscall.Kill(launcher, syscall.SIGKILL); err != nil {
+	if err := killProcess(launcher); err != nil {
 		t.Fatal(err)
 	}
 	testbin.WaitProcs(t, m, 0, 20*time.Second)

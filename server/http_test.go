@@ -23,7 +23,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -548,11 +547,6 @@ func TestHTTP_session_call_cap(t *testing.T) {
 	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Mark", Arguments: map[string]any{"key": "after"}}); err != nil || res.IsError {
 		t.Fatalf("call after the held ones finished: %v %+v", err, res)
 	}
-}
-
-func processGone(pid int) bool {
-	// A killed child that its parent has reaped no longer exists.
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 func TestHTTP_client_disconnect_cancels_the_call(t *testing.T) {

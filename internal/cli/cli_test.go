@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
@@ -297,19 +296,6 @@ func readPID(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return pid
-}
-
-// alive reports whether process pid exists and is not a zombie.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	_, after, _ := strings.Cut(string(stat), ") ")
-	return !strings.HasPrefix(after, "Z")
 }
 
 func entries(t *testing.T, dir string) []string {

@@ -206,7 +206,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd.SysProcAttr)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		launch.Started(err)
@@ -245,7 +245,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 		case <-time.After(stopGrace):
 		}
 		if !p.stopping.Load() {
-			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+			_ = signalGroup(p.pid, syscall.SIGKILL)
 		}
 	}()
 
@@ -560,13 +560,13 @@ func (c *client) stop() {
 // kill ends the process group of p and waits for it.
 func (c *client) kill(p *process) {
 	p.stopping.Store(true)
-	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+	_ = signalGroup(p.pid, syscall.SIGTERM)
 	select {
 	case <-p.done:
 		return
 	case <-time.After(stopGrace):
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	_ = signalGroup(p.pid, syscall.SIGKILL)
 	<-p.done
 }
 

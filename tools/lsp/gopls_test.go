@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -166,7 +165,7 @@ func TestGoplsRestartedAfterCrash(t *testing.T) {
 		t.Fatalf("status after the first edit: %+v", st)
 	}
 	pid := st[0].PID
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := killProcess(pid); err != nil {
 		t.Fatal(err)
 	}
 	// The next edit finds it gone and starts it again.
@@ -182,7 +181,7 @@ func TestGoplsRestartedAfterCrash(t *testing.T) {
 	if err := e.Session.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(st[0].PID, 0); err == nil {
+	if processAlive(st[0].PID) {
 		t.Errorf("gopls (pid %d) outlived its session", st[0].PID)
 	}
 }

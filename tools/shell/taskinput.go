@@ -116,6 +116,9 @@ func (t *Task) acceptsInput() error {
 	if status, code := t.Status(); status != StatusRunning {
 		return fmt.Errorf("task %s has ended (%s, exit code %d) and takes no input; start the program again with Bash (run_in_background) to talk to it", t.ID, status, code)
 	}
+	if t.term == nil && !hasTerminals {
+		return fmt.Errorf("task %s has no terminal to type into: on Windows a background task runs with pipes, not a terminal, so it takes no input", t.ID)
+	}
 	if t.term == nil {
 		return fmt.Errorf("task %s has no terminal to type into: it was started in the foreground and moved to the background when its timeout passed, reading no input; start the program with run_in_background to talk to it", t.ID)
 	}

@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
@@ -336,8 +334,13 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		// A refused connection is one line of the command's output.
 		spec.egress.Notice = func(line string) { _, _ = t.out.Write([]byte(line + "\n")) }
 	}
+	shell, err := findBash()
+	if err != nil {
+		out.finish()
+		return nil, err
+	}
 	launch, err := spec.sandbox.Command(sandbox.Spec{
-		Shell: bashPath(), Script: spec.script, Command: spec.command, Dir: spec.dir,
+		Shell: shell, Script: spec.script, Command: spec.command, Dir: spec.dir,
 		WorkDirs: spec.workDirs, StateDir: spec.stateDir, Files: spec.files, Egress: spec.egress,
 	}, t.grace)
 	if err != nil {
@@ -360,32 +363,19 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	// the terminal up itself (a session of its own would also be a new
 	// scheduler autogroup, which made every command three times slower
 	// on a loaded machine). Either way pgid is the started process's pid.
-	if launch.Confined() {
-		cmd.SysProcAttr.Setpgid = true
-	} else {
-		cmd.SysProcAttr.Setsid = true
-	}
+	detach(cmd.SysProcAttr, launch.Confined())
 	// A foreground command's stdin stays nil: it reads /dev/null.
 
 	var reader *os.File
 	var writer *os.File
-	if spec.pty {
-		master, slave, err := pty.Open()
+	if spec.pty && hasTerminals {
+		// A background task reads its terminal: TaskInput types into it.
+		master, slave, err := openTerminal(cmd, launch.Confined())
 		if err != nil {
 			out.finish()
-			return nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
+			return nil, err
 		}
-		_ = pty.Setsize(master, &pty.Winsize{Rows: 50, Cols: 200})
-		rawOutput(slave)
 		reader, writer = master, slave
-		// A background task reads its terminal: TaskInput types into it.
-		// An unconfined shell takes it as its controlling terminal here
-		// (Ctrl-C then interrupts it); a confined one gets it from the
-		// sandbox's init, which starts the shell's session.
-		cmd.Stdin = slave
-		if !launch.Confined() {
-			controllingTerminal(cmd.SysProcAttr)
-		}
 	} else {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -417,7 +407,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	}
 	spec.stats.started(launch.Confined())
 	t.cmd, t.pgid, t.reader = cmd, cmd.Process.Pid, reader
-	if spec.pty {
+	if spec.pty && hasTerminals {
 		t.term = reader
 	}
 	started = true
@@ -630,12 +620,7 @@ func (t *Task) signal(sig syscall.Signal) bool {
 	if reaped && !t.markedMemberExists() {
 		return false
 	}
-	// A stopped process cannot act on SIGTERM; wake it up.
-	err := syscall.Kill(-t.pgid, sig)
-	if sig == syscall.SIGTERM {
-		_ = syscall.Kill(-t.pgid, syscall.SIGCONT)
-	}
-	return err == nil
+	return signalGroup(t.pgid, sig) == nil
 }
 
 // groupAlive reports whether any process of the task's group remains.
@@ -646,19 +631,19 @@ func (t *Task) groupAlive() bool {
 	if reaped {
 		return t.markedMemberExists()
 	}
-	return syscall.Kill(-t.pgid, 0) == nil
+	return groupExists(t.pgid)
 }
 
 // markedMemberExists scans /proc for a live process in the task's group
 // whose environment carries the task's marker.
 func (t *Task) markedMemberExists() bool {
-	if syscall.Kill(-t.pgid, 0) != nil {
+	if !groupExists(t.pgid) {
 		return false // nobody in the group at all
 	}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		// No /proc: trust the group id.
-		return syscall.Kill(-t.pgid, 0) == nil
+		// No /proc: trust the group id where it names a group.
+		return groupIDLasts && groupExists(t.pgid)
 	}
 	want := []byte(markerVar + "=" + t.marker + "\x00")
 	for _, e := range entries {
@@ -703,17 +688,4 @@ func procStat(pid int) (pgid int, state byte, ok bool) {
 
 func containsBytes(haystack, needle []byte) bool {
 	return strings.Contains(string(haystack), string(needle))
-}
-
-// bashPath finds bash once.
-var bashPath = sync.OnceValue(func() string {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	return "/bin/bash"
-})
-
-// groupGone reports whether no process is left in process group pgid.
-func groupGone(pgid int) bool {
-	return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
 }
