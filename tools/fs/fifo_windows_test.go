@@ -4,5 +4,5 @@ import "errors"
 
 // mkfifo fails: Windows has no named pipes in the file system.
 func mkfifo(string) error {
-	return errors.New("Windows has no named pipes in the file system")
+	return errors.New("no named pipes in the file system on Windows")
 }

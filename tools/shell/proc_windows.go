@@ -28,7 +28,7 @@ func detach(attr *syscall.SysProcAttr, _ bool) {
 }
 
 // errNoTerminal is why a Windows task has no terminal.
-var errNoTerminal = errors.New("Windows has no pseudo-terminal for a background task: it runs with pipes")
+var errNoTerminal = errors.New("no pseudo-terminal for a background task on Windows: it runs with pipes")
 
 // openTerminal fails on Windows (hasTerminals is false, so it is not
 // called): see errNoTerminal.
