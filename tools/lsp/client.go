@@ -307,11 +307,28 @@ func (c *client) withProcess(ctx context.Context, f func(*process) error) error 
 				return err
 			}
 		default:
+			if peerGone(err) {
+				// A write found the server's end closed before its
+				// reader saw the end of its output: it is ending.
+				select {
+				case <-p.done:
+				case <-ctx.Done():
+					return err
+				}
+			}
 		}
 		if !p.exited() {
 			return err
 		}
 	}
+}
+
+// peerGone reports whether err says the server's end of the connection is
+// closed (a killed server: the write of the next message fails before the
+// reader has seen its output end).
+func peerGone(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, jsonrpc2.ErrClosed) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed)
 }
 
 // watch waits for the process to end and records a crash when nobody
