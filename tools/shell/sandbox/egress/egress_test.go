@@ -87,8 +87,10 @@ func serve(t *testing.T, h *Handler) net.Conn {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	accepted := make(chan struct{})
 	go func() {
 		c, err := ln.Accept()
+		close(accepted)
 		if err == nil {
 			h.ServeConn(context.Background(), c)
 		}
@@ -97,6 +99,9 @@ func serve(t *testing.T, h *Handler) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The listener is closed only once the connection is accepted: closed
+	// before, it resets the connection still in its queue.
+	<-accepted
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -139,7 +144,7 @@ func TestHandler_protocolsAndDecisions(t *testing.T) {
 		br := bufio.NewReader(c)
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("CONNECT %s: reading the proxy's answer: %v", host, err)
 		}
 		if resp.StatusCode != 200 {
 			b, _ := io.ReadAll(resp.Body)
