@@ -493,7 +493,13 @@ func (m *Manager) ids() []string {
 // forget drops a finished foreground task whose processes are all gone,
 // and reports whether it did.
 func (m *Manager) forget(t *Task) bool {
-	if t.groupAlive() {
+	// Any member of the group keeps the task, marker read or not: a
+	// process the shell left behind may be in the middle of its exec,
+	// when /proc shows no environment to find the marker in, and a task
+	// forgotten is never killed at session end. (Its group id was the
+	// shell's pid, reaped a moment ago; the session end checks the
+	// marker again before it signals.)
+	if t.groupAlive() || groupExists(t.pgid) {
 		return false // killed at session end
 	}
 	m.mu.Lock()
