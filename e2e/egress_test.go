@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
+	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
@@ -241,4 +244,142 @@ func TestEgress_noElicitation(t *testing.T) {
 		!strings.Contains(out, "WebFetch(domain:unlisted.test)") {
 		t.Errorf("an unlisted domain without elicitation: %q", out)
 	}
+}
+
+// TestEgress_backgroundAsks: a background task that connects to an
+// unlisted host after its Bash call has returned is asked about through
+// the session (MCP elicitation outside any request, over stdio and over
+// streamable HTTP's standalone stream): accepted, the request goes
+// through; declined, it is refused with the rule named in the task's
+// output. On protocol 2026-07-28, which has no channel outside a call,
+// it is refused naming the rule.
+func TestEgress_backgroundAsks(t *testing.T) {
+	t.Parallel()
+	requireLayers(t, "namespaces")
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	for _, c := range []struct {
+		name, version string
+		http, asked   bool
+	}{
+		{"stdio", "2025-11-25", false, true},
+		{"http", "2025-11-25", true, true},
+		{"stdio 2026-07-28", "2026-07-28", false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			backgroundAsks(t, c.version, c.http, c.asked)
+		})
+	}
+}
+
+func backgroundAsks(t *testing.T, version string, overHTTP, canAsk bool) {
+	e := newSandboxEnv(t, sandboxUsers(t)[0])
+	site := newTLSSite(t, filepath.Join(e.root, "site"), "later-yes.test", "later-no.test")
+	var asked sync.Map
+	opts := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		switch {
+		case strings.Contains(req.Params.Message, "later-yes.test port"):
+			asked.Store("later-yes.test", req.Params.Message)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow_once"}}, nil
+		case strings.Contains(req.Params.Message, "later-no.test port"):
+			asked.Store("later-no.test", req.Params.Message)
+		}
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}}
+	argv := []string{"serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "bypassPermissions",
+		"--settings", allowEverythingHook, "--settings", `{"sandbox":{"network":{"allowedDomains":["127.0.0.1"]}}}`}
+	if overHTTP {
+		argv = append(argv, "--http", "--addr", "127.0.0.1:0", "--no-auth")
+	}
+	cmd := exec.Command(e.bin, argv...)
+	cmd.Env = append(testbin.HermeticEnv(t), "HOME="+e.home, sandbox.LayersEnv+"=namespaces,landlock",
+		sandbox.HostsEnv+"=later-yes.test=127.0.0.1,later-no.test=127.0.0.1")
+	var cs *mcp.ClientSession
+	if overHTTP {
+		cs = testbin.HTTPVersion(t, testbin.StartHTTP(t, cmd), "", opts, version)
+	} else {
+		cmd.Stderr = os.Stderr
+		var err error
+		cs, err = mcp.NewClient(&mcp.Implementation{Name: "agent-mcp-test", Version: "1"}, opts).Connect(context.Background(),
+			&mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+	}
+
+	curl := "curl -sS --max-time 20 --cacert " + site.caFile + " https://"
+	port := strconv.Itoa(site.port)
+	// The task waits for the file the test writes once the call has
+	// returned: its connections come after the call, never during it.
+	command := "while [ ! -e go ]; do sleep 0.05; done; " + curl + "later-yes.test:" + port + "/later-yes; echo; " +
+		curl + "later-no.test:" + port + "/later-no"
+	out, isErr := call(t, cs, "Bash", map[string]any{"command": command, "run_in_background": true})
+	id := regexp.MustCompile(`as task (\S+?)\.`).FindStringSubmatch(out)
+	if isErr || id == nil {
+		t.Fatalf("no task started: %q", out)
+	}
+	if err := os.WriteFile(filepath.Join(e.work, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = call(t, cs, "TaskOutput", map[string]any{"task_id": id[1], "block": true, "timeout": 120000})
+	if !canAsk {
+		if _, ok := asked.Load("later-yes.test"); ok || site.saw("/later-yes") || !strings.Contains(out, "refused later-yes.test:"+port) ||
+			!strings.Contains(out, "cannot be asked outside a call") || !strings.Contains(out, "WebFetch(domain:later-yes.test)") {
+			t.Errorf("an unlisted host after the call returned, without a channel to ask (asked: %v): %q", ok, out)
+		}
+		return
+	}
+	if _, ok := asked.Load("later-yes.test"); !ok || !strings.Contains(out, "hello from /later-yes") {
+		t.Errorf("an unlisted host after the call returned, accepted (asked: %v): %q", ok, out)
+	}
+	if _, ok := asked.Load("later-no.test"); !ok || site.saw("/later-no") ||
+		!strings.Contains(out, "refused later-no.test:"+port) || !strings.Contains(out, "WebFetch(domain:later-no.test)") {
+		t.Errorf("an unlisted host after the call returned, declined (asked: %v): %q", ok, out)
+	}
+}
+
+// TestEgress_chatAsksAtTheTerminal: in chat's terminal UI a command's
+// connection to an unlisted host is put to the user, naming the host and
+// the port: allowed once, the request goes through; refused, the command
+// is told, naming the rule.
+func TestEgress_chatAsksAtTheTerminal(t *testing.T) {
+	t.Parallel()
+	requireLayers(t, "namespaces")
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	c := newChatRun(t)
+	site := newTLSSite(t, filepath.Join(c.home, "site"), "chat-yes.test", "chat-no.test")
+	port := strconv.Itoa(site.port)
+	curl := func(host string) string {
+		in, _ := json.Marshal(map[string]string{"command": "curl -sS --max-time 20 --cacert " + site.caFile + " https://" + host + ":" + port + "/" + host})
+		return string(in)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "b1", Name: "Bash", Input: curl("chat-yes.test")}),
+		testmodel.Call(testmodel.ToolCall{ID: "b2", Name: "Bash", Input: curl("chat-no.test")}),
+		testmodel.Say("Both tried."))
+	c.env = append(c.env, sandbox.LayersEnv+"=namespaces,landlock", sandbox.HostsEnv+"=chat-yes.test=127.0.0.1,chat-no.test=127.0.0.1")
+	u := startTUI(t, c, "openai", srv, "--permission-mode", "bypassPermissions",
+		"--settings", `{"sandbox":{"network":{"allowedDomains":["127.0.0.1"]}}}`)
+	u.keys("fetch both\r")
+	u.wait("chat-yes.test port " + port)
+	u.wait("Choose 1-")
+	u.keys("1\r") // yes, for this command
+	u.wait("chat-no.test port " + port)
+	u.wait("Choose 1-")
+	u.keys("3\r") // no
+	u.wait("Both tried.")
+	msgs := decodeRequest(srv.Requests()[2])
+	if out, _, _ := msgs.toolResult("b1"); !strings.Contains(out, "hello from /chat-yes.test") {
+		t.Errorf("allowed at the terminal: %q", out)
+	}
+	if out, _, _ := msgs.toolResult("b2"); site.saw("/chat-no.test") || !strings.Contains(out, "refused chat-no.test:"+port) ||
+		!strings.Contains(out, "WebFetch(domain:chat-no.test)") {
+		t.Errorf("refused at the terminal: %q", out)
+	}
+	u.exit()
 }

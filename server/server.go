@@ -249,6 +249,11 @@ func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID str
 	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
 		if p.Capabilities.Elicitation != nil {
 			uc.Asker = s.cfg.Metrics.asker(elicitAsker{ss})
+			if !clientRoundTrips(ss) {
+				// Outside a request, over stdio or the session's
+				// standalone stream; the sessionless protocol has none.
+				uc.LaterAsker = uc.Asker
+			}
 		}
 		s.addSampling(uc, ss, p.Capabilities)
 	}

@@ -12,6 +12,12 @@ type UseContext struct {
 	// Asker reaches the user (MCP elicitation, or the terminal in chat);
 	// nil when nobody can be asked.
 	Asker Asker
+	// LaterAsker reaches the user after the call has returned, for work
+	// the call left running (a background command's question about a
+	// new host): MCP elicitation over the session outside any request,
+	// or the terminal in chat. Nil when nothing can: the client cannot
+	// be asked, or its protocol has no channel outside a call.
+	LaterAsker Asker
 	// Sampler reaches a language model (MCP sampling, or chat's model);
 	// nil when none is available.
 	Sampler Sampler

@@ -348,7 +348,7 @@ func (e *chatEnv) agentConfig(f *chatFlags, pool *orchestrator.Pool, asker tools
 	return agent.Config{
 		Model: e.llm, Pipeline: e.pipeline,
 		UseContext: tools.UseContext{
-			Session: e.session, Asker: asker, Logger: logger, SubAgents: runner,
+			Session: e.session, Asker: asker, LaterAsker: asker, Logger: logger, SubAgents: runner,
 			Sampler: &agent.Sampler{Model: e.llm},
 		},
 		System:         agent.SystemPrompt(pool, agent.DetectEnv(cwd, time.Now()), f.appendSystem),

@@ -95,7 +95,7 @@ func (r *SubAgents) RunSubAgent(ctx context.Context, req tools.SubAgentRequest) 
 	a, err := New(Config{
 		Model:         r.Model,
 		Pipeline:      &pipeline,
-		UseContext:    tools.UseContext{Session: child, Asker: parent.Asker, Sampler: parent.Sampler, Logger: parent.Logger},
+		UseContext:    tools.UseContext{Session: child, Asker: parent.Asker, LaterAsker: parent.LaterAsker, Sampler: parent.Sampler, Logger: parent.Logger},
 		System:        req.SystemPrompt,
 		MaxTurns:      maxTurns,
 		MaxTokens:     firstPositive(r.MaxTokens, defaultSubAgentMaxTokens),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -86,30 +87,58 @@ func egressGrants(s *tools.Session) *egress.Grants {
 	return s.Slot(egressGrantsKey{}, func() any { return &egress.Grants{} }).(*egress.Grants)
 }
 
+// laterKey holds a session's context for questions put after the call
+// that started a command has returned.
+type laterKey struct{}
+
+// sessionContext lives as long as its session (the session's Close
+// cancels it, as it does every slot with a Close method). A question put
+// outside a call must not derive from the call's context: that one names
+// the finished request, and MCP would route the question to its closed
+// stream.
+type sessionContext struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (c *sessionContext) Close() { c.cancel() }
+
+func laterContext(s *tools.Session) context.Context {
+	return s.Slot(laterKey{}, func() any {
+		ctx, cancel := context.WithCancel(context.Background())
+		return &sessionContext{ctx: ctx, cancel: cancel}
+	}).(*sessionContext).ctx
+}
+
 // egressFor is the egress proxy's handler for one command, when its
 // network goes through the proxy: the sandbox's domain rules, the
 // session's grants, and a question to the user through the call's asker
-// (MCP elicitation, or the terminal in chat). The question can be put
-// while the call that started the command runs: a background task's
-// connection to an unlisted host after that is refused, naming the rule.
+// (MCP elicitation, or the terminal in chat). While the call that started
+// the command runs the question goes with the call; once it has returned
+// (a background task) it goes to the session through uc.LaterAsker, and
+// where there is none the connection is refused, naming the rule.
 func egressFor(ctx context.Context, sb *sandbox.Sandbox, uc *tools.UseContext, command string) *egress.Handler {
 	if sb.Network() != sandbox.NetProxy {
 		return nil
 	}
 	h := &egress.Handler{Rules: sb.EgressRules(), Hosts: sb.EgressHosts(), Session: egressGrants(uc.Session)}
-	asker := uc.Asker
+	asker, later := uc.Asker, uc.LaterAsker
 	if asker == nil {
 		return h
 	}
-	callID, dir := uc.CallID, uc.Dir()
+	callID, dir, sess := uc.CallID, uc.Dir(), uc.Session
 	h.Ask = func(_ context.Context, host string, port int) (egress.Answer, error) {
+		a, qctx, when := asker, ctx, ""
 		if ctx.Err() != nil {
-			return egress.Refuse, errors.New("the call that started the command has returned, so nobody can be asked")
+			if later == nil {
+				return egress.Refuse, errors.New("the call that started the command has returned, and this client cannot be asked outside a call")
+			}
+			a, qctx, when = later, laterContext(sess), " (a background command: the call that started it has returned)"
 		}
 		q := &tools.PermissionQuestion{
 			Tool: "Bash", CallID: callID, Command: command, Dir: dir,
 			URL:    net.JoinHostPort(host, strconv.Itoa(port)),
-			Reason: fmt.Sprintf("The command connects to %s port %d, which no rule allows (sandbox.network.allowedDomains or WebFetch(domain:%s)).", host, port, host),
+			Reason: fmt.Sprintf("The command connects to %s port %d, which no rule allows (sandbox.network.allowedDomains or WebFetch(domain:%s))%s.", host, port, host, when),
 			Rule:   "WebFetch(domain:" + host + ")",
 			Choices: []tools.PermissionChoice{
 				{ID: netAllowOnce, Label: "Yes, for this command"},
@@ -117,9 +146,13 @@ func egressFor(ctx context.Context, sb *sandbox.Sandbox, uc *tools.UseContext, c
 				{ID: netDeny, Label: "No"},
 			},
 		}
-		actx, cancel := context.WithTimeout(ctx, networkAskTimeout)
-		defer cancel()
-		ans, err := tools.AskPermission(actx, asker, q)
+		ans, err := askWithin(qctx, a, q)
+		if err != nil && when == "" && ctx.Err() != nil && later != nil {
+			// The call returned while its question was open, which ended
+			// the question: put it again to the session.
+			q.Reason = strings.TrimSuffix(q.Reason, ".") + " (a background command: the call that started it has returned)."
+			ans, err = askWithin(laterContext(sess), later, q)
+		}
 		if err != nil {
 			return egress.Refuse, err
 		}
@@ -132,6 +165,13 @@ func egressFor(ctx context.Context, sb *sandbox.Sandbox, uc *tools.UseContext, c
 		return egress.Refuse, nil
 	}
 	return h
+}
+
+// askWithin puts q to a, waiting at most networkAskTimeout.
+func askWithin(ctx context.Context, a tools.Asker, q *tools.PermissionQuestion) (tools.PermissionAnswer, error) {
+	ctx, cancel := context.WithTimeout(ctx, networkAskTimeout)
+	defer cancel()
+	return tools.AskPermission(ctx, a, q)
 }
 
 // networkSentence is the Bash description's sentence on the network, so
