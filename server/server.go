@@ -53,6 +53,11 @@ type Config struct {
 	// server is built (the conformance fixture build adds completion and
 	// subscription handlers this way). Production leaves it nil.
 	CustomizeMCP func(*mcp.ServerOptions)
+	// Initialized, if set, is called once over stdio, just after the
+	// answer to initialize has been written: the host that started the
+	// server waits for that answer, so work that can wait (the sandbox's
+	// probe) starts then rather than beside it.
+	Initialized func()
 }
 
 // Server is an MCP server for the tool pool. One Server serves any number

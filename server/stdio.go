@@ -37,6 +37,7 @@ const stdioDrain = 5 * time.Second
 // error, -32600 invalid request) and dropped, and the session goes on.
 func (s *Server) serveIO(ctx context.Context, in io.Reader, out io.Writer) error {
 	c := newStdioConn(in, out, s.stdioLineLimit(), stdioDrain, &s.held)
+	c.initialized = s.cfg.Initialized
 	return s.mcp.Run(ctx, stdioTransport{c})
 }
 
@@ -82,6 +83,9 @@ type stdioConn struct {
 	// the answer to initialize (initID).
 	version string
 	initID  *jsonrpc.ID
+	// initialized, if set, is called once the answer to initialize has
+	// been written (Config.Initialized).
+	initialized func()
 }
 
 // inbound is what the reading goroutine passes on: the messages of one
@@ -194,7 +198,12 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	var data []byte
 	var err error
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.answer(resp)
+		if c.answer(resp) && c.initialized != nil {
+			// Called once, when the answer is out (before c.mu is
+			// released: the function must not write).
+			defer c.initialized()
+			c.initialized = nil
+		}
 		if b, ok := c.batches[resp.ID]; ok {
 			delete(c.batches, resp.ID)
 			b.responses[b.index[resp.ID]] = resp
@@ -240,8 +249,9 @@ func (c *stdioConn) writeLine(data []byte) error {
 
 // answer notes that the request resp answers is answered: it is no longer
 // pending, its held arguments are dropped, and the answer to initialize
-// gives the session's protocol version. c.mu is held.
-func (c *stdioConn) answer(resp *jsonrpc.Response) {
+// gives the session's protocol version; it reports whether resp is that
+// answer. c.mu is held.
+func (c *stdioConn) answer(resp *jsonrpc.Response) (initialize bool) {
 	if c.pending[resp.ID] {
 		delete(c.pending, resp.ID)
 		select {
@@ -261,7 +271,9 @@ func (c *stdioConn) answer(resp *jsonrpc.Response) {
 		if resp.Error == nil && json.Unmarshal(resp.Result, &r) == nil {
 			c.version = r.ProtocolVersion
 		}
+		return true
 	}
+	return false
 }
 
 // Close ends the connection; the arguments it still holds are dropped.
@@ -339,7 +351,9 @@ func (c *stdioConn) decode(line []byte) []jsonrpc.Message {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		c.mu.Lock()
 		c.pending[req.ID] = true
-		if req.Method == "initialize" {
+		if req.Method == "initialize" && c.initID == nil {
+			// The first one waiting for its answer: a second sent
+			// before that is refused by the SDK.
 			c.initID = &req.ID
 		}
 		c.mu.Unlock()

@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agent-mcp/agent-mcp/internal/largeargs"
+	"github.com/agent-mcp/agent-mcp/orchestrator"
+	"github.com/agent-mcp/agent-mcp/tools"
 )
 
 // TestServeIO_bad_lines_are_answered_and_the_session_goes_on sends every
@@ -251,5 +254,61 @@ func TestMembers(t *testing.T) {
 	want := map[string]string{"a": "-2.5e3", `b"`: `"x,}"`, "c": `{"d":[1,"]",{}]}`, "e": "null"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("members: %v, want %v", got, want)
+	}
+}
+
+// syncBuffer is an io.Writer whose content can be read while it is
+// written to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// TestServeIO_Initialized_is_called_once_after_the_answer: the hook that
+// starts what can wait (the sandbox's probe) runs once the answer to
+// initialize is written, and only once though the client initializes
+// twice; a ping before initialize does not call it.
+func TestServeIO_Initialized_is_called_once_after_the_answer(t *testing.T) {
+	t.Parallel()
+	pool, err := orchestrator.AssemblePool(newGate().testTools(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &syncBuffer{}
+	var calls []string // what out held at each call
+	srv, err := New(Config{
+		Pipeline: &orchestrator.Pipeline{Pool: pool}, Session: tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()},
+		Initialized: func() { calls = append(calls, out.String()) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	initialize := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n", id)
+	}
+	in := `{"jsonrpc":"2.0","id":"first","method":"ping"}` + "\n" + initialize(1) + initialize(2) +
+		`{"jsonrpc":"2.0","id":"last","method":"ping"}` + "\n"
+	if err := srv.serveIO(t.Context(), strings.NewReader(in), out); err != nil {
+		t.Fatalf("serveIO: %v", err)
+	}
+	if len(calls) != 1 {
+		t.Fatalf("Initialized was called %d times, want once; the output:\n%s", len(calls), out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(calls[0]), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, `"id":1,`) || !strings.Contains(last, `"protocolVersion"`) {
+		t.Fatalf("when Initialized was called the output ended with %q, want the answer to initialize (id 1)", last)
 	}
 }

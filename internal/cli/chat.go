@@ -217,6 +217,8 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		return nil, err
 	}
 	toolOpts.Sandbox = perm.sandbox
+	// The sandbox's probe runs while the chat sets up and the user types.
+	perm.sandbox.StartProbe()
 	if toolOpts.LSP, err = f.w.lspService(perm, cwd); err != nil {
 		return nil, err
 	}
@@ -516,7 +518,7 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		case <-base.Done():
 		}
 	}()
-	// Settings are read and the sandbox probed (a child process) before
+	// Settings are read and the sandbox set up before
 	// the terminal UI starts drawing, so the banner comes first.
 	if _, err := f.w.sessionOptions(); err != nil {
 		return err

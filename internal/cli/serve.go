@@ -245,9 +245,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return line
 		}
 	}
+	// Over stdio the host waits for the answer to initialize: the line
+	// (and the sandbox's probe behind it, child processes that would take
+	// a core from that answer) waits for it, or for the input to end.
+	initialized, served := make(chan struct{}), make(chan struct{})
 	srv, err := server.New(server.Config{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger, Instructions: instructions,
 		StructuredOutput: *structured, DeferTools: *deferTools, Metrics: hf.metrics, Tracing: tracing,
+		Initialized: func() { close(initialized) },
 	})
 	if err != nil {
 		return err
@@ -256,12 +261,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		said := make(chan struct{})
 		go func() {
 			defer close(said)
+			person := xterm.IsTerminal(int(os.Stdin.Fd()))
+			if !person {
+				select {
+				case <-initialized:
+				case <-served:
+				}
+			}
 			line := sayLayers()
-			if xterm.IsTerminal(int(os.Stdin.Fd())) {
+			if person {
 				fmt.Fprintln(stderr, stdioGreeting(line))
 			}
 		}()
 		err := srv.ServeStdio(ctx)
+		close(served)
 		<-said // said even when the input ended at once
 		return err
 	}

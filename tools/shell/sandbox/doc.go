@@ -55,7 +55,8 @@
 // ptrace, signal or read the descriptors of its launcher, which is not
 // dumpable either. Where a cgroup can be made for the command (either
 // layer) it also caps the command's processes and memory ([Limits]).
-// [Probe] says what this machine offers; [New] picks the layers for a [Mode]. Trying the namespaces takes a child
-// process, so New does that in the background: a server answers its
-// client meanwhile, and the first command waits for the answer.
+// [Probe] says what this machine offers; [New] picks the layers for a [Mode]. Trying the namespaces takes child
+// processes, so New leaves that to a probe in the background that starts at [Sandbox.StartProbe] (a stdio
+// server calls it once it has answered initialize) or when a method first needs the layers; the first
+// command waits for the answer.
 package sandbox

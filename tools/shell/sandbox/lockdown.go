@@ -15,13 +15,17 @@ import (
 // process that is not dumpable makes root's, and there a command sees
 // only its own PID namespace in /proc. Root's server (and one without a
 // sandbox) is made undumpable at once, another once the layers are known,
-// in the background, so that start-up does not wait for the probe.
+// in the background, so that start-up does not wait for the probe (nor
+// starts it: see [Sandbox.StartProbe]).
 func (s *Sandbox) ProtectServer() error {
 	if s == nil || os.Getuid() == 0 {
 		return launcher.Undumpable()
 	}
 	go func() {
-		if !s.Layers().Namespaces {
+		if s.probed != nil {
+			<-s.probed
+		}
+		if !s.layers.Namespaces {
 			_ = launcher.Undumpable() // prctl(PR_SET_DUMPABLE) fails only on a bad argument
 		}
 	}()

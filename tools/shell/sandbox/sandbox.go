@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -214,6 +215,8 @@ type Sandbox struct {
 	// probed is closed once the namespaces and cgroup probe has set
 	// layers and support; nil when they were set from the start.
 	probed chan struct{}
+	// probeStart starts the probe once ([Sandbox.StartProbe]).
+	probeStart sync.Once
 	// landlock is the Landlock ABI known when New returned (support is
 	// rewritten by the probe).
 	landlock int
@@ -231,9 +234,11 @@ type Sandbox struct {
 // New checks what the machine offers and picks the layers for cfg.Mode:
 // required fails without Landlock; auto takes what there is; off takes
 // nothing (and returns a nil Sandbox). Landlock is checked before New
-// returns, the namespaces and a cgroup in the background: the methods that
-// depend on the layers ([Sandbox.Layers], [Sandbox.Confines],
-// [Sandbox.Describe], [Sandbox.Command], ...) wait for that probe.
+// returns, the namespaces and a cgroup by a probe in the background (it
+// starts the binary in new namespaces, tens of milliseconds): it starts at
+// [Sandbox.StartProbe] or, at the latest, when a method that depends on
+// the layers ([Sandbox.Layers], [Sandbox.Confines], [Sandbox.Describe],
+// [Sandbox.Command], ...) is first called, and those methods wait for it.
 func New(cfg Config) (*Sandbox, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeAuto
@@ -244,13 +249,14 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Launcher == "" {
 		cfg.Launcher = "/proc/self/exe"
 	}
-	// Landlock is known at once; the namespaces and cgroup probe starts a
-	// child process, so it runs beside the caller's start-up (an MCP
-	// server answers initialize meanwhile) and whatever needs the layers
-	// waits for it.
+	// Landlock is known at once; the namespaces and cgroup probe starts
+	// child processes, so it waits for the caller's StartProbe (an MCP
+	// server answers initialize first: on two cores the probe's children
+	// would take a core from that answer) or the first method that needs
+	// the layers.
 	s := &Sandbox{cfg: cfg, probed: make(chan struct{}), support: probeLandlock()}
 	if cfg.Mode == ModeRequired && s.support.Landlock == 0 {
-		s.probe()
+		s.probeStart.Do(s.probe)
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
 	}
 	s.landlock = s.support.Landlock
@@ -261,7 +267,6 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		s.hosts = h
 	}
-	go s.probe()
 	s.caches = cfg.BuildCaches
 	if s.caches == nil {
 		s.caches = DefaultBuildCaches(cfg.Home)
@@ -272,6 +277,16 @@ func New(cfg Config) (*Sandbox, error) {
 		_ = os.MkdirAll(c, 0o755)
 	}
 	return s, nil
+}
+
+// StartProbe starts the namespaces and cgroup probe in the background
+// unless it has started already; it does not wait for it. A nil Sandbox,
+// or one whose layers were known from the start, has nothing to probe.
+func (s *Sandbox) StartProbe() {
+	if s == nil || s.probed == nil {
+		return
+	}
+	s.probeStart.Do(func() { go s.probe() })
 }
 
 // probe finishes what [New] started: it tries the namespaces and a cgroup,
@@ -289,9 +304,11 @@ func (s *Sandbox) probe() {
 	}
 }
 
-// ready waits until the layers are known.
+// ready starts the probe if it has not started and waits until the
+// layers are known.
 func (s *Sandbox) ready() {
 	if s.probed != nil {
+		s.StartProbe()
 		<-s.probed
 	}
 }
@@ -314,8 +331,8 @@ func allowedLayers(sup *Support) {
 	}
 }
 
-// Layers returns the layers commands run under, once the probe [New]
-// started has finished; none for a nil Sandbox.
+// Layers returns the layers commands run under, once the probe has
+// finished (starting it if need be); none for a nil Sandbox.
 func (s *Sandbox) Layers() Layers {
 	if s == nil {
 		return Layers{}

@@ -101,9 +101,10 @@ func TestDefaultBuildCaches(t *testing.T) {
 	}
 }
 
-// TestNew_probes_namespaces_in_the_background: New returns while the
-// namespaces probe is still running (a server answers its client
-// meanwhile), and what needs the layers waits for the probe's answer.
+// TestNew_probes_namespaces_in_the_background: New starts no process (an
+// MCP server answers initialize first, then calls StartProbe); StartProbe
+// returns while the probe runs, and what needs the layers starts the probe
+// if need be and waits for its answer.
 func TestNew_probes_namespaces_in_the_background(t *testing.T) {
 	if os.Getenv(LayersEnv) != "" {
 		t.Skipf("%s is set", LayersEnv)
@@ -123,25 +124,42 @@ func TestNew_probes_namespaces_in_the_background(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Mode: ModeAuto, Launcher: script, BuildCaches: []string{}})
+	cfg := Config{Mode: ModeAuto, Launcher: script, BuildCaches: []string{}}
+	idle, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-s.probed:
-		t.Fatal("the probe finished while its launcher was held: New waited for it, or it did not run")
-	default:
+	unstarted := false
+	idle.probeStart.Do(func() { unstarted = true })
+	if !unstarted {
+		t.Fatal("New started the probe: its child processes would run beside a server's first answer")
+	}
+	started, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started.StartProbe()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sb := range []*Sandbox{started, s} {
+		select {
+		case <-sb.probed:
+			t.Fatal("the probe finished while its launcher was held: something waited for it, or it did not run")
+		default:
+		}
 	}
 	got := make(chan Layers, 1)
 	go func() { got <- s.Layers() }()
 	// Opened for reading and writing, a fifo does not wait for a reader;
-	// a line for each launcher the probe runs (namespaces, cgroup).
+	// a line for each launcher the probes run (namespaces, cgroup).
 	f, err := os.OpenFile(fifo, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.WriteString("go\ngo\n"); err != nil {
+	if _, err := f.WriteString("go\ngo\ngo\ngo\n"); err != nil {
 		t.Fatal(err)
 	}
 	if l := <-got; !l.Namespaces {
@@ -149,5 +167,9 @@ func TestNew_probes_namespaces_in_the_background(t *testing.T) {
 	}
 	if d := s.Describe(); !strings.Contains(d, "namespaces") {
 		t.Errorf("Describe() = %q, want it to name the namespaces", d)
+	}
+	<-started.probed
+	if l := started.Layers(); !l.Namespaces {
+		t.Errorf("after StartProbe, Layers() = %+v, want the namespaces the probe found", l)
 	}
 }
