@@ -365,7 +365,11 @@ func (p *Pipeline) decode(t *tools.Tool, called string, raw json.RawMessage) (*t
 			"the input is %s, over the largest accepted, %s (--max-input-bytes); nothing was done: send less in one call (a large file can be written in parts: Write the first, then add the rest with Edit)",
 			tools.FormatSize(int64(len(raw))), tools.FormatSize(int64(limit)))}}
 	}
-	if err := p.Pool.validators[t.Name].validate(called, raw); err != nil {
+	v, err := p.Pool.validators[t.Name]()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.validate(called, raw); err != nil {
 		return nil, err
 	}
 	return t.Decode(raw)

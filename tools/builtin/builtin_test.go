@@ -1,9 +1,13 @@
 package builtin
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agent-mcp/agent-mcp/tools"
+	"github.com/agent-mcp/agent-mcp/tools/lsp"
 )
 
 // TestInputSchemasDescribeEveryProperty: the model reads a property's
@@ -25,7 +29,7 @@ func TestInputSchemasDescribeEveryProperty(t *testing.T) {
 			}
 		}
 	}
-	for _, tool := range Tools(Options{}) {
+	for _, tool := range allTools(t) {
 		walk(tool.Name, "", tool.InputSchema)
 	}
 }
@@ -45,4 +49,39 @@ func TestSearchHintsAndCore(t *testing.T) {
 			t.Errorf("%s: Core = %v, want %v", tool.Name, tool.Core, want[tool.Name])
 		}
 	}
+}
+
+// TestInputSchemasResolve: every built-in's input schema, every node of
+// it, resolves. The pool resolves a built-in's schema on the tool's first
+// call (a server answers initialize without doing it for every tool), so
+// a schema that does not resolve is caught here rather than by a call.
+func TestInputSchemasResolve(t *testing.T) {
+	t.Parallel()
+	var walk func(tool, path string, s *jsonschema.Schema)
+	walk = func(tool, path string, s *jsonschema.Schema) {
+		if s == nil {
+			return
+		}
+		if _, err := s.Resolve(nil); err != nil {
+			t.Errorf("%s: %s does not resolve: %v", tool, path, err)
+		}
+		for name, p := range s.Properties {
+			walk(tool, path+"."+name, p)
+		}
+		walk(tool, path+"[]", s.Items)
+	}
+	for _, tool := range allTools(t) {
+		walk(tool.Name, "input", tool.InputSchema)
+	}
+}
+
+// allTools is every built-in, the LSP tool included (it is listed only
+// where a language server is configured).
+func allTools(t *testing.T) []*tools.Tool {
+	svc := lsp.New(lsp.Options{Servers: []lsp.ServerConfig{{Name: "go", Command: "gopls", Path: "/usr/bin/gopls", ExtensionToLanguage: map[string]string{".go": "go"}}}})
+	ts := Tools(Options{LSP: svc})
+	if !slices.ContainsFunc(ts, func(tool *tools.Tool) bool { return tool.Name == "LSP" }) {
+		t.Fatal("no LSP tool though a language server is configured")
+	}
+	return ts
 }
