@@ -148,10 +148,16 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func mcpTool(t *tools.Tool, deferTools bool) *mcp.Tool {
 	destructive := t.Destructive()
 	openWorld := t.OpenWorld
+	// The JSON known ahead, when there is: the SDK then neither marshals
+	// the schema when the tool is added nor on each tools/list.
+	var schema any = t.InputSchema
+	if len(t.InputSchemaJSON) > 0 {
+		schema = t.InputSchemaJSON
+	}
 	return &mcp.Tool{
 		Name:        t.Name,
 		Description: t.Description,
-		InputSchema: t.InputSchema,
+		InputSchema: schema,
 		Meta:        toolMeta(t, deferTools),
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    t.ReadOnly,

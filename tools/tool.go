@@ -41,6 +41,12 @@ type Tool struct {
 	// InputSchema is the JSON Schema of the input object (additionalProperties
 	// false for built-ins). [New] generates it from the input type.
 	InputSchema *jsonschema.Schema
+	// InputSchemaJSON, if set, is InputSchema as json.Marshal writes it,
+	// known ahead: the built-ins' are generated at build time (package
+	// builtin, whose test holds the two together), so that a server
+	// answers initialize and tools/list without marshalling schemas.
+	// Empty: InputSchema is marshalled where the JSON is needed.
+	InputSchemaJSON json.RawMessage
 	// MaxResultSizeChars is the largest text result kept inline; larger ones
 	// are persisted by the orchestrator. [Unlimited] disables that; 0 is
 	// [DefaultMaxResultSizeChars] ([New] and [NewRaw] fill it in).

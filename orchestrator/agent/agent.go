@@ -387,7 +387,10 @@ func (a *Agent) request() llm.Request {
 	ts := pool.Tools()
 	defs := make([]llm.Tool, len(ts))
 	for i, t := range ts {
-		schema, _ := json.Marshal(t.InputSchema)
+		schema := t.InputSchemaJSON
+		if len(schema) == 0 {
+			schema, _ = json.Marshal(t.InputSchema)
+		}
 		defs[i] = llm.Tool{Name: t.Name, Description: t.Description, Schema: schema}
 	}
 	if n := pool.Builtins(); n > 0 && n <= len(defs) {

@@ -1,5 +1,7 @@
 package builtin
 
+//go:generate go test -run ^TestInputSchemasGenerated$ -update .
+
 import (
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
@@ -69,6 +71,12 @@ func Tools(opts Options) []*tools.Tool {
 	}
 	if t := lsp.Tool(opts.LSP); t != nil {
 		ts = append(ts, t)
+	}
+	// Their schemas' JSON, generated at build time (schemas_gen.go).
+	for _, t := range ts {
+		if j := inputSchemaJSON(t.Name); j != "" {
+			t.InputSchemaJSON = []byte(j)
+		}
 	}
 	return ts
 }
