@@ -204,9 +204,35 @@ func (e *sandboxEnv) expand(s, helper string) string {
 	if e.ctty != nil {
 		tty = e.ctty.Name()
 	}
+	host, port := tcpTarget()
 	return strings.NewReplacer("@WORK@", e.work, "@HOME@", e.home, "@OUTSIDE@", e.outside,
-		"@STATE@", e.state, "@HELPER@", helper, "@TTY@", tty).Replace(s)
+		"@STATE@", e.state, "@HELPER@", helper, "@TTY@", tty, "@TCPHOST@", host, "@TCPPORT@", port).Replace(s)
 }
+
+// tcpTarget is a TCP listener outside every sandbox, on another loopback
+// address than the egress proxy's where the machine has one, that answers
+// every connection with TCP-REACHED: what a direct connection must never
+// reach. Its host and port.
+var tcpTarget = sync.OnceValues(func() (string, string) {
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			panic(err)
+		}
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("TCP-REACHED\n"))
+			c.Close()
+		}
+	}()
+	host, port, _ := net.SplitHostPort(l.Addr().String())
+	return host, port
+})
 
 // plantAttack makes a case's files, owned by the environment's user.
 func (e *sandboxEnv) plantAttack(t *testing.T, c *attackCase, helper string) {

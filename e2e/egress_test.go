@@ -129,13 +129,39 @@ func newTLSSite(t *testing.T, dir string, names ...string) *tlsSite {
 // reach nothing.
 func TestEgress_proxy(t *testing.T) {
 	t.Parallel()
-	requireLayers(t, "namespaces")
 	for _, tool := range []string{"curl", "git", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)
 		}
 	}
-	e := newSandboxEnv(t, sandboxUsers(t)[0])
+	for _, layers := range []string{"namespaces,landlock", "landlock"} {
+		for _, u := range sandboxUsers(t) {
+			t.Run(layers+"/"+u.name, func(t *testing.T) {
+				t.Parallel()
+				requireLayers(t, layers)
+				if layers == "landlock" && supervisorMissing() != "" {
+					t.Skipf("no supervised egress proxy with Landlock alone here: %s", supervisorMissing())
+				}
+				egressProxy(t, layers, u)
+			})
+		}
+	}
+}
+
+// supervisorMissing is what `sandbox check` says keeps the egress proxy
+// from Landlock alone here; empty when nothing does.
+func supervisorMissing() string {
+	cmd := exec.Command(binary, "sandbox", "check")
+	cmd.Env = append(os.Environ(), sandbox.LayersEnv+"=landlock")
+	out, _ := cmd.CombinedOutput()
+	if strings.Contains(string(out), "network through the egress proxy (Landlock alone") {
+		return ""
+	}
+	return string(out)
+}
+
+func egressProxy(t *testing.T, layers string, u sandboxUser) {
+	e := newSandboxEnv(t, u)
 	site := newTLSSite(t, filepath.Join(e.root, "site"), "allowed.test", "asked.test", "declined.test", "denied.test", "other.allowed.test")
 	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
@@ -158,11 +184,12 @@ func TestEgress_proxy(t *testing.T) {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}}
 	settings := `{"sandbox":{"network":{"allowedDomains":["*.allowed.test","allowed.test","127.0.0.1"],"deniedDomains":["denied.test"]}}}`
-	argv := []string{"serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "bypassPermissions",
-		"--settings", allowEverythingHook, "--settings", settings}
-	cmd := exec.Command(e.bin, argv...)
+	argv := append(append([]string{}, e.user.wrap...), e.bin, "serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "bypassPermissions",
+		"--settings", allowEverythingHook, "--settings", settings)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	env := testbin.HermeticEnv(t)
-	cmd.Env = append(env, "HOME="+e.home, sandbox.LayersEnv+"=namespaces,landlock",
+	cmd.Env = append(env, "HOME="+e.home, sandbox.LayersEnv+"="+layers, "XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"),
+		"AGENT_MCP_CONFIG_DIR="+filepath.Join(e.home, ".config", "agent-mcp"), "XDG_CACHE_HOME="+filepath.Join(e.home, ".cache"),
 		sandbox.HostsEnv+"=allowed.test=127.0.0.1,other.allowed.test=127.0.0.1,asked.test=127.0.0.1,declined.test=127.0.0.1,denied.test=127.0.0.1")
 	cs := testbin.Stdio(t, cmd, opts)
 

@@ -34,6 +34,9 @@ func main() {
 
 type config struct {
 	name, network, curlFlags string
+	// layers is AGENT_MCP_SANDBOX_LAYERS for the server; empty means
+	// namespaces,landlock.
+	layers string
 }
 
 func run(bin string, mb, runs, small int) error {
@@ -64,15 +67,23 @@ func run(bin string, mb, runs, small int) error {
 	}
 	defer os.RemoveAll(dir)
 	configs := []config{
-		{"direct (network true)", "true", "--resolve bench.test:" + port + ":127.0.0.1"},
-		{"proxy, absolute-form", `{"allowedDomains":["bench.test","127.0.0.1"]}`, ""},
-		{"proxy, CONNECT tunnel", `{"allowedDomains":["bench.test","127.0.0.1"]}`, "--proxytunnel"},
+		{"direct (network true)", "true", "--resolve bench.test:" + port + ":127.0.0.1", ""},
+		{"proxy, absolute-form", `{"allowedDomains":["bench.test","127.0.0.1"]}`, "", ""},
+		{"proxy, CONNECT tunnel", `{"allowedDomains":["bench.test","127.0.0.1"]}`, "--proxytunnel", ""},
+		// Landlock alone: every socket made and connected by the seccomp
+		// supervisor.
+		{"landlock, absolute-form", `{"allowedDomains":["bench.test","127.0.0.1"]}`, "", "landlock"},
+		{"landlock, CONNECT tunnel", `{"allowedDomains":["bench.test","127.0.0.1"]}`, "--proxytunnel", "landlock"},
 	}
 	sessions := make([]*mcp.ClientSession, len(configs))
 	for i, c := range configs {
 		cmd := exec.Command(bin, "serve", "--cwd", dir, "--permission-mode", "bypassPermissions",
 			"--settings", `{"sandbox":{"network":`+c.network+`}}`)
-		cmd.Env = append(os.Environ(), "AGENT_MCP_SANDBOX_LAYERS=namespaces,landlock", "AGENT_MCP_EGRESS_HOSTS=bench.test=127.0.0.1")
+		layers := c.layers
+		if layers == "" {
+			layers = "namespaces,landlock"
+		}
+		cmd.Env = append(os.Environ(), "AGENT_MCP_SANDBOX_LAYERS="+layers, "AGENT_MCP_EGRESS_HOSTS=bench.test=127.0.0.1")
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "egressbench", Version: "1"}, nil).
 			Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {

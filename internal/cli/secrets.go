@@ -74,6 +74,9 @@ func secretsCheck(sb *sandbox.Sandbox, stdout io.Writer) {
 		sandbox.NetOff:   "off",
 		sandbox.NetOn:    "unrestricted",
 	}[sb.Network()])
+	if note := sb.NetworkNote(); note != "" {
+		fmt.Fprintf(stdout, "       %s\n", note)
+	}
 }
 
 // secretFiles are the given secret files (empty ones left out) as

@@ -53,26 +53,57 @@ func parseHosts(v string) (map[string]netip.Addr, error) {
 	return out, nil
 }
 
-// net is the network mode commands get: proxy needs the namespaces layer,
-// and without it is off.
+// net is the network mode commands get: proxy needs the namespaces
+// layer, or Landlock (ABI 4+) with the seccomp supervisor
+// (supervise_linux.go); without them it is off.
 func (s *Sandbox) net() NetMode {
 	switch {
 	case s.cfg.Network == NetOn:
 		return NetOn
-	case s.cfg.Network == NetOff, !s.layers.Namespaces:
+	case s.cfg.Network == NetOff:
 		return NetOff
+	case s.layers.Namespaces:
+		return NetProxy
+	case s.layers.Landlock >= 4 && s.support.SupervisorErr == nil:
+		return NetProxy
 	}
-	return NetProxy
+	return NetOff
 }
 
 // Network is the network mode commands run with: the configured one,
-// except that the proxy needs the namespaces layer (without it the
-// network is off). [NetOn] for a nil Sandbox.
+// except that the proxy needs the namespaces layer or Landlock with the
+// seccomp supervisor (without them the network is off). [NetOn] for a
+// nil Sandbox.
 func (s *Sandbox) Network() NetMode {
 	if s == nil || !s.layers.Any() {
 		return NetOn
 	}
 	return s.net()
+}
+
+// NetworkNote says how the network mode holds with the layers in use:
+// the proxy through the supervisor with Landlock alone, or why the
+// network is off instead of proxied. Empty when there is nothing to add.
+func (s *Sandbox) NetworkNote() string {
+	if s == nil || !s.layers.Any() || s.layers.Namespaces {
+		return ""
+	}
+	switch s.net() {
+	case NetProxy:
+		return "Landlock alone: a seccomp supervisor makes every TCP socket of a command, connected to the proxy, and refuses any other connection"
+	case NetOff:
+		if s.cfg.Network != NetOff {
+			return fmt.Sprintf("the egress proxy with Landlock alone needs Landlock ABI 4+, seccomp user notification with SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9+) and pidfd_getfd (5.6+): %v", s.support.SupervisorErr)
+		}
+	}
+	return ""
+}
+
+// supervisedProxy is the egress proxy's listener with Landlock alone,
+// made on first use.
+func (s *Sandbox) supervisedProxy() (*supervisedProxy, error) {
+	s.proxyOnce.Do(func() { s.proxy, s.proxyErr = newSupervisedProxy() })
+	return s.proxy, s.proxyErr
 }
 
 // EgressRules are the domain rules the egress proxy judges hosts by.
@@ -91,10 +122,11 @@ func (s *Sandbox) EgressHosts() map[string]netip.Addr {
 	return s.hosts
 }
 
-// proxyEnv points a command's proxy variables at the relay init runs in
-// its namespace, HTTP and SOCKS5 alike (the proxy tells them apart).
-func proxyEnv() []string {
-	addr := fmt.Sprintf("127.0.0.1:%d", launcher.ProxyPort)
+// proxyEnv points a command's proxy variables at 127.0.0.1:port (the
+// relay init runs in its namespace, or the supervised proxy's listener),
+// HTTP and SOCKS5 alike (the proxy tells them apart).
+func proxyEnv(port int) []string {
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	http := "http://" + addr
 	socks := "socks5h://" + addr
 	// NO_PROXY is emptied: a connection to localhost goes through the

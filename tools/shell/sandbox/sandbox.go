@@ -47,6 +47,14 @@ func probeLandlock() Support {
 	var s Support
 	s.Landlock, s.LandlockErr = launcher.LandlockABI()
 	allowedLayers(&s)
+	switch {
+	case s.Landlock == 0:
+		s.SupervisorErr = errors.New("no Landlock")
+	case s.Landlock < 4:
+		s.SupervisorErr = fmt.Errorf("the kernel's Landlock (ABI %d) has no TCP rules (ABI 4+, Linux 6.7+)", s.Landlock)
+	default:
+		s.SupervisorErr = launcher.SupervisorSupport()
+	}
 	return s
 }
 
@@ -153,6 +161,9 @@ type Support struct {
 	// (its cgroup's controllers); LimitsErr why not everywhere.
 	Limits    launcher.LimitSupport
 	LimitsErr error
+	// SupervisorErr says why the egress proxy cannot hold a command with
+	// Landlock alone (supervise_linux.go); nil when it can.
+	SupervisorErr error
 }
 
 // Pattern is a path pattern of a permission rule: a directory and a
@@ -229,6 +240,11 @@ type Sandbox struct {
 	guard absentGuard
 	// hosts are the egress proxy's names resolved ahead of DNS (HostsEnv).
 	hosts map[string]netip.Addr
+	// proxy is the egress proxy's listener with Landlock alone, made on
+	// first use (supervise_linux.go).
+	proxyOnce sync.Once
+	proxy     *supervisedProxy
+	proxyErr  error
 }
 
 // New checks what the machine offers and picks the layers for cfg.Mode:
@@ -418,11 +434,11 @@ func (s *Sandbox) Describe() string {
 	switch s.net() {
 	case NetOff:
 		net = "off"
-		if s.cfg.Network != NetOff {
-			net = "off (the egress proxy needs the namespaces layer)"
-		}
 	case NetProxy:
 		net = "through the egress proxy"
+	}
+	if note := s.NetworkNote(); note != "" {
+		net += " (" + note + ")"
 	}
 	return fmt.Sprintf("sandbox: %s, network %s, processes held by %s, %s", s.layers, net, s.layers.processes(), s.describeLimits())
 }
@@ -509,7 +525,10 @@ type Launch struct {
 	egressInit, egressServer *os.File
 	egress                   *egress.Handler
 	relay                    *relay
-	guard                    *absentGuard
+	// supervised is the proxy's listener when a supervisor holds the
+	// command (Landlock alone) instead of a relay.
+	supervised *supervisedProxy
+	guard      *absentGuard
 }
 
 // Refused says what the sandbox moved aside since it last said: protected
@@ -546,8 +565,9 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		Shell: spec.Shell, Script: spec.Script, Dir: spec.Dir,
 		UID: os.Getuid(), GID: os.Getgid(),
 		Namespaces: s.layers.Namespaces, Landlock: s.layers.Landlock > 0,
-		NetworkOff: s.net() == NetOff, Proxy: s.net() == NetProxy,
-		Writable: writable, EmptyFile: empty, GraceMS: (grace / 2).Milliseconds(),
+		NetworkOff: s.net() == NetOff, Proxy: s.net() == NetProxy && s.layers.Namespaces,
+		Supervised: s.net() == NetProxy && !s.layers.Namespaces,
+		Writable:   writable, EmptyFile: empty, GraceMS: (grace / 2).Milliseconds(),
 	}
 	// Read-only inside the writable roots: the protected paths and the
 	// Edit-denied ones; outside them everything is read-only already.
@@ -573,7 +593,13 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	p.ServerFD = launcher.ServerFD
 	p.ShellFiles = len(spec.Files)
 	p.AllowUserNS = s.cfg.AllowUserNamespaces
-	if p.Proxy {
+	var proxy *supervisedProxy
+	if p.Supervised {
+		if proxy, err = s.supervisedProxy(); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	if p.Proxy || p.Supervised {
 		// After the shell's files (Command, below).
 		p.ProxyFD = launcher.ServerFD + 1 + len(spec.Files)
 	}
@@ -616,7 +642,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	s.guard.begin(guarded)
 	l := &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
 		server: sw, serverR: sr, cgroups: cgroups, guard: &s.guard}
-	if p.Proxy {
+	if p.Proxy || p.Supervised {
 		ei, es, err := egressPair()
 		if err != nil {
 			l.Started(err)
@@ -628,7 +654,11 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 		if l.egress == nil {
 			l.egress = &egress.Handler{}
 		}
-		l.Env = append(l.Env, proxyEnv()...)
+		port := launcher.ProxyPort
+		if p.Supervised {
+			l.supervised, port = proxy, proxy.port
+		}
+		l.Env = append(l.Env, proxyEnv(port)...)
 	}
 	return l, nil
 }
@@ -674,6 +704,8 @@ func (l *Launch) Started(err error) {
 		l.egressInit.Close()
 		if err != nil {
 			l.egressServer.Close()
+		} else if l.supervised != nil {
+			go supervise(l.egressServer, l.supervised, l.egress)
 		} else if r, rerr := newRelay(l.egressServer, l.egress); rerr == nil {
 			l.relay = r
 			go r.serve()

@@ -15,4 +15,7 @@ const (
 	RelayAccepted = 'A'
 	RelayDial     = 'D'
 	RelayDialed   = 'R'
+	// RelayListener (init → server, the supervised mode) carries the
+	// seccomp listener of the command's socket filter.
+	RelayListener = 'L'
 )

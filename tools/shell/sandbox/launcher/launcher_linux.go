@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -132,6 +133,11 @@ func initMain(p Plan) int {
 		} else if err == nil {
 			f.Close()
 		}
+	}
+	if p.Supervised {
+		// The socket to the server is the shell thread's, to send the
+		// filter's listener on (lockdown_linux.go); the shell gets none.
+		syscall.CloseOnExec(p.ProxyFD)
 	}
 	joins, err := openJoins(p.JoinCgroups)
 	if err != nil {
@@ -509,7 +515,7 @@ func restrictLandlock(p Plan) error {
 	// would keep the launcher's threads, each in a domain of its own
 	// before ABI 8, from signalling the command.
 	cfg.Scoped = 0
-	if !p.NetworkOff || p.Namespaces {
+	if !(p.NetworkOff || p.Supervised) || p.Namespaces {
 		cfg.HandledAccessNet = 0
 	}
 	rules := []landlock.Rule{
@@ -586,5 +592,38 @@ func ProbeNamespaces(launcher string) error {
 		}
 		return fmt.Errorf("user namespaces are unavailable (needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1 or kernel.apparmor_restrict_unprivileged_userns=0 where they exist, user.max_user_namespaces above 0, and in a container a seccomp profile that allows unshare and clone of namespaces, e.g. docker run --security-opt seccomp=unconfined): %s", msg)
 	}
+	return nil
+}
+
+// SupervisorSupport says why the supervised egress mode (seccomp.go) is
+// unavailable here, or nil: it needs a socket filter for the
+// architecture, seccomp user notification with SECCOMP_IOCTL_NOTIF_ADDFD
+// (Linux 5.9+) and pidfd_getfd (5.6+).
+func SupervisorSupport() error {
+	if archSyscalls() == nil {
+		return errors.New("no socket filter is built for this architecture")
+	}
+	var sizes [3]uint16
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_NOTIF_SIZES, 0, uintptr(unsafe.Pointer(&sizes))); errno != 0 {
+		return fmt.Errorf("no seccomp user notification (Linux 5.0+): %w", errno)
+	}
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return err
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor); err != nil || major < 5 || major == 5 && minor < 9 {
+		return fmt.Errorf("the kernel (%s) has no SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9+)", unix.ByteSliceToString(u.Release[:]))
+	}
+	pidfd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return fmt.Errorf("no pidfd_open (Linux 5.3+): %w", err)
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, pidfd, 0)
+	if err != nil {
+		return fmt.Errorf("no pidfd_getfd (Linux 5.6+): %w", err)
+	}
+	unix.Close(fd)
 	return nil
 }

@@ -39,3 +39,6 @@ func RemoveCgroup(dir string) error { return nil }
 
 // RemoveStaleCgroups has nothing to remove outside Linux.
 func RemoveStaleCgroups(parent string) int { return 0 }
+
+// SupervisorSupport reports that there is no seccomp outside Linux.
+func SupervisorSupport() error { return errNotLinux }

@@ -61,6 +61,11 @@ func lockDownThread(p Plan) error {
 	if err := restrictPrivileges(); err != nil {
 		return fmt.Errorf("refusing set-user-ID bits and device nodes: %w", err)
 	}
+	if p.Supervised {
+		if err := superviseSockets(p.ProxyFD); err != nil {
+			return fmt.Errorf("the supervised socket filter: %w", err)
+		}
+	}
 	if nestedUserNS(p) {
 		// The shell's user namespace gives it a credential of its own:
 		// no capability over anything outside it, and, running as a user
@@ -206,6 +211,40 @@ func restrictPrivileges() error {
 		return err
 	}
 	return installSeccomp(ins, 0)
+}
+
+// superviseSockets installs the supervised socket filter (seccomp.go) on
+// the calling thread, with a listener, and sends the listener to the
+// server over fd; nothing of the command ever holds it.
+func superviseSockets(fd int) error {
+	sets := archSyscalls()
+	if sets == nil {
+		return errors.New("no socket filter is built for this architecture")
+	}
+	ins, err := supervisedFilter(sets)
+	if err != nil {
+		return err
+	}
+	raw, err := bpf.Assemble(ins)
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return fmt.Errorf("seccomp: %w", errno)
+	}
+	listener := int(r)
+	defer unix.Close(listener)
+	if err := unix.Sendmsg(fd, []byte{RelayListener}, unix.UnixRights(listener), nil, 0); err != nil {
+		return fmt.Errorf("sending the listener to the server: %w", err)
+	}
+	return nil
 }
 
 // installSeccomp assembles ins and installs it as a seccomp filter, with

@@ -19,6 +19,12 @@ type Plan struct {
 	// way out is the egress proxy: init listens on ProxyPort there and
 	// hands each connection to the server over ProxyFD (egress.go).
 	Proxy bool
+	// Supervised is the egress proxy without a network namespace (Landlock
+	// alone): the thread that starts the shell installs the supervised
+	// socket filter (seccomp.go) and sends its listener over ProxyFD
+	// ([RelayListener]) to the server, which makes the command's TCP
+	// sockets, connected to the proxy, and answers its connect calls.
+	Supervised bool
 	// ProxyFD is init's end of the socket pair shared with the server
 	// for the egress proxy, after the shell's files.
 	ProxyFD   int

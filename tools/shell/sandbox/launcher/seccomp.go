@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"fmt"
+	"slices"
 
 	"golang.org/x/net/bpf"
 )
@@ -47,6 +48,13 @@ type syscallSet struct {
 	// refused outright (socketcall's arguments are in memory, out of the
 	// filter's reach).
 	socket, socketcall, ioUring []uint32
+	// connect is notified to the supervisor in the supervised mode;
+	// sendto and sendmmsg (flags in argument 3) and sendmsg (argument 2)
+	// are refused there when they carry MSG_FASTOPEN.
+	connect, sendto, sendmsg, sendmmsg []uint32
+	// compat marks a compatibility architecture: its socket(2) makes
+	// unix and netlink sockets only, also in the supervised mode.
+	compat bool
 }
 
 // asm assembles a BPF program with forward jumps to named labels.
@@ -114,4 +122,127 @@ func socketFilter(sets []syscallSet) ([]bpf.Instruction, error) {
 	a.label("allow")
 	a.op(bpf.RetConstant{Val: retAllow})
 	return a.resolve()
+}
+
+// The supervised mode (the egress proxy with Landlock alone): internet
+// TCP sockets are made by a supervisor outside the sandbox, already
+// connected to the egress proxy (supervise.go in package sandbox), and
+// connect(2) is answered by it.
+//
+//   - socket(AF_INET or AF_INET6, SOCK_STREAM with SOCK_NONBLOCK and
+//     SOCK_CLOEXEC at most, 0 or IPPROTO_TCP), native calls only: to the
+//     supervisor (SECCOMP_RET_USER_NOTIF), which installs its own socket
+//     as the call's result;
+//   - connect(2), every architecture: to the supervisor, which answers it
+//     without the call ever running for an internet socket, and lets it
+//     run for a unix or netlink one;
+//   - every other internet socket (datagram, raw, another protocol), a
+//     packet socket, socketcall, io_uring: EACCES, as with the network
+//     off; unix and netlink sockets are made as usual;
+//   - a send with MSG_FASTOPEN (which connects an unconnected TCP
+//     socket, unseen by Landlock): EACCES.
+const (
+	afInet, afInet6 = 2, 10
+	sockStream      = 1
+	ipprotoTCP      = 6
+	// SOCK_NONBLOCK and SOCK_CLOEXEC, the same on amd64 and arm64 (and
+	// their 32-bit twins).
+	sockFlags = 0x800 | 0x80000
+	// msgFastOpen is MSG_FASTOPEN.
+	msgFastOpen = 0x20000000
+	// retNotify is SECCOMP_RET_USER_NOTIF.
+	retNotify = 0x7fc00000
+	offArg1   = offArg0 + 8
+	offArg2   = offArg0 + 16
+	offArg3   = offArg0 + 24
+)
+
+// supervisedFilter is the seccomp program of the supervised mode for the
+// architectures in sets (the native one first).
+func supervisedFilter(sets []syscallSet) ([]bpf.Instruction, error) {
+	a := &asm{labels: map[string]int{}}
+	a.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
+	for i, s := range sets {
+		a.jeq(s.arch, fmt.Sprintf("arch%d", i))
+	}
+	a.op(bpf.RetConstant{Val: retErrno})
+	for i, s := range sets {
+		a.label(fmt.Sprintf("arch%d", i))
+		a.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
+		sock := "tcp"
+		if s.compat {
+			sock = "local"
+		}
+		for _, nr := range s.socket {
+			a.jeq(nr, sock)
+		}
+		for _, nr := range s.connect {
+			a.jeq(nr, "notify")
+		}
+		for _, nr := range append(append([]uint32{}, s.sendto...), s.sendmmsg...) {
+			a.jeq(nr, "flags3")
+		}
+		for _, nr := range s.sendmsg {
+			a.jeq(nr, "flags2")
+		}
+		for _, nr := range append(append([]uint32{}, s.socketcall...), s.ioUring...) {
+			a.jeq(nr, "deny")
+		}
+		a.op(bpf.RetConstant{Val: retAllow})
+	}
+	a.label("tcp")
+	a.op(bpf.LoadAbsolute{Off: offArg0, Size: 4}) // domain
+	a.jeq(afUnix, "allow")
+	a.jeq(afNetlink, "allow")
+	a.jeq(afInet, "stream")
+	a.jeq(afInet6, "stream")
+	a.op(bpf.RetConstant{Val: retErrno})
+	a.label("stream")
+	a.op(bpf.LoadAbsolute{Off: offArg1, Size: 4}) // type
+	a.op(bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^uint32(sockFlags)})
+	a.jeq(sockStream, "proto")
+	a.op(bpf.RetConstant{Val: retErrno})
+	a.label("proto")
+	a.op(bpf.LoadAbsolute{Off: offArg2, Size: 4}) // protocol
+	a.jeq(0, "notify")
+	a.jeq(ipprotoTCP, "notify")
+	a.op(bpf.RetConstant{Val: retErrno})
+	a.label("local")
+	a.op(bpf.LoadAbsolute{Off: offArg0, Size: 4})
+	a.jeq(afUnix, "allow")
+	a.jeq(afNetlink, "allow")
+	a.op(bpf.RetConstant{Val: retErrno})
+	a.label("flags3")
+	a.op(bpf.LoadAbsolute{Off: offArg3, Size: 4})
+	a.jset(msgFastOpen, "deny")
+	a.op(bpf.RetConstant{Val: retAllow})
+	a.label("flags2")
+	a.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
+	a.jset(msgFastOpen, "deny")
+	a.op(bpf.RetConstant{Val: retAllow})
+	a.label("notify")
+	a.op(bpf.RetConstant{Val: retNotify})
+	a.label("deny")
+	a.op(bpf.RetConstant{Val: retErrno})
+	a.label("allow")
+	a.op(bpf.RetConstant{Val: retAllow})
+	return a.resolve()
+}
+
+// NotifiedCall names the call a supervised filter's notification is
+// about, "socket" or "connect", by its architecture and number; empty for
+// any other.
+func NotifiedCall(arch uint32, nr int32) string {
+	for _, s := range archSyscalls() {
+		if s.arch != arch {
+			continue
+		}
+		if slices.Contains(s.socket, uint32(nr)) && !s.compat {
+			return "socket"
+		}
+		if slices.Contains(s.connect, uint32(nr)) {
+			return "connect"
+		}
+	}
+	return ""
 }

@@ -1,0 +1,423 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
+	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
+)
+
+// The egress proxy with Landlock alone (no network namespace to hold the
+// command): the command's seccomp filter (launcher/seccomp.go) sends its
+// socket(AF_INET*, SOCK_STREAM) and connect calls here, to a supervisor
+// in the server that holds the filter's listener.
+//
+//   - socket: the supervisor makes a TCP socket of its own, bound to
+//     127.0.0.1 and already connected to the server's proxy listener on
+//     127.0.0.1 (which admits only the connections a supervisor made, by
+//     their source port), and installs it in the command as the call's
+//     result (SECCOMP_IOCTL_NOTIF_ADDFD). No unconnected internet socket
+//     ever exists in the command.
+//   - connect: the supervisor takes a copy of the command's descriptor
+//     (pidfd_getfd). An internet socket is answered without the call ever
+//     running: 0 when it is one connected to the proxy and the address
+//     asked for is the proxy's (what HTTP_PROXY names), ECONNREFUSED
+//     otherwise. Only a unix or netlink socket has the call run
+//     (SECCOMP_USER_NOTIF_FLAG_CONTINUE): were the descriptor swapped for
+//     an internet socket meanwhile, that one is connected already (or,
+//     disconnected with AF_UNSPEC, still bound to 127.0.0.1), and
+//     Landlock refuses TCP connect and bind.
+//
+// The proxy then judges each CONNECT or SOCKS5 request with the command's
+// handler, as in the namespaces layer.
+
+// linux/seccomp.h.
+type seccompData struct {
+	Nr   int32
+	Arch uint32
+	IP   uint64
+	Args [6]uint64
+}
+
+type seccompNotif struct {
+	ID    uint64
+	Pid   uint32
+	Flags uint32
+	Data  seccompData
+}
+
+type seccompResp struct {
+	ID    uint64
+	Val   int64
+	Error int32
+	Flags uint32
+}
+
+type seccompAddfd struct {
+	ID         uint64
+	Flags      uint32
+	Srcfd      uint32
+	Newfd      uint32
+	NewfdFlags uint32
+}
+
+func seccompIoctl(fd int, req uint, arg unsafe.Pointer) (int, error) {
+	r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(r), nil
+}
+
+// supervisedProxy is the server's loopback listener for commands
+// supervised this way, shared by all of them: a connection is served
+// with the handler its supervisor registered for its source port, and any
+// other is closed.
+type supervisedProxy struct {
+	ln      *net.TCPListener
+	port    int
+	mu      sync.Mutex
+	pending map[int]*egress.Handler
+}
+
+func newSupervisedProxy() (*supervisedProxy, error) {
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil, fmt.Errorf("the egress proxy's listener: %w", err)
+	}
+	p := &supervisedProxy{ln: ln, port: ln.Addr().(*net.TCPAddr).Port, pending: map[int]*egress.Handler{}}
+	go p.serve()
+	return p, nil
+}
+
+func (p *supervisedProxy) serve() {
+	for {
+		c, err := p.ln.AcceptTCP()
+		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // EMFILE and the like: the next accept may do
+		}
+		ra := c.RemoteAddr().(*net.TCPAddr)
+		p.mu.Lock()
+		h := p.pending[ra.Port]
+		delete(p.pending, ra.Port)
+		p.mu.Unlock()
+		if h == nil || !ra.IP.Equal(net.IPv4(127, 0, 0, 1)) {
+			c.Close()
+			continue
+		}
+		go h.ServeConn(context.Background(), c)
+	}
+}
+
+// isProxy reports whether sa is the proxy's address.
+func (p *supervisedProxy) isProxy(sa unix.Sockaddr) bool {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return a.Port == p.port && a.Addr == [4]byte{127, 0, 0, 1}
+	case *unix.SockaddrInet6:
+		return a.Port == p.port && netip.AddrFrom16(a.Addr).Unmap() == netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	}
+	return false
+}
+
+// dial makes a TCP socket of domain (AF_INET or AF_INET6, the latter
+// speaking IPv4 through a v4-mapped address) bound to 127.0.0.1 and
+// connected to the proxy, whose connection h then serves.
+func (p *supervisedProxy) dial(domain int, h *egress.Handler) (int, error) {
+	fd, err := -1, error(nil)
+	if domain == unix.AF_INET6 {
+		if fd, err = unix.Socket(unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
+			loop := [16]byte{10: 0xff, 11: 0xff, 12: 127, 15: 1}
+			if err = unix.Bind(fd, &unix.SockaddrInet6{Addr: loop}); err != nil {
+				unix.Close(fd)
+				fd = -1
+			}
+		}
+	}
+	if fd < 0 {
+		domain = unix.AF_INET
+		if fd, err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err != nil {
+			return -1, err
+		}
+		if err = unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	// Bound to an address of its own (not the wildcard), the socket keeps
+	// 127.0.0.1 even if disconnected: it can never listen on the network.
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	var port int
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		port = a.Port
+	case *unix.SockaddrInet6:
+		port = a.Port
+	}
+	p.mu.Lock()
+	p.pending[port] = h
+	p.mu.Unlock()
+	var to unix.Sockaddr = &unix.SockaddrInet4{Port: p.port, Addr: [4]byte{127, 0, 0, 1}}
+	if domain == unix.AF_INET6 {
+		to = &unix.SockaddrInet6{Port: p.port, Addr: [16]byte{10: 0xff, 11: 0xff, 12: 127, 15: 1}}
+	}
+	for {
+		err = unix.Connect(fd, to)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		p.mu.Lock()
+		delete(p.pending, port)
+		p.mu.Unlock()
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// supervisor answers one command's notifications.
+type supervisor struct {
+	fd    int // the seccomp listener
+	proxy *supervisedProxy
+	h     *egress.Handler
+	mu    sync.Mutex
+	told  map[string]bool // direct connections already said in the output
+}
+
+// supervise receives the filter's listener from the command's launcher
+// over ctl and answers its notifications until the command has ended.
+func supervise(ctl *os.File, proxy *supervisedProxy, h *egress.Handler) {
+	defer ctl.Close()
+	c, err := net.FileConn(ctl)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return
+	}
+	buf := make([]byte, 1)
+	oob := make([]byte, rightsSpace(1))
+	n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return
+	}
+	files := receivedFiles(oob[:oobn], "seccomp-listener")
+	if n != 1 || buf[0] != launcher.RelayListener || len(files) != 1 {
+		for _, f := range files {
+			f.Close()
+		}
+		return
+	}
+	fd, err := unix.FcntlInt(files[0].Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	files[0].Close()
+	if err != nil {
+		return
+	}
+	s := &supervisor{fd: fd, proxy: proxy, h: h, told: map[string]bool{}}
+	s.run()
+}
+
+func (s *supervisor) run() {
+	defer unix.Close(s.fd)
+	for {
+		pfd := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLIN}}
+		if _, err := unix.Poll(pfd, -1); err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return
+		}
+		if pfd[0].Revents&unix.POLLIN == 0 {
+			if pfd[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
+				return // every process of the command has ended
+			}
+			continue
+		}
+		var n seccompNotif
+		if _, err := seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
+			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOENT) {
+				continue // the caller was killed meanwhile
+			}
+			return
+		}
+		resp := s.answer(&n)
+		// ENOENT: the caller is gone (killed); nothing to answer.
+		_, _ = seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+	}
+}
+
+// answer decides one notification.
+func (s *supervisor) answer(n *seccompNotif) seccompResp {
+	resp := seccompResp{ID: n.ID}
+	fail := func(err error) seccompResp {
+		var errno syscall.Errno
+		if !errors.As(err, &errno) {
+			errno = unix.EACCES
+		}
+		resp.Error = -int32(errno)
+		return resp
+	}
+	switch launcher.NotifiedCall(n.Data.Arch, n.Data.Nr) {
+	case "socket":
+		fd, err := s.socket(n)
+		if err != nil {
+			return fail(err)
+		}
+		resp.Val = int64(fd)
+		return resp
+	case "connect":
+		cont, err := s.connect(n)
+		if err != nil {
+			return fail(err)
+		}
+		if cont {
+			resp.Flags = unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE
+		}
+		return resp
+	}
+	return fail(unix.EACCES)
+}
+
+// socket makes the command's socket, connected to the proxy, and
+// installs it in the command; the descriptor's number there.
+func (s *supervisor) socket(n *seccompNotif) (int, error) {
+	domain, typ := int(int32(n.Data.Args[0])), int(int32(n.Data.Args[1]))
+	fd, err := s.proxy.dial(domain, s.h)
+	if err != nil {
+		return -1, unix.ECONNREFUSED
+	}
+	defer unix.Close(fd)
+	if typ&unix.SOCK_NONBLOCK != 0 {
+		if err := unix.SetNonblock(fd, true); err != nil {
+			return -1, err
+		}
+	}
+	add := seccompAddfd{ID: n.ID, Srcfd: uint32(fd)}
+	if typ&unix.SOCK_CLOEXEC != 0 {
+		add.NewfdFlags = unix.O_CLOEXEC
+	}
+	return seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
+}
+
+// valid reports whether the notification's caller still waits for the
+// answer (so its pid still names it).
+func (s *supervisor) valid(id uint64) bool {
+	_, err := seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id))
+	return err == nil
+}
+
+// connect decides a connect call: cont when the call may run (a unix or
+// netlink socket); else nil for "connected" (the proxy's own socket,
+// asked for the proxy's address) or the error to fail it with.
+func (s *supervisor) connect(n *seccompNotif) (cont bool, err error) {
+	pidfd, err := unix.PidfdOpen(int(n.Pid), 0)
+	if err != nil {
+		return false, unix.EACCES
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, int(int32(n.Data.Args[0])), 0)
+	if err != nil {
+		if errors.Is(err, unix.EBADF) {
+			return false, unix.EBADF
+		}
+		return false, unix.EACCES
+	}
+	defer unix.Close(fd)
+	if !s.valid(n.ID) {
+		return false, unix.EACCES // the caller is gone; the answer is lost
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		return false, unix.ENOTSOCK
+	}
+	domain, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	if err != nil {
+		return false, unix.EACCES
+	}
+	switch domain {
+	case unix.AF_UNIX, unix.AF_NETLINK:
+		return true, nil
+	case unix.AF_INET, unix.AF_INET6:
+	default:
+		return false, unix.EACCES
+	}
+	to, err := s.address(n)
+	if err != nil {
+		return false, err
+	}
+	if peer, perr := unix.Getpeername(fd); perr == nil && s.proxy.isProxy(peer) && to == netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(s.proxy.port)) {
+		return false, nil
+	}
+	s.refused(to)
+	return false, unix.ECONNREFUSED
+}
+
+// address reads the address a connect call asks for from the caller's
+// memory.
+func (s *supervisor) address(n *seccompNotif) (netip.AddrPort, error) {
+	size := int(n.Data.Args[2])
+	if size < 2 {
+		return netip.AddrPort{}, unix.EINVAL
+	}
+	size = min(size, 128)
+	buf := make([]byte, size)
+	local := []unix.Iovec{{Base: &buf[0]}}
+	local[0].SetLen(size)
+	remote := []unix.RemoteIovec{{Base: uintptr(n.Data.Args[1]), Len: size}}
+	if got, err := unix.ProcessVMReadv(int(n.Pid), local, remote, 0); err != nil || got != size {
+		return netip.AddrPort{}, unix.EFAULT
+	}
+	if !s.valid(n.ID) {
+		return netip.AddrPort{}, unix.EACCES
+	}
+	switch binary.NativeEndian.Uint16(buf) {
+	case unix.AF_INET:
+		if size < 16 {
+			return netip.AddrPort{}, unix.EINVAL
+		}
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte(buf[4:8])), binary.BigEndian.Uint16(buf[2:4])), nil
+	case unix.AF_INET6:
+		if size < 24 {
+			return netip.AddrPort{}, unix.EINVAL
+		}
+		return netip.AddrPortFrom(netip.AddrFrom16([16]byte(buf[8:24])).Unmap(), binary.BigEndian.Uint16(buf[2:4])), nil
+	}
+	return netip.AddrPort{}, unix.EAFNOSUPPORT
+}
+
+// refused says a direct connection in the command's output, once per
+// address.
+func (s *supervisor) refused(to netip.AddrPort) {
+	s.mu.Lock()
+	seen := s.told[to.String()]
+	s.told[to.String()] = true
+	s.mu.Unlock()
+	if !seen && s.h.Notice != nil {
+		s.h.Notice(fmt.Sprintf("agent-mcp network: refused %s: a direct connection; only the egress proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) is reachable, and it admits a host by rule or by the user's answer", to))
+	}
+}
