@@ -13,10 +13,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
@@ -45,7 +47,10 @@ type attackCase struct {
 }
 
 // attackStep is one thing done through the server: a Bash command
-// (foreground or background), or a TaskOutput of the last background task.
+// (foreground or background), or a TaskOutput of the last background task;
+// or what the user does next outside the sandbox (a shell command run by
+// the test, as the server's user, in the working directory); or a wait
+// until paths exist or are gone.
 type attackStep struct {
 	kind, text string
 }
@@ -63,7 +68,7 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 		text := body.String()
 		body.Reset()
 		switch {
-		case section == "bash", section == "bash background", section == "taskoutput":
+		case section == "bash", section == "bash background", section == "taskoutput", section == "user", section == "wait":
 			c.steps = append(c.steps, attackStep{kind: section, text: strings.TrimSpace(text)})
 		case section == "expect":
 			for _, l := range strings.Split(text, "\n") {
@@ -74,7 +79,7 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 		case strings.HasPrefix(section, "work/"), strings.HasPrefix(section, "home/"), strings.HasPrefix(section, "outside/"):
 			c.plant = append(c.plant, [2]string{section, text})
 		default:
-			return fmt.Errorf("section %q: want bash, bash background, taskoutput, expect, or a file under work/, home/ or outside/", section)
+			return fmt.Errorf("section %q: want bash, bash background, taskoutput, user, wait, expect, or a file under work/, home/ or outside/", section)
 		}
 		return nil
 	}
@@ -132,7 +137,7 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 	case len(c.holds) == 0:
 		return nil, fmt.Errorf("no holds: header (the layers that hold it: namespaces, landlock)")
 	case len(c.steps) == 0:
-		return nil, fmt.Errorf("no bash or taskoutput section")
+		return nil, fmt.Errorf("no bash, taskoutput or user section")
 	case len(c.expect) == 0:
 		return nil, fmt.Errorf("no expect section")
 	}
@@ -143,6 +148,16 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 	}
 	if c.settings != "" && !json.Valid([]byte(c.settings)) {
 		return nil, fmt.Errorf("settings: not valid JSON: %s", c.settings)
+	}
+	for _, s := range c.steps {
+		if s.kind != "wait" {
+			continue
+		}
+		for _, l := range strings.Split(s.text, "\n") {
+			if verb, _, _ := strings.Cut(strings.TrimSpace(l), " "); verb != "exists" && verb != "absent" {
+				return nil, fmt.Errorf("wait %q: want exists AREA/PATH or absent AREA/PATH", l)
+			}
+		}
 	}
 	for _, e := range c.expect {
 		verb, _, _ := strings.Cut(e, " ")
@@ -315,7 +330,7 @@ func runAttack(t *testing.T, c *attackCase, e *sandboxEnv, cs *mcp.ClientSession
 			before[p] = takeSnapshot(e.areaPath(p))
 		}
 	}
-	var outputs []string
+	var outputs, waitFailed []string
 	lastTask := ""
 	for _, s := range c.steps {
 		switch s.kind {
@@ -324,6 +339,12 @@ func runAttack(t *testing.T, c *attackCase, e *sandboxEnv, cs *mcp.ClientSession
 			outputs = append(outputs, out)
 			if rest, ok := strings.CutPrefix(out, "Command running in the background as task "); ok {
 				lastTask = strings.TrimSuffix(strings.Fields(rest)[0], ".")
+			}
+		case "user":
+			outputs = append(outputs, e.runAsUser(t, e.expand(s.text, helper)))
+		case "wait":
+			if f := e.waitFor(e.expand(s.text, helper)); f != "" {
+				waitFailed = append(waitFailed, f)
 			}
 		case "taskoutput":
 			args := map[string]any{"task_id": lastTask, "block": true, "timeout": 30000}
@@ -334,7 +355,7 @@ func runAttack(t *testing.T, c *attackCase, e *sandboxEnv, cs *mcp.ClientSession
 			outputs = append(outputs, text(t, res))
 		}
 	}
-	var failed []string
+	failed := waitFailed
 	all := strings.Join(outputs, "\n")
 	for _, x := range c.expect {
 		verb, arg, _ := strings.Cut(x, " ")
@@ -362,6 +383,58 @@ func runAttack(t *testing.T, c *attackCase, e *sandboxEnv, cs *mcp.ClientSession
 		t.Logf("outputs:\n%s", all)
 	}
 	return failed
+}
+
+// runAsUser runs script with bash in the working directory, outside the
+// sandbox, as the server's user: what the user does next (their own git
+// status, say). It returns what the script printed.
+func (e *sandboxEnv) runAsUser(t *testing.T, script string) string {
+	t.Helper()
+	shell, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append(append([]string{}, e.user.wrap...), shell, "-c", script)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = e.work
+	env := testbin.HermeticEnv(t)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "HOME=") {
+			env[i] = "HOME=" + e.home
+		}
+	}
+	cmd.Env = append(env, "XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"))
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// waitLimit bounds a wait step: what it waits for is due at once (a
+// protected name moved aside as it appears), so running out of it is a
+// failed check, not a slow machine.
+const waitLimit = 20 * time.Second
+
+// waitFor waits until every line of spec ("exists AREA/PATH", "absent
+// AREA/PATH") holds, looking again as the state changes; it returns what
+// did not come to hold within waitLimit, or "".
+func (e *sandboxEnv) waitFor(spec string) string {
+	deadline := time.Now().Add(waitLimit)
+	for {
+		var pending []string
+		for _, l := range strings.Split(strings.TrimSpace(spec), "\n") {
+			verb, arg, _ := strings.Cut(strings.TrimSpace(l), " ")
+			_, err := os.Lstat(e.areaPath(arg))
+			if (verb == "exists") != (err == nil) {
+				pending = append(pending, l)
+			}
+		}
+		if len(pending) == 0 {
+			return ""
+		}
+		if time.Now().After(deadline) {
+			return fmt.Sprintf("waited %s in vain for: %s", waitLimit, strings.Join(pending, "; "))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // sandboxCheck is `sandbox check`'s output with the given layers.

@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"crypto/rand"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/agent-mcp/agent-mcp/permissions"
 )
@@ -29,8 +31,23 @@ type absentGuard struct {
 	mu      sync.Mutex
 	running int             // sandboxed commands whose init is running
 	absent  map[string]bool // protected paths absent when last known clean
-	pending []string        // what was moved aside, not yet reported
+	// stuck are names a sweep found but could not move aside: they are
+	// kept guarded (and tried again) past the next clean point, so that a
+	// failed move never makes a command's name the user's.
+	stuck map[string]bool
+	// roots are the real paths of the running commands' writable roots:
+	// the server acts only inside them.
+	roots []string
+	// since is the clean point: a link on a protected name's path changed
+	// after it (ctime) was put there by a command and is not followed.
+	since   time.Time
+	pending []string // what was moved aside, not yet reported
 }
+
+// linkSlack is how far before the clean point a link's ctime may lie and
+// the link still count as new: file system times come from a coarse
+// clock that can lag the clock the clean point is read from.
+const linkSlack = 100 * time.Millisecond
 
 // pinnedPaths are the protected paths of the writable roots and home,
 // and the configured Pinned paths (agent-mcp's and Claude Code's user
@@ -60,16 +77,27 @@ func (s *Sandbox) pinnedPaths(roots []string) []string {
 }
 
 // begin is called as a sandboxed command starts, with the protected
-// paths inside its writable roots. With no other sandboxed command
-// running the disk is what the user made it, and the absent names are
-// taken from it; else what appeared since the last clean point was made
-// by a running command and is moved aside first.
-func (g *absentGuard) begin(paths []string) {
+// paths inside its writable roots and those roots. With no other
+// sandboxed command running the disk is what the user made it, and the
+// absent names are taken from it; else what appeared since the last
+// clean point was made by a running command and is moved aside first.
+func (g *absentGuard) begin(paths, roots []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running == 0 {
 		g.absent = map[string]bool{}
-	} else {
+		g.roots = nil
+		g.since = time.Now().Add(-linkSlack)
+		for p := range g.stuck {
+			g.absent[p] = true
+		}
+	}
+	for _, r := range roots {
+		if real, err := filepath.EvalSymlinks(r); err == nil && !slices.Contains(g.roots, real) {
+			g.roots = append(g.roots, real)
+		}
+	}
+	if g.running > 0 || len(g.stuck) > 0 {
 		g.sweepLocked()
 	}
 	for _, p := range paths {
@@ -94,6 +122,17 @@ func (g *absentGuard) sweep(done bool) {
 	}
 }
 
+// sweepIfRunning sweeps while a sandboxed command runs: before a command
+// runs outside the sandbox (an excluded one), which must not find what a
+// background task planted. With none running, what exists is the user's.
+func (g *absentGuard) sweepIfRunning() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running > 0 {
+		g.sweepLocked()
+	}
+}
+
 // report returns what was moved aside since the last report.
 func (g *absentGuard) report() []string {
 	g.mu.Lock()
@@ -103,43 +142,51 @@ func (g *absentGuard) report() []string {
 	return out
 }
 
-// sweepLocked moves aside each absent name that now exists.
+// sweepLocked moves aside each absent name that now exists, and each new
+// link put on the way to one, acting only through descriptors opened
+// without following links and only inside the writable roots (revert).
 func (g *absentGuard) sweepLocked() {
-	var names []string
+	names := make([]string, 0, len(g.absent))
 	for p := range g.absent {
-		st, err := os.Lstat(p)
-		if err != nil || filepath.Base(p) == ".git" && st.IsDir() {
-			// A new .git directory is a new repository: its config
-			// and hooks are guarded by name.
-			continue
-		}
 		names = append(names, p)
 	}
 	slices.Sort(names)
 	for _, p := range names {
-		g.pending = append(g.pending, moveAside(p))
+		msg, failed := revert(p, g.roots, g.since)
+		if msg != "" {
+			g.pending = append(g.pending, msg)
+		}
+		if failed {
+			if g.stuck == nil {
+				g.stuck = map[string]bool{}
+			}
+			g.stuck[p] = true
+		} else {
+			delete(g.stuck, p)
+		}
 	}
 }
 
-// moveAside renames p to an unused p.sandbox-refused[-N] in the same
-// directory (a rename moves a link, never what it points to), and says
-// what it did.
-func moveAside(p string) string {
-	for i := 0; i < 100; i++ {
-		dst := p + ".sandbox-refused"
-		if i > 0 {
-			dst = fmt.Sprintf("%s-%d", dst, i)
-		}
-		if _, err := os.Lstat(dst); err == nil {
-			continue
-		}
-		if err := os.Rename(p, dst); err != nil {
-			return fmt.Sprintf("%s, a protected name, was created by a sandboxed command and could not be moved aside: %v", p, err)
-		}
-		return fmt.Sprintf("%s, a protected name, was created by a sandboxed command: moved aside to %s", p, dst)
+// asideName is the n-th name p's entry is moved aside to: NAME.sandbox-refused,
+// then -1, -2, ..., and past asideNumbered a random suffix (a command
+// may have taken all the numbered ones).
+func asideName(name string, n int) string {
+	switch {
+	case n == 0:
+		return name + ".sandbox-refused"
+	case n < asideNumbered:
+		return fmt.Sprintf("%s.sandbox-refused-%d", name, n)
 	}
-	return fmt.Sprintf("%s, a protected name, was created by a sandboxed command; no free name to move it aside to", p)
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s.sandbox-refused-%x", name, b)
 }
+
+// asideNumbered and asideTries bound the names tried.
+const (
+	asideNumbered = 100
+	asideTries    = asideNumbered + 20
+)
 
 // ancestorsWithin lists, for each of paths, its ancestors strictly inside
 // the writable root that holds it (shallowest first, no repeats): the

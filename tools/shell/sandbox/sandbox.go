@@ -546,7 +546,14 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	if !s.Confines(spec.Command) {
 		cmd := exec.Command(spec.Shell, "-c", spec.Script)
 		cmd.ExtraFiles = spec.Files
-		return &Launch{Cmd: cmd}, nil
+		if s == nil || !s.Layers().Any() {
+			return &Launch{Cmd: cmd}, nil
+		}
+		// An excluded command runs outside the sandbox: it must not find
+		// what a sandboxed command still running planted (a hook git
+		// would run).
+		s.guard.sweepIfRunning()
+		return &Launch{Cmd: cmd, guard: &s.guard}, nil
 	}
 	tmp, err := privateTmp(spec.StateDir)
 	if err != nil {
@@ -639,7 +646,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	// fd 3 and launcher.ServerFD (4) in init, then the shell's files,
 	// then the egress relay's socket (Plan.ProxyFD).
 	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
-	s.guard.begin(guarded)
+	s.guard.begin(guarded, writable)
 	l := &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
 		server: sw, serverR: sr, cgroups: cgroups, guard: &s.guard}
 	if p.Proxy || p.Supervised {
