@@ -563,7 +563,9 @@ func (s *skippedLine) keepTail(p []byte) {
 
 // tailID matches a message's last member when it is the id: nothing but
 // the object's closing brace follows it.
-var tailID = regexp.MustCompile(`[{,]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*)\s*}\s*$`)
+var tailID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[{,]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*)\s*}\s*$`)
+})
 
 // id finds the id of the request a skipped line held, or nil: a top-level
 // "id" member read from the start of the message (members before it are
@@ -590,7 +592,7 @@ func (s *skippedLine) id() json.RawMessage {
 			}
 		}
 	}
-	if m := tailID.FindSubmatch(bytes.TrimSuffix(s.tail, []byte("\n"))); m != nil && validID(m[1]) {
+	if m := tailID().FindSubmatch(bytes.TrimSuffix(s.tail, []byte("\n"))); m != nil && validID(m[1]) {
 		return json.RawMessage(m[1])
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -59,7 +60,7 @@ type commandBody struct {
 // maxCommandFile bounds a command file.
 const maxCommandFile = 256 << 10
 
-var frontMatter = regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---\r?\n?`)
+var frontMatter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)\A---\r?\n(.*?)\r?\n---\r?\n?`) })
 
 func readCommand(path string) (commandBody, error) {
 	info, err := os.Stat(path)
@@ -75,7 +76,7 @@ func readCommand(path string) (commandBody, error) {
 	}
 	text := string(b)
 	var body commandBody
-	if m := frontMatter.FindStringSubmatch(text); m != nil {
+	if m := frontMatter().FindStringSubmatch(text); m != nil {
 		text = text[len(m[0]):]
 		for _, l := range strings.Split(m[1], "\n") {
 			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "description:"); ok {
@@ -109,7 +110,7 @@ func expandCommand(c customCommand, args string) (string, error) {
 // directory (or an absolute path) bring the file's text along.
 const maxAttach = 256 << 10
 
-var atPath = regexp.MustCompile(`(?:^|\s)@([^\s]+)`)
+var atPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([^\s]+)`) })
 
 // attachFiles appends the files the prompt names with @path, returning
 // the prompt to send and the paths attached.
@@ -117,7 +118,7 @@ func attachFiles(prompt, cwd string) (string, []string) {
 	var b strings.Builder
 	var attached []string
 	seen := map[string]bool{}
-	for _, m := range atPath.FindAllStringSubmatch(prompt, -1) {
+	for _, m := range atPath().FindAllStringSubmatch(prompt, -1) {
 		rel := strings.TrimRight(m[1], ".,;:!?)")
 		if seen[rel] {
 			continue

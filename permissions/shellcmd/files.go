@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 )
 
 // FileUse is one path a command line reads or writes, as its words show
@@ -249,18 +250,19 @@ func (a *analyzer) cd(c Command, top bool) {
 	}
 }
 
-// noPaths are programs whose arguments name no file.
-var noPaths = map[string]bool{}
-
-func init() {
+// noPaths are programs whose arguments name no file (built on first use,
+// not when the program starts).
+var noPaths = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
 	for _, n := range strings.Fields(`echo printf true false : test [ exit return export declare local typeset
 		readonly set unset shopt alias unalias trap hash kill sleep wait read type which command pwd cd pushd popd
 		jobs fg bg help history times umask ulimit getopts shift break continue let eval seq date uname whoami id
 		groups hostname nproc arch basename dirname printenv locale cal uptime free tty numfmt expr getconf env
 		lscpu lsblk ps builtin caller compgen complete dirs disown enable logout mapfile readarray suspend`) {
-		noPaths[n] = true
+		names[n] = true
 	}
-}
+	return names
+})
 
 // recursivePrograms touch everything below a directory argument.
 var recursivePrograms = map[string]bool{"find": true, "tar": true, "rsync": true, "du": true, "zip": true, "tree": true,
@@ -308,7 +310,7 @@ func (a *analyzer) files(c Command) {
 	if strings.Contains(name, "/") && standardDir(path.Dir(name)) {
 		base = path.Base(name)
 	}
-	if noPaths[base] {
+	if noPaths()[base] {
 		return
 	}
 	args := c.Args[1:]

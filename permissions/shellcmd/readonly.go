@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // IsReadOnly reports whether command only reads: it parses, and every
@@ -79,7 +80,7 @@ func (c Command) IsReadOnly() bool {
 		}
 		name = path.Base(name)
 	}
-	check, known := readOnlyPrograms[name]
+	check, known := readOnlyPrograms()[name]
 	if !known {
 		return false
 	}
@@ -114,10 +115,10 @@ func safeVar(name string) bool {
 }
 
 // readOnlyPrograms maps a program to nil when every use only reads, or to
-// a check of its (static) arguments.
-var readOnlyPrograms = map[string]func(args []string) bool{}
-
-func init() {
+// a check of its (static) arguments. Built on first use, not when the
+// program starts.
+var readOnlyPrograms = sync.OnceValue(func() map[string]func(args []string) bool {
+	readOnlyPrograms := map[string]func(args []string) bool{}
 	for _, name := range strings.Fields(`
 		cat head tail wc grep egrep fgrep zgrep ls stat pwd echo printf which type whoami id groups
 		uname arch basename dirname realpath readlink du df true false test [ : cut tr nl od hexdump
@@ -152,7 +153,8 @@ func init() {
 		// env with no command prints the environment; -S is not analysed.
 		return !hasAnyOption(words(args), "S") && !hasLong(words(args), "split-string")
 	}
-}
+	return readOnlyPrograms
+})
 
 func words(args []string) []Word {
 	out := make([]Word, len(args))

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -127,7 +128,7 @@ func runRead(ctx context.Context, in *ReadInput, uc *tools.UseContext, _ tools.P
 	mime, isImage := imageTypes[ext]
 	switch {
 	case isImage, ext == ".ipynb", ext == ".pdf":
-	case binaryExtensions[ext]:
+	case binaryExtensions()[ext]:
 		return nil, fmt.Errorf("cannot read %s: %s files are binary; Read shows text, images, notebooks and PDFs", abs, ext)
 	case in.Pages != "":
 		return nil, fmt.Errorf("pages applies to PDF files only; %s is not a PDF", abs)
@@ -434,17 +435,18 @@ func decodeUTF16(raw []byte, bigEndian bool) string {
 	return string(utf16.Decode(u))
 }
 
-// binaryExtensions are refused without opening the file.
-var binaryExtensions = map[string]bool{}
-
-func init() {
+// binaryExtensions are refused without opening the file (built on first
+// use, not when the program starts).
+var binaryExtensions = sync.OnceValue(func() map[string]bool {
+	exts := map[string]bool{}
 	for _, e := range strings.Fields(`.exe .dll .so .dylib .a .o .obj .lib .bin .class .jar .war .pyc .pyo .wasm
 		.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .iso .dmg .deb .rpm
 		.mp3 .mp4 .m4a .wav .flac .ogg .avi .mov .mkv .webm .bmp .ico .tiff .tif .psd
 		.ttf .otf .woff .woff2 .eot .sqlite .db .dat .doc .docx .xls .xlsx .ppt .pptx .odt`) {
-		binaryExtensions[e] = true
+		exts[e] = true
 	}
-}
+	return exts
+})
 
 // neverEndingFile names why a device or process file would never finish
 // reading, or returns "".

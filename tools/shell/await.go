@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -143,14 +144,16 @@ func (t *Task) await(ctx context.Context, cond condition, from int64, timeout, q
 // escapes are terminal control sequences (CSI, OSC, two-character ESC
 // sequences) and carriage returns, which a pattern should not have to
 // spell out: a REPL colours its prompt, a progress bar redraws its line.
-var escapes = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]|\r")
+var escapes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[@-Z\\\\-_]|\r")
+})
 
 // stripEscapes returns b without terminal control sequences.
 func stripEscapes(b []byte) []byte {
 	if !strings.ContainsAny(string(b), "\x1b\r") {
 		return b
 	}
-	return escapes.ReplaceAll(b, nil)
+	return escapes().ReplaceAll(b, nil)
 }
 
 // listening reports whether a TCP socket of the task's network namespace
