@@ -747,8 +747,9 @@ func TestSandbox_defaults_let_builds_git_and_local_servers_work(t *testing.T) {
 	requireLayers(t, "namespaces,landlock")
 	u := sandboxUsers(t)[0]
 	e := newSandboxEnv(t, u)
-	// The real build cache keeps `go build` fast; it is one of the
-	// default writable caches.
+	// GOCACHE names the user's build cache, which commands do not
+	// write: their go uses the workspace's stand-in (a first go test
+	// compiles the standard library's packages it needs).
 	gobin, err := goBinary()
 	if err != nil {
 		t.Skip(err)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,12 +18,14 @@ func main() {
 	bin := flag.String("bin", "", "path of the built agent-mcp binary")
 	baseBin := flag.String("base", "", "path of another agent-mcp binary to measure in the same run, call for call (e.g. one built from an earlier commit)")
 	runs := flag.Int("runs", 100, "timed calls per configuration (after 5 warm-up calls)")
+	command := flag.String("command", "echo hi", "the command line each call runs (in the server's working directory, a new temporary one per server)")
+	only := flag.String("only", "", "comma separated configurations to measure (off, landlock, landlock+cgroup, namespaces, namespaces+landlock); empty: all")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "sandboxbench: -bin is required")
 		os.Exit(2)
 	}
-	if err := run(*bin, *baseBin, *runs); err != nil {
+	if err := run(*bin, *baseBin, *runs, *command, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxbench:", err)
 		os.Exit(1)
 	}
@@ -38,14 +42,22 @@ type server struct {
 	times []time.Duration
 }
 
-func run(bin, baseBin string, runs int) error {
+func run(bin, baseBin string, runs int, command, only string) error {
 	ctx := context.Background()
-	configs := []config{
+	var configs []config
+	for _, c := range []config{
 		{"off", "off", ""},
 		{"landlock", "auto", "landlock"},
 		{"landlock+cgroup", "auto", "landlock,cgroup"},
 		{"namespaces", "auto", "namespaces"},
 		{"namespaces+landlock", "auto", "namespaces,landlock"},
+	} {
+		if only == "" || slices.Contains(strings.Split(only, ","), c.name) {
+			configs = append(configs, c)
+		}
+	}
+	if len(configs) == 0 {
+		return fmt.Errorf("-only %q names no configuration", only)
 	}
 	bins := []string{bin}
 	if baseBin != "" {
@@ -79,17 +91,23 @@ func run(bin, baseBin string, runs int) error {
 	}
 	call := func(cs *mcp.ClientSession) (time.Duration, error) {
 		start := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "echo hi"}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": command}})
 		d := time.Since(start)
 		if err == nil && res.IsError {
-			err = fmt.Errorf("echo failed: %v", res.Content)
+			err = fmt.Errorf("%q failed: %v", command, res.Content)
 		}
 		return d, err
 	}
 	// Call for call, every server in turn, so that the machine's load
-	// falls on all of them alike.
+	// falls on all of them alike; in a new order each round, so that no
+	// server always follows the same one (a sandboxed call's launcher is
+	// still being reaped, and its cgroup removed, as the next call
+	// starts).
+	order := slices.Clone(servers)
+	rng := rand.New(rand.NewPCG(1, 2))
 	for r := -5; r < runs; r++ {
-		for _, s := range servers {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, s := range order {
 			d, err := call(s.cs)
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
@@ -107,12 +125,15 @@ func run(bin, baseBin string, runs int) error {
 	}
 	for i, s := range servers {
 		med, p90 := s.times[len(s.times)/2], s.times[len(s.times)*9/10]
-		off := medians["off"]
+		off, ok := medians["off"]
 		if i%len(bins) == 1 {
-			off = medians["off (base)"]
+			off, ok = medians["off (base)"]
 		}
-		line := fmt.Sprintf("%-28s %10s %10s %+9.1fms", s.name, med.Round(10*time.Microsecond), p90.Round(10*time.Microsecond),
-			float64(med-off)/float64(time.Millisecond))
+		vsOff := fmt.Sprintf("%+9.1fms", float64(med-off)/float64(time.Millisecond))
+		if !ok {
+			vsOff = fmt.Sprintf("%11s", "-")
+		}
+		line := fmt.Sprintf("%-28s %10s %10s %s", s.name, med.Round(10*time.Microsecond), p90.Round(10*time.Microsecond), vsOff)
 		if i%len(bins) == 1 {
 			line += fmt.Sprintf("   this binary / base: %.2f×", float64(servers[i-1].times[len(servers[i-1].times)/2])/float64(med))
 		}

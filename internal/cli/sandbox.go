@@ -226,7 +226,7 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 	}
 	userNamespacesCheck(sb, run, check, stdout)
 	secretsCheck(sb, stdout)
-	fmt.Fprintln(stdout, "  --   build caches are writable roots: what a command writes there is not kept from the next unsandboxed build")
+	buildCachesCheck(sb, run, check, stdout)
 	out, _ = run("grep NoNewPrivs /proc/self/status")
 	check("no_new_privs set", strings.Contains(out, "1"), trimDetail(out))
 	lockdownCheck(sb, run, check, stdout)
@@ -254,6 +254,28 @@ func trimDetail(s string) string {
 		s = s[:200] + "..."
 	}
 	return ": " + strings.ReplaceAll(s, "\n", " | ")
+}
+
+// buildCachesCheck tries to write into the user's first build cache,
+// which no command may (each workspace has stand-ins its tools' variables
+// point at), and says what Landlock alone leaves: a cache inside a
+// working directory.
+func buildCachesCheck(sb *sandbox.Sandbox, run func(string) (string, error), check func(string, bool, string), stdout io.Writer) {
+	caches := sb.BuildCaches()
+	if len(caches) == 0 {
+		fmt.Fprintln(stdout, "  --   build caches: none configured (sandbox.buildCaches is empty): commands' go, npm, pip and cargo use the user's caches read-only")
+		return
+	}
+	probe := filepath.Join(caches[0], ".agent-mcp-sandbox-check")
+	out, _ := run("echo x > '" + strings.ReplaceAll(probe, "'", `'\''`) + "'; echo GOCACHE=$GOCACHE")
+	_, statErr := os.Stat(probe)
+	if statErr == nil {
+		_ = os.Remove(probe)
+	}
+	check("the user's build caches unchanged by a command (its tools write stand-ins kept per workspace)", statErr != nil, trimDetail(out))
+	if !sb.Layers().Namespaces {
+		fmt.Fprintln(stdout, "  --   build caches inside a working directory: writable with Landlock alone (a home that is a working directory; only the namespaces layer binds them read-only there)")
+	}
 }
 
 // userNamespacesCheck tries to make a user namespace inside the sandbox,

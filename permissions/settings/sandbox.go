@@ -21,7 +21,8 @@ type SandboxFile struct {
 	// Network is false to leave commands only a private loopback; true
 	// or Claude Code's object (whose proxy keys are not used) allows it.
 	Network json.RawMessage `json:"network"`
-	// BuildCaches replaces the default list of writable per-user caches.
+	// BuildCaches replaces the default list of the user's build caches
+	// that commands get per-workspace stand-ins for (package sandbox).
 	BuildCaches *[]string `json:"buildCaches"`
 	// AllowUserNamespaces lets a sandboxed command make user namespaces
 	// of its own (refused by default).

@@ -46,6 +46,11 @@
 //     with cgroup.kill, and the server removes it once init is gone,
 //     killing what a killed init left.
 //
+// In both layers the user's build caches are never writable: a command's
+// go, npm, pip and cargo are pointed at stand-ins kept per workspace
+// (caches.go), so nothing a command plants in a cache reaches the user's
+// next unsandboxed build.
+//
 // no_new_privs is set in every case. In every layer the shell is started
 // from a thread of the launcher's own that first gives up what the command
 // must not have (package launcher, lockdown_linux.go): every capability

@@ -183,9 +183,15 @@ type Config struct {
 	AllowedDomains, DeniedDomains []string
 	// Home is the user's home directory (protected rc files, caches).
 	Home string
-	// BuildCaches are writable per-user caches; nil means
+	// BuildCaches are the user's build caches (caches.go): never
+	// writable by a command; each one agent-mcp knows a variable for
+	// (those of [DefaultBuildCaches]) has a stand-in per workspace that
+	// the variable points a command's tool at. nil means
 	// [DefaultBuildCaches].
 	BuildCaches []string
+	// CacheRoot is where the per-workspace stand-ins are kept; empty
+	// means $XDG_CACHE_HOME/agent-mcp/build-caches (Home/.cache/...).
+	CacheRoot string
 	// Writable are further writable directories (Edit allow rules').
 	Writable []string
 	// ReadOnly are paths kept read-only inside the writable roots (Edit
@@ -233,7 +239,7 @@ type Sandbox struct {
 	landlock int
 	layers   Layers
 	support  Support
-	caches   []string
+	caches   *buildCaches
 	// cgroups numbers the commands' cgroups.
 	cgroups atomic.Uint64
 	// guard moves aside protected names a command created (pinned.go).
@@ -283,13 +289,11 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		s.hosts = h
 	}
-	s.caches = cfg.BuildCaches
-	if s.caches == nil {
-		s.caches = DefaultBuildCaches(cfg.Home)
-	}
-	// A cache that does not exist yet is made now, so that the first
-	// `go build` can fill it.
-	for _, c := range s.caches {
+	s.caches = newBuildCaches(cfg)
+	// A cache of the user's that does not exist yet is made now, so that
+	// a command cannot make one (and fill it) where a working directory
+	// holds it: the namespaces layer binds an existing one read-only.
+	for _, c := range s.caches.user {
 		_ = os.MkdirAll(c, 0o755)
 	}
 	return s, nil
@@ -309,6 +313,7 @@ func (s *Sandbox) StartProbe() {
 // picks the layers and then closes s.probed.
 func (s *Sandbox) probe() {
 	defer close(s.probed)
+	s.caches.prune()
 	sup := s.support
 	probeProcesses(&sup, s.cfg.Launcher)
 	s.support = sup
@@ -443,40 +448,17 @@ func (s *Sandbox) Describe() string {
 	return fmt.Sprintf("sandbox: %s, network %s, processes held by %s, %s", s.layers, net, s.layers.processes(), s.describeLimits())
 }
 
-// DefaultBuildCaches are the per-user build caches a sandboxed command may
-// write: Go's build and module caches, npm's, pip's and cargo's
-// registries. $GOCACHE, $GOMODCACHE, $GOPATH, $XDG_CACHE_HOME,
-// $npm_config_cache and $CARGO_HOME are honoured.
+// DefaultBuildCaches are the user's build caches agent-mcp knows a
+// variable for (caches.go): Go's build and module caches, npm's, pip's
+// and Cargo's registry and git checkouts. $GOCACHE, $GOMODCACHE, $GOPATH
+// (from the environment or go's env file), $XDG_CACHE_HOME,
+// $npm_config_cache, $PIP_CACHE_DIR and $CARGO_HOME are honoured.
 func DefaultBuildCaches(home string) []string {
-	if home == "" {
-		return nil
+	var out []string
+	for _, k := range knownCaches(home, goEnvReader()) {
+		out = append(out, k.dir)
 	}
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		cache = filepath.Join(home, ".cache")
-	}
-	gocache := os.Getenv("GOCACHE")
-	if gocache == "" || gocache == "off" {
-		gocache = filepath.Join(cache, "go-build")
-	}
-	modcache := os.Getenv("GOMODCACHE")
-	if modcache == "" {
-		gopath := filepath.Join(home, "go")
-		if g := os.Getenv("GOPATH"); g != "" {
-			gopath = filepath.SplitList(g)[0]
-		}
-		modcache = filepath.Join(gopath, "pkg", "mod")
-	}
-	npm := os.Getenv("npm_config_cache")
-	if npm == "" {
-		npm = filepath.Join(home, ".npm")
-	}
-	cargo := os.Getenv("CARGO_HOME")
-	if cargo == "" {
-		cargo = filepath.Join(home, ".cargo")
-	}
-	return []string{gocache, modcache, npm, filepath.Join(cache, "pip"),
-		filepath.Join(cargo, "registry"), filepath.Join(cargo, "git")}
+	return out
 }
 
 // Spec is one command to start.
@@ -510,7 +492,8 @@ type Launch struct {
 	// caller that sets SysProcAttr must keep the fields it holds, and
 	// ExtraFiles as they are.
 	Cmd *exec.Cmd
-	// Env are variables to add to the command's environment (TMPDIR).
+	// Env are variables to add to the command's environment (TMPDIR,
+	// the build caches' stand-ins, the egress proxy's).
 	Env []string
 
 	status, statusW *os.File // the shell's exit status, from the sandbox's init
@@ -563,10 +546,20 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
+	ws := spec.Dir
+	if len(spec.WorkDirs) > 0 {
+		ws = spec.WorkDirs[0]
+	}
+	standIn, err := s.caches.standIn(ws)
+	if err != nil {
+		return nil, err
+	}
 	writable := append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
 	roots := slices.Clone(writable)
 	writable = append(writable, tmp)
-	writable = append(writable, s.caches...)
+	if standIn != "" {
+		writable = append(writable, standIn)
+	}
 	writable = existing(writable)
 	p := launcher.Plan{
 		Shell: spec.Shell, Script: spec.Script, Dir: spec.Dir,
@@ -580,10 +573,15 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	// Edit-denied ones; outside them everything is read-only already.
 	pinned := s.pinnedPaths(roots)
 	ro := append(slices.Clone(pinned), expand(s.cfg.ReadOnly)...)
+	// The user's build caches, where a working directory holds them.
+	ro = append(ro, s.caches.user...)
 	for _, r := range existing(ro) {
 		if within(r, writable) && !isGitDirEntry(r) {
 			p.ReadOnly = append(p.ReadOnly, r)
 		}
+	}
+	if standIn != "" && within(standIn, p.ReadOnly) {
+		p.WritableAgain = append(p.WritableAgain, standIn)
 	}
 	var guarded []string
 	for _, r := range pinned {
@@ -647,7 +645,8 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	// then the egress relay's socket (Plan.ProxyFD).
 	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
 	s.guard.begin(guarded, writable)
-	l := &Launch{Cmd: cmd, Env: []string{"TMPDIR=" + tmp}, status: r, statusW: w,
+	env := append([]string{"TMPDIR=" + tmp}, s.caches.env(standIn)...)
+	l := &Launch{Cmd: cmd, Env: env, status: r, statusW: w,
 		server: sw, serverR: sr, cgroups: cgroups, guard: &s.guard}
 	if p.Proxy || p.Supervised {
 		ei, es, err := egressPair()

@@ -85,6 +85,7 @@ func TestExpand(t *testing.T) {
 }
 
 func TestDefaultBuildCaches(t *testing.T) {
+	cacheEnv(t, "")
 	t.Setenv("GOCACHE", "/c/go")
 	t.Setenv("GOMODCACHE", "")
 	t.Setenv("GOPATH", "/gp")

@@ -1,0 +1,132 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// cacheEnv clears the variables that move the caches, and points go's env
+// file at file (empty: none).
+func cacheEnv(t *testing.T, file string) {
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOPROXY", "GOFLAGS", "XDG_CACHE_HOME", "npm_config_cache", "PIP_CACHE_DIR", "CARGO_HOME"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	if file == "" {
+		file = filepath.Join(t.TempDir(), "none")
+	}
+	t.Setenv("GOENV", file)
+}
+
+func TestBuildCaches_read_go_env_file_and_point_tools_at_stand_ins(t *testing.T) {
+	dir := t.TempDir()
+	goenv := filepath.Join(dir, "goenv")
+	if err := os.WriteFile(goenv, []byte("GOFLAGS=-buildvcs=false\nGOMODCACHE=\"/m c\"\nGOPROXY=https://p.example\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cacheEnv(t, goenv)
+	t.Setenv("GOCACHE", "/env/gocache")
+	b := newBuildCaches(Config{Home: "/h", CacheRoot: filepath.Join(dir, "root")})
+	wantUser := []string{"/env/gocache", "/m c", "/h/.npm", "/h/.cache/pip", "/h/.cargo/registry", "/h/.cargo/git"}
+	if !slices.Equal(b.user, wantUser) {
+		t.Errorf("user caches = %q, want %q", b.user, wantUser)
+	}
+	env := b.env("/s")
+	want := []string{"GOCACHE=/s/go-build", "GOMODCACHE=/s/go-mod",
+		"GOPROXY=file:///m%20c/cache/download,https://p.example", "GOFLAGS=-buildvcs=false -modcacherw",
+		"npm_config_cache=/s/npm", "PIP_CACHE_DIR=/s/pip", "CARGO_HOME=/s/cargo"}
+	if !slices.Equal(env, want) {
+		t.Errorf("env = %q, want %q", env, want)
+	}
+	if b.env("") != nil {
+		t.Error("no stand-in, yet variables")
+	}
+}
+
+func TestBuildCaches_setting_picks_the_stand_ins(t *testing.T) {
+	cacheEnv(t, "")
+	// Only Go's module cache, and a directory no variable moves: the
+	// latter is only kept read-only.
+	b := newBuildCaches(Config{Home: "/h", BuildCaches: []string{"/h/go/pkg/mod/", "/h/.gradle"}, CacheRoot: t.TempDir()})
+	if !slices.Equal(b.tools, []cacheTool{cacheGoMod}) {
+		t.Errorf("tools = %q, want go-mod alone", b.tools)
+	}
+	if !slices.Equal(b.user, []string{"/h/go/pkg/mod", "/h/.gradle"}) {
+		t.Errorf("user caches = %q", b.user)
+	}
+	env := strings.Join(b.env("/s"), " ")
+	if !strings.Contains(env, "GOPROXY=file:///h/go/pkg/mod/cache/download,https://proxy.golang.org,direct") || strings.Contains(env, "GOCACHE") {
+		t.Errorf("env = %s", env)
+	}
+	none := newBuildCaches(Config{Home: "/h", BuildCaches: []string{}, CacheRoot: t.TempDir()})
+	if d, err := none.standIn("/w"); err != nil || d != "" {
+		t.Errorf("no caches, yet a stand-in %q (%v)", d, err)
+	}
+}
+
+func TestBuildCaches_stand_ins_per_workspace_made_and_pruned(t *testing.T) {
+	home := t.TempDir()
+	cacheEnv(t, "")
+	if err := os.MkdirAll(filepath.Join(home, ".cargo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".cargo", "config.toml"), []byte("[net]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "root")
+	b := newBuildCaches(Config{Home: home, CacheRoot: root})
+	wsA, wsB := t.TempDir(), filepath.Join(t.TempDir(), "b")
+	if err := os.Mkdir(wsB, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := b.standIn(wsA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, err := b.standIn(wsB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == bb || !strings.HasPrefix(a, root+"/") || filepath.Base(a) != standInDir {
+		t.Fatalf("stand-ins %q and %q", a, bb)
+	}
+	for _, tool := range []cacheTool{cacheGoBuild, cacheGoMod, cacheNPM, cachePip, cacheCargo} {
+		if st, err := os.Stat(filepath.Join(a, string(tool))); err != nil || !st.IsDir() {
+			t.Errorf("%s stand-in not made: %v", tool, err)
+		}
+	}
+	if c, err := os.ReadFile(filepath.Join(a, "cargo", "config.toml")); err != nil || string(c) != "[net]\n" {
+		t.Errorf("cargo's stand-in does not read the user's configuration: %q %v", c, err)
+	}
+	if again, _ := b.standIn(wsA); again != a {
+		t.Errorf("the same workspace got another stand-in: %q, then %q", a, again)
+	}
+	// The record of whose stand-in it is lies outside what a command
+	// may write.
+	if rec, err := os.ReadFile(filepath.Join(filepath.Dir(a), workspaceRecord)); err != nil || strings.TrimSpace(string(rec)) != wsA {
+		t.Errorf("record = %q, %v", rec, err)
+	}
+	if err := os.Remove(wsB); err != nil {
+		t.Fatal(err)
+	}
+	b.prune()
+	if _, err := os.Stat(filepath.Dir(bb)); err == nil {
+		t.Error("the stand-in of a workspace that is gone was kept")
+	}
+	if _, err := os.Stat(a); err != nil {
+		t.Errorf("the stand-in of a workspace that exists was removed: %v", err)
+	}
+}
+
+func TestWorkspaceKey(t *testing.T) {
+	a, b := workspaceKey("/src/my proj"), workspaceKey("/other/my proj")
+	if a == b || !strings.HasPrefix(a, "my_proj-") || len(a) != len("my_proj-")+16 {
+		t.Errorf("keys %q and %q", a, b)
+	}
+	if k := workspaceKey("/"); strings.ContainsAny(k, "/") {
+		t.Errorf("key of / = %q", k)
+	}
+}
