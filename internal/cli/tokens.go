@@ -60,12 +60,22 @@ func takeServeTokens(token, tokenFile string, client []string, stderr io.Writer)
 		t.client = strings.FieldsFunc(strings.Clone(os.Getenv(clientTokensEnv)), func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 	}
 	secrets := []string{t.token}
+	hide := t.token != ""
 	for _, c := range t.client {
 		_, s, _ := strings.Cut(c, "=")
 		secrets = append(secrets, s)
+		hide = hide || s != ""
 	}
-	_ = os.Unsetenv(tokenEnv)
-	_ = os.Unsetenv(clientTokensEnv)
+	for _, v := range []string{tokenEnv, clientTokensEnv} {
+		_, set := os.LookupEnv(v)
+		hide = hide || set
+		_ = os.Unsetenv(v)
+	}
+	if !hide {
+		// Nothing to hide (the usual stdio start): /proc/self/mem is left
+		// alone.
+		return t, nil
+	}
 	if err := hideFromProc(secrets, []string{tokenEnv, clientTokensEnv}); err != nil {
 		fmt.Fprintf(stderr, "agent-mcp: warning: the tokens stay visible in /proc/%d: %v\n", os.Getpid(), err)
 	}
