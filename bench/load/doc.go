@@ -9,6 +9,7 @@
 //	go run ./bench/load                      # 50 sessions × 200 calls
 //	go run ./bench/load -sessions 10 -calls 50
 //	go run ./bench/load -startup 20          # startup only, 20 runs each
+//	go run ./bench/load -startup 20 -baseline /tmp/agent-mcp-before   # and an earlier build, in the same run
 //
 // Each session calls, in rotation, Read, Grep, Glob, Bash `echo` and Write
 // (to files of its own, each rewritten several times); every answer is

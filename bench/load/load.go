@@ -27,14 +27,15 @@ func main() {
 	binary := flag.String("binary", "", "agent-mcp binary (default: build it)")
 	startupRuns := flag.Int("startup", 0, "if > 0, only measure startup, this many runs per server")
 	fsServer := flag.String("fs-server", "", "the reference filesystem server's command (default: .cache/node's mcp-server-filesystem)")
+	baseline := flag.String("baseline", "", "with -startup: another agent-mcp binary (an earlier build) measured in the same run, for a before/after")
 	flag.Parse()
-	if err := run(*sessions, *calls, *binary, *startupRuns, *fsServer); err != nil {
+	if err := run(*sessions, *calls, *binary, *startupRuns, *fsServer, *baseline); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sessions, calls int, binary string, startupRuns int, fsServer string) error {
+func run(sessions, calls int, binary string, startupRuns int, fsServer, baseline string) error {
 	tmp, err := os.MkdirTemp("", "agent-mcp-load-")
 	if err != nil {
 		return err
@@ -47,7 +48,7 @@ func run(sessions, calls int, binary string, startupRuns int, fsServer string) e
 		}
 	}
 	if startupRuns > 0 {
-		return reportStartup(binary, fsServer, startupRuns, tmp)
+		return reportStartup(binary, baseline, fsServer, startupRuns, tmp)
 	}
 	ws, err := makeWorkspace(tmp)
 	if err != nil {
@@ -473,10 +474,11 @@ func startupTime(name string, args []string, dir, home string) (wall, cpu time.D
 }
 
 // reportStartup measures each server runs times, in turn, and prints the
-// medians: agent-mcp, the reference filesystem server and, where it is
-// installed, Claude Code's `claude mcp serve` (each run with an empty home
-// of its own, so no user configuration is read).
-func reportStartup(binary, fsServer string, runs int, tmp string) error {
+// medians: agent-mcp, the baseline agent-mcp binary if one is given, the
+// reference filesystem server and, where it is installed, Claude Code's
+// `claude mcp serve` (each run with an empty home of its own, so no user
+// configuration is read).
+func reportStartup(binary, baseline, fsServer string, runs int, tmp string) error {
 	ws, err := makeWorkspace(tmp)
 	if err != nil {
 		return err
@@ -501,8 +503,17 @@ func reportStartup(binary, fsServer string, runs int, tmp string) error {
 		args []string
 	}{
 		{"agent-mcp", []string{binary, "serve", "--cwd", ws, "--state-dir", filepath.Join(tmp, "state")}},
-		{"@modelcontextprotocol/server-filesystem", fsArgs},
 	}
+	if baseline != "" {
+		servers = append(servers, struct {
+			name string
+			args []string
+		}{"agent-mcp baseline (" + filepath.Base(baseline) + ")", []string{baseline, "serve", "--cwd", ws, "--state-dir", filepath.Join(tmp, "state")}})
+	}
+	servers = append(servers, struct {
+		name string
+		args []string
+	}{"@modelcontextprotocol/server-filesystem", fsArgs})
 	if claude := filepath.Join(root, ".cache", "node", "node_modules", ".bin", "claude"); fileExists(claude) {
 		servers = append(servers, struct {
 			name string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -50,5 +51,24 @@ func TestLoad_mixed_calls_over_concurrent_sessions(t *testing.T) {
 	}
 	if rep.PeakRSS > 512<<20 {
 		t.Fatalf("server peak RSS %d MiB, want under 512 MiB", rep.PeakRSS>>20)
+	}
+}
+
+// TestStartup_measures_each_server runs the startup measurement once:
+// agent-mcp, a baseline binary (the same one here) and a stand-in for the
+// reference server each answer initialize.
+func TestStartup_measures_each_server(t *testing.T) {
+	tmp := t.TempDir()
+	binary := filepath.Join(tmp, "agent-mcp")
+	if err := testbin.Build(binary); err != nil {
+		t.Fatal(err)
+	}
+	fake := filepath.Join(tmp, "fs-server")
+	script := "#!/bin/sh\nread line\necho '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}'\ncat >/dev/null\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := reportStartup(binary, binary, fake, 1, tmp); err != nil {
+		t.Fatal(err)
 	}
 }
