@@ -207,6 +207,13 @@ func egressProxy(t *testing.T, layers string, u sandboxUser) {
 	reached("curl to a wildcard-allowed domain", curl+url("other.allowed.test", "/wild"), "/wild")
 	reached("curl through SOCKS5", "curl -sS --max-time 20 --cacert "+site.caFile+" --proxy \"$ALL_PROXY\" "+url("allowed.test", "/socks"), "/socks")
 	reached("python urllib", `python3 -c "import ssl,urllib.request; c=ssl.create_default_context(cafile='`+site.caFile+`'); print(urllib.request.urlopen('`+url("allowed.test", "/urllib")+`', context=c).read().decode())"`, "/urllib")
+	// From a thread other than the main one: with Landlock alone its
+	// calls reach the supervisor under the thread's own id.
+	reached("python urllib from a thread", `python3 -c "
+import ssl, threading, urllib.request
+c = ssl.create_default_context(cafile='`+site.caFile+`')
+t = threading.Thread(target=lambda: print(urllib.request.urlopen('`+url("allowed.test", "/thread")+`', context=c).read().decode()))
+t.start(); t.join()"`, "/thread")
 	out, _ := bash(t, cs, "GIT_SSL_CAINFO="+site.caFile+" git clone -q -b main "+url("allowed.test", "/git/r.git")+" cloned && cat cloned/README", false)
 	if !strings.Contains(out, "through the proxy") {
 		t.Errorf("git clone over HTTPS: %q", out)

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -335,7 +337,7 @@ func (s *supervisor) valid(id uint64) bool {
 // netlink socket); else nil for "connected" (the proxy's own socket,
 // asked for the proxy's address) or the error to fail it with.
 func (s *supervisor) connect(n *seccompNotif) (cont bool, err error) {
-	pidfd, err := unix.PidfdOpen(int(n.Pid), 0)
+	pidfd, err := taskPidfd(int(n.Pid))
 	if err != nil {
 		return false, unix.EACCES
 	}
@@ -375,6 +377,37 @@ func (s *supervisor) connect(n *seccompNotif) (cont bool, err error) {
 	}
 	s.refused(to)
 	return false, unix.ECONNREFUSED
+}
+
+// pidfdThread is PIDFD_THREAD (Linux 6.9+): a pidfd for one thread.
+const pidfdThread = unix.O_EXCL
+
+// taskPidfd opens a pidfd for the task tid (a notification names the
+// calling thread, which may be none of its process's leader): the thread
+// itself where the kernel can (PIDFD_THREAD), else its thread group,
+// whose descriptor table its threads share.
+func taskPidfd(tid int) (int, error) {
+	fd, err := unix.PidfdOpen(tid, pidfdThread)
+	if !errors.Is(err, unix.EINVAL) {
+		return fd, err
+	}
+	if fd, err = unix.PidfdOpen(tid, 0); !errors.Is(err, unix.EINVAL) {
+		return fd, err // the thread is its process's leader
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return -1, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
+			tgid, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return -1, err
+			}
+			return unix.PidfdOpen(tgid, 0)
+		}
+	}
+	return -1, unix.ESRCH
 }
 
 // address reads the address a connect call asks for from the caller's
