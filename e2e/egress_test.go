@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -214,6 +215,11 @@ import ssl, threading, urllib.request
 c = ssl.create_default_context(cafile='`+site.caFile+`')
 t = threading.Thread(target=lambda: print(urllib.request.urlopen('`+url("allowed.test", "/thread")+`', context=c).read().decode()))
 t.start(); t.join()"`, "/thread")
+	goClient, err := goHTTPClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached("a Go program (net/http)", "SSL_CERT_FILE="+site.caFile+" "+goClient+" "+url("allowed.test", "/go"), "/go")
 	out, _ := bash(t, cs, "GIT_SSL_CAINFO="+site.caFile+" git clone -q -b main "+url("allowed.test", "/git/r.git")+" cloned && cat cloned/README", false)
 	if !strings.Contains(out, "through the proxy") {
 		t.Errorf("git clone over HTTPS: %q", out)
@@ -417,3 +423,50 @@ func TestEgress_chatAsksAtTheTerminal(t *testing.T) {
 	}
 	u.exit()
 }
+
+// goHTTPClient is a compiled Go program that GETs its argument with
+// net/http (which honours HTTPS_PROXY and SSL_CERT_FILE) and prints the
+// body: a client that makes its sockets non-blocking, connects from any
+// thread and asks for IPv6 first where it can.
+var goHTTPClient = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "agent-mcp-egress-goclient-")
+	if err != nil {
+		return "", err
+	}
+	src := `package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+)
+
+func main() {
+	r, err := http.Get(os.Args[1])
+	if err != nil {
+		fmt.Println("GET failed:", err)
+		os.Exit(1)
+	}
+	b, _ := io.ReadAll(r.Body)
+	fmt.Println(string(b))
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module goclient\n\ngo 1.21\n"), 0o644); err != nil {
+		return "", err
+	}
+	gobin, err := goBinary()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "goclient")
+	cmd := exec.Command(gobin, "build", "-o", out, ".")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the Go client: %v\n%s", err, b)
+	}
+	return out, os.Chmod(dir, 0o755)
+})
