@@ -1,7 +1,6 @@
 package search
 
 import (
-	"io"
 	"math"
 	"os"
 )
@@ -19,8 +18,6 @@ const (
 	kindFile
 	kindDir
 )
-
-var errEOF = io.EOF
 
 // pathError is an *os.PathError without importing its construction
 // everywhere.

@@ -4,6 +4,7 @@ package search
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -75,7 +76,7 @@ func (f *rawFile) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		if n == 0 && len(p) > 0 {
-			return 0, errEOF
+			return 0, io.EOF
 		}
 		return n, nil
 	}
