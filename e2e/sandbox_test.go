@@ -155,6 +155,19 @@ func newSandboxEnv(t *testing.T, u sandboxUser) *sandboxEnv {
 const allowEverythingHook = `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command",` +
 	`"command":"echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\"}}'"}]}]}}`
 
+// env is a hermetic environment whose home, configuration and caches are
+// the environment's.
+func (e *sandboxEnv) env(t *testing.T) []string {
+	env := testbin.HermeticEnv(t)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "HOME=") {
+			env[i] = "HOME=" + e.home
+		}
+	}
+	return append(env, "XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"), "AGENT_MCP_CONFIG_DIR="+filepath.Join(e.home, ".config", "agent-mcp"),
+		"XDG_CACHE_HOME="+filepath.Join(e.home, ".cache"))
+}
+
 // serve starts the server as the environment's user with the given layers
 // (AGENT_MCP_SANDBOX_LAYERS) and flags.
 func (e *sandboxEnv) serve(t *testing.T, layers string, extraEnv []string, args ...string) (*mcp.ClientSession, *exec.Cmd) {
@@ -163,15 +176,7 @@ func (e *sandboxEnv) serve(t *testing.T, layers string, extraEnv []string, args 
 		"--permission-mode", "bypassPermissions", "--settings", allowEverythingHook)
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	env := testbin.HermeticEnv(t)
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "HOME=") {
-			env[i] = "HOME=" + e.home
-		}
-	}
-	cmd.Env = append(env, append([]string{sandbox.LayersEnv + "=" + layers,
-		"XDG_CONFIG_HOME=" + filepath.Join(e.home, ".config"), "AGENT_MCP_CONFIG_DIR=" + filepath.Join(e.home, ".config", "agent-mcp"),
-		"XDG_CACHE_HOME=" + filepath.Join(e.home, ".cache")}, extraEnv...)...)
+	cmd.Env = append(e.env(t), append([]string{sandbox.LayersEnv + "=" + layers}, extraEnv...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &lockedWriter{w: &stderr}
 	if e.ctty != nil {

@@ -178,6 +178,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	// serve needs no controlling terminal: without one, no command it
+	// starts can reach the terminal (TIOCSTI), and none needs a session of
+	// its own for that.
+	shell.DropTerminal()
 	startedGC := startupGC()
 	defer startedGC()
 	tokens, err := takeServeTokens(hf.token, hf.tokenFile, hf.clientTokens, stderr)

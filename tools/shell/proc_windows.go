@@ -27,6 +27,10 @@ func detach(attr *syscall.SysProcAttr, _ bool) {
 	attr.CreationFlags |= syscall.CREATE_NEW_PROCESS_GROUP
 }
 
+// DropTerminal does nothing on Windows, where a console is not a
+// controlling terminal a command could type into; it reports true.
+func DropTerminal() bool { return true }
+
 // errNoTerminal is why a Windows task has no terminal.
 var errNoTerminal = errors.New("no pseudo-terminal for a background task on Windows: it runs with pipes")
 

@@ -358,11 +358,8 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	}
 	// No command keeps the server's controlling terminal (the terminal
 	// `serve` or `chat` was started on: TIOCSTI would type into the
-	// user's shell). An unconfined command leads a session of its own;
-	// the sandbox's init starts in a process group of its own and gives
-	// the terminal up itself (a session of its own would also be a new
-	// scheduler autogroup, which made every command three times slower
-	// on a loaded machine). Either way pgid is the started process's pid.
+	// user's shell): see detach. Either way pgid is the started
+	// process's pid.
 	detach(cmd.SysProcAttr, launch.Confined())
 	// A foreground command's stdin stays nil: it reads /dev/null.
 
