@@ -61,19 +61,15 @@ func startHTTPBinary(t *testing.T, args ...string) *httpBinary {
 		_ = cmd.Process.Kill()
 		<-b.exited
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for b.url == "" {
-		b.url = urlRE.FindString(b.stderr.String())
+	testbin.WaitFor(t, "the server's URL on its stderr", func() bool {
 		select {
 		case <-b.exited:
 			t.Fatalf("the server exited before listening:\n%s", b.stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no URL on stderr within 30s:\n%s", b.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		b.url = urlRE.FindString(b.stderr.String())
+		return b.url != ""
+	})
 	return b
 }
 
@@ -117,7 +113,7 @@ func postInitialize(url, token string) (int, error) {
 func TestServeHTTP_generates_and_prints_a_token_once(t *testing.T) {
 	t.Parallel()
 	b := startHTTPBinary(t)
-	waitFor(t, "the client config", func() bool { return strings.Contains(b.stderr.String(), "claude mcp add") })
+	testbin.WaitFor(t, "the client config", func() bool { return strings.Contains(b.stderr.String(), "claude mcp add") })
 	m := regexp.MustCompile(`Generated bearer token \(shown once\): (\S+)`).FindStringSubmatch(b.stderr.String())
 	if m == nil {
 		t.Fatalf("no generated token on stderr:\n%s", b.stderr.String())
@@ -186,7 +182,7 @@ func TestServeHTTP_refuses_unsafe_flags(t *testing.T) {
 func readPID(t *testing.T, path string) int {
 	t.Helper()
 	var pid int
-	waitFor(t, "the child pid in "+path, func() bool {
+	testbin.WaitFor(t, "the child pid in "+path, func() bool {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return false
@@ -237,7 +233,7 @@ func TestServeHTTP_client_disconnect_kills_the_call_processes(t *testing.T) {
 	pid := readPID(t, pidFile)
 	cancel() // the client goes away
 	<-done
-	waitFor(t, fmt.Sprintf("the call's child process %d to be gone", pid), func() bool { return sleeperGone(arg) })
+	testbin.WaitFor(t, fmt.Sprintf("the call's child process %d to be gone", pid), func() bool { return sleeperGone(arg) })
 	// The server is still serving.
 	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "echo still-here"}}); err != nil || !strings.Contains(textOf(res), "still-here") {
 		t.Fatalf("a call after the disconnect: %v %+v", err, res)
@@ -300,7 +296,7 @@ func TestServeHTTP_sigterm_lets_a_short_call_finish(t *testing.T) {
 		}
 		result <- res
 	}()
-	waitFor(t, "the call to start", func() bool { _, err := os.Stat(marker); return err == nil })
+	testbin.WaitFor(t, "the call to start", func() bool { _, err := os.Stat(marker); return err == nil })
 	if err := b.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +321,7 @@ func TestServeHTTP_sigterm_cancels_calls_after_the_grace_period(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitExit(30 * time.Second)
-	waitFor(t, fmt.Sprintf("the call's child process %d to be gone", pid), func() bool { return sleeperGone(arg) })
+	testbin.WaitFor(t, fmt.Sprintf("the call's child process %d to be gone", pid), func() bool { return sleeperGone(arg) })
 }
 
 // TestServeHTTP_sigkill_during_writes_never_tears_a_file kills the server
@@ -399,18 +395,6 @@ func TestServeHTTP_sigkill_during_writes_never_tears_a_file(t *testing.T) {
 		}
 	}
 	t.Logf("after SIGKILL mid-writes, %d rounds × %d files: %d old, %d new, 0 torn", rounds, sessions*filesPer, oldCount, newCount)
-}
-
-// waitFor polls ok until it holds, failing the test after 30s.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // listDir lists a directory's entries with their sizes, for failure

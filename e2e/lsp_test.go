@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -76,13 +75,7 @@ func TestLSP_gopls_runs_in_the_sandbox_and_ends_with_the_server(t *testing.T) {
 		t.Log(err)
 	}
 	_ = cmd.Wait()
-	deadline := time.Now().Add(30 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("gopls (pid %d) outlived the server", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testbin.WaitFor(t, "gopls (pid "+strconv.Itoa(pid)+") to end with the server", func() bool { return !alive(pid) })
 }
 
 // goplsOf finds the gopls process whose environment points its cache into

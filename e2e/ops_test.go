@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	dto "github.com/prometheus/client_model/go"
@@ -36,23 +34,12 @@ type opsServer struct {
 	dir        string
 }
 
-// freeAddr is a loopback address nothing listens on now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // startOps starts agent-mcp --http with token T, an admin listener and
 // extra flags, with env added to its environment.
 func startOps(t *testing.T, env []string, extra ...string) *opsServer {
 	t.Helper()
 	dir := workspace(t)
-	admin := freeAddr(t)
+	admin := testbin.FreeAddr(t)
 	args := append([]string{"--http", "--addr", "127.0.0.1:0", "--token", "T", "--admin-addr", admin, "--shutdown-grace", "60s"}, extra...)
 	cmd := testbin.ServeCmd(t, binary, dir, args...)
 	cmd.Env = append(cmd.Env, env...)
@@ -233,17 +220,13 @@ func holdCall(cs *mcp.ClientSession) <-chan error {
 // waitReadyz polls /readyz until its status is want, returning the body.
 func waitReadyz(t *testing.T, url string, want int) string {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		code, body := get(t, url+"/readyz", "", "")
-		if code == want {
-			return body
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s/readyz stayed %d %q, want %d", url, code, body, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var code int
+	var body string
+	testbin.WaitFor(t, fmt.Sprintf("%s/readyz to answer %d", url, want), func() bool {
+		code, body = get(t, url+"/readyz", "", "")
+		return code == want
+	})
+	return body
 }
 
 // TestOps_readiness_over_caps_and_draining: with every session slot busy
@@ -278,14 +261,10 @@ func TestOps_readiness_over_caps_and_draining(t *testing.T) {
 	for _, base := range []string{s.base(), s.admin} {
 		if body := waitReadyz(t, base, http.StatusServiceUnavailable); !strings.Contains(body, "draining") {
 			// Over the cap and draining both hold; wait for the drain.
-			deadline := time.Now().Add(60 * time.Second)
-			for !strings.Contains(body, "draining") && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
+			testbin.WaitFor(t, base+"/readyz to say draining", func() bool {
 				_, body = get(t, base+"/readyz", "", "")
-			}
-			if !strings.Contains(body, "draining") {
-				t.Errorf("%s/readyz while draining: %q", base, body)
-			}
+				return strings.Contains(body, "draining")
+			})
 		}
 		if code, _ := get(t, base+"/healthz", "", ""); code != 200 {
 			t.Errorf("%s/healthz while draining: %d, want 200 (alive)", base, code)
@@ -392,7 +371,7 @@ func TestOps_trace_continues_the_clients_traceparent(t *testing.T) {
 // --allow-remote and serves /metrics only with the token.
 func TestOps_admin_needs_the_token_off_loopback(t *testing.T) {
 	t.Parallel()
-	port := freeAddr(t)[len("127.0.0.1:"):]
+	port := testbin.FreeAddr(t)[len("127.0.0.1:"):]
 	cmd := testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0", "--token", "T", "--admin-addr", "0.0.0.0:"+port)
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--allow-remote") {

@@ -310,17 +310,6 @@ func sdkClient(t *testing.T, h *HTTPServer, token, version string) *mcp.ClientSe
 	return cs
 }
 
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func receive[T any](t *testing.T, what string, ch <-chan T) T {
 	t.Helper()
 	select {
@@ -501,7 +490,7 @@ func TestHTTP_idle_session_expires_and_its_state_goes(t *testing.T) {
 		t.Fatalf("the call's state file is missing: %v", err)
 	}
 	receive(t, "the idle session to close", closed)
-	waitFor(t, "the state directory to be removed", func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) })
+	testbin.WaitFor(t, "the state directory to be removed", func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) })
 	resp = c.request(context.Background(), "POST", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, nil)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
@@ -563,7 +552,7 @@ func TestHTTP_client_disconnect_cancels_the_call(t *testing.T) {
 	if err := receive(t, "the call to end", finished); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the call ended with %v, want it cancelled", err)
 	}
-	waitFor(t, "the child process to be gone", func() bool { return processGone(pid) })
+	testbin.WaitFor(t, "the child process to be gone", func() bool { return processGone(pid) })
 }
 
 func TestHTTP_resume_with_last_event_id(t *testing.T) {
@@ -586,7 +575,7 @@ func TestHTTP_resume_with_last_event_id(t *testing.T) {
 	// answers 409, as to any client resuming too early). The resumed
 	// stream's headers only come with its first event, so the GET runs
 	// while the call is released.
-	waitFor(t, "the lost stream to be noticed", func() bool {
+	testbin.WaitFor(t, "the lost stream to be noticed", func() bool {
 		h.calls.mu.Lock()
 		defer h.calls.mu.Unlock()
 		return len(h.calls.orphans) == 1
@@ -595,7 +584,7 @@ func TestHTTP_resume_with_last_event_id(t *testing.T) {
 	go func() {
 		got <- c.request(context.Background(), "GET", "", map[string]string{"Last-Event-ID": lastID, "Content-Type": ""})
 	}()
-	waitFor(t, "the resumed stream to open", func() bool {
+	testbin.WaitFor(t, "the resumed stream to open", func() bool {
 		h.calls.mu.Lock()
 		defer h.calls.mu.Unlock()
 		return h.calls.resuming[c.session] == 1
@@ -644,7 +633,7 @@ func testDrainLetsCallsFinish(t *testing.T, version string) {
 	receive(t, "the call to start", started)
 	stopped := make(chan struct{})
 	go func() { stop(); close(stopped) }()
-	waitFor(t, "the drain to start", h.calls.isDraining)
+	testbin.WaitFor(t, "the drain to start", h.calls.isDraining)
 	// New sessions are refused while draining.
 	resp := newRaw(t, h)
 	if r, err := resp.http.Post(h.URL, "application/json", strings.NewReader(initBody)); err == nil {
@@ -682,7 +671,7 @@ func testDrainCancelsCallsAfterGrace(t *testing.T, version string) {
 	if err := receive(t, "the call to end", finished); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the stuck call ended with %v, want it cancelled", err)
 	}
-	waitFor(t, "the child process to be gone", func() bool { return processGone(pid) })
+	testbin.WaitFor(t, "the child process to be gone", func() bool { return processGone(pid) })
 }
 
 func TestHTTP_tls(t *testing.T) {
@@ -797,7 +786,7 @@ func TestHTTP_session_cap(t *testing.T) {
 		third := newRaw(t, h)
 		third.initialize()
 		receive(t, "the first session to be closed", closed)
-		waitFor(t, "the closed session to be refused", func() bool { return ping(first) == http.StatusNotFound })
+		testbin.WaitFor(t, "the closed session to be refused", func() bool { return ping(first) == http.StatusNotFound })
 		if ping(second) != http.StatusOK || ping(third) != http.StatusOK {
 			t.Fatal("the sessions left do not answer")
 		}
@@ -883,7 +872,7 @@ func TestHTTP_session_cap_spares_a_session_being_created(t *testing.T) {
 	if got := ping(slow); got != http.StatusOK {
 		t.Fatalf("the session created while the cap was reached answers %d: it was closed instead of the idle one", got)
 	}
-	waitFor(t, "the idle session to be closed", func() bool { return ping(idle) == http.StatusNotFound })
+	testbin.WaitFor(t, "the idle session to be closed", func() bool { return ping(idle) == http.StatusNotFound })
 	if ping(third) != http.StatusOK {
 		t.Fatal("the new session does not answer")
 	}

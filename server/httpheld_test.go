@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-mcp/agent-mcp/internal/largeargs"
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // writeHTTP serves the built-in tools over HTTP on 127.0.0.1 (the
@@ -89,7 +90,7 @@ func (w *writeHTTP) writeBody(id int, sessionless bool, name, content, meta stri
 // when the POST is served, just after its response is written).
 func (w *writeHTTP) noneHeld(t *testing.T) {
 	t.Helper()
-	waitFor(t, "the held arguments to be dropped", func() bool {
+	testbin.WaitFor(t, "the held arguments to be dropped", func() bool {
 		return w.srv.held.Len() == 0
 	})
 }

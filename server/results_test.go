@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 )
 
@@ -158,18 +158,11 @@ func TestResources_list_persisted_results(t *testing.T) {
 	}
 
 	cs.Close()
-	for i := 0; ; i++ {
+	testbin.WaitFor(t, "the session's results to be unregistered once it ended", func() bool {
 		srv.mu.Lock()
-		left := len(srv.resultOwner)
-		srv.mu.Unlock()
-		if left == 0 {
-			break
-		}
-		if i == 1000 {
-			t.Fatalf("%d results still registered after the session ended", left)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer srv.mu.Unlock()
+		return len(srv.resultOwner) == 0
+	})
 }
 
 // TestHostInjectedParameters: a parameter a known host adds to every call

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/tools"
@@ -110,7 +111,7 @@ func testRootsNarrow(t *testing.T, version string) {
 	// The client withdraws the narrowing root: the operator's directories
 	// come back (never wider).
 	c.RemoveRoots("file://" + filepath.Join(ws, "proj"))
-	waitFor(t, "the roots change to be applied", func() bool {
+	testbin.WaitFor(t, "the roots change to be applied", func() bool {
 		_, isErr := read(filepath.Join(ws, "other/beside.txt"))
 		return !isErr
 	})

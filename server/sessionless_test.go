@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/tools"
@@ -179,8 +180,8 @@ func TestHTTP_sessionless_state_expires(t *testing.T) {
 	}
 	ts := receive(t, "the Mark call", g.sessions)
 	dir := ts.StateDir()
-	waitFor(t, "the idle state to close", ts.Closed)
-	waitFor(t, "the state directory to be removed", func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) })
+	testbin.WaitFor(t, "the idle state to close", ts.Closed)
+	testbin.WaitFor(t, "the state directory to be removed", func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) })
 	// The next request starts afresh.
 	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Mark", Arguments: map[string]any{"key": "again"}}); err != nil || res.IsError {
 		t.Fatalf("Mark after the state expired: %v %+v", err, res)

@@ -119,17 +119,4 @@ func waitProcs(t *testing.T, arg string, want int) {
 	testbin.WaitProcs(t, arg, want, 20*time.Second)
 }
 
-// waitFor polls cond until it holds, failing the test after a generous
-// bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -165,17 +163,6 @@ func TestTaskInput_ctrl_c(t *testing.T) {
 	})
 }
 
-// freePort returns a TCP port nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // serverScript prints "starting", waits until the file go exists in the
 // working directory (so the test decides when it becomes ready), then
 // listens on port and prints "ready".
@@ -204,7 +191,7 @@ func TestBash_wait_for(t *testing.T) {
 				cwd, state := t.TempDir(), t.TempDir()
 				cmd := testbin.ServeCmd(t, binary, cwd, "--state-dir", state, "--sandbox", sb, "--allowed-tools", "Bash")
 				cs := testbin.Stdio(t, cmd, nil)
-				port := freePort(t)
+				port := testbin.FreePort(t)
 				waitFor := `ready on \d+`
 				if form == "port" {
 					waitFor = fmt.Sprintf("port:%d", port)
@@ -265,7 +252,7 @@ func TestBash_wait_for(t *testing.T) {
 // want.
 func waitOutput(t *testing.T, dir, name, want string) {
 	t.Helper()
-	pollUntil(t, "output "+want, func() bool {
+	testbin.WaitFor(t, "output "+want, func() bool {
 		found := false
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.Name() == name {
@@ -276,19 +263,6 @@ func waitOutput(t *testing.T, dir, name, want string) {
 		})
 		return found
 	})
-}
-
-// pollUntil polls cond until it holds, failing the test after a generous
-// bound.
-func pollUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestTaskList_and_cleanup lists tasks of every status, newest first, and

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -62,7 +63,7 @@ func TestTaskOutput_increments_and_status(t *testing.T) {
 	id := startBackground(t, s, `echo one; while [ ! -f go ]; do sleep 0.01; done; echo two`)
 	var o TaskOutputOutput
 	seen := ""
-	waitFor(t, "the first line", func() bool {
+	testbin.WaitFor(t, "the first line", func() bool {
 		o = taskOut(t, mustCall(t, TaskOutput(), s, map[string]any{"task_id": id, "block": false}))
 		seen += o.Task.Output
 		return strings.Contains(seen, "one")

@@ -1,0 +1,101 @@
+package testbin
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestWaitFor_returns_once_the_state_is_there: cond is asked until it
+// holds, then WaitFor returns at once.
+func TestWaitFor_returns_once_the_state_is_there(t *testing.T) {
+	t.Parallel()
+	var state atomic.Bool
+	var calls atomic.Int32
+	go func() {
+		for calls.Load() < 3 {
+			runtime.Gosched()
+		}
+		state.Store(true)
+	}()
+	WaitFor(t, "the state", func() bool { calls.Add(1); return state.Load() })
+	if !state.Load() {
+		t.Fatal("WaitFor returned before cond held")
+	}
+	n := calls.Load()
+	WaitFor(t, "the state again", func() bool { calls.Add(1); return state.Load() })
+	if got := calls.Load() - n; got != 1 {
+		t.Fatalf("with the state there, cond was called %d times, want once", got)
+	}
+}
+
+// failingTB records a fatal failure instead of failing the real test, and
+// has the context and deadline a test chooses.
+type failingTB struct {
+	testing.TB
+	ctx      context.Context
+	deadline time.Time
+	failure  string
+}
+
+func (f *failingTB) Context() context.Context { return f.ctx }
+
+func (f *failingTB) Deadline() (time.Time, bool) { return f.deadline, !f.deadline.IsZero() }
+
+func (f *failingTB) Fatalf(format string, args ...any) {
+	f.failure = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// run calls WaitFor on f with a cond that never holds, in a goroutine of
+// its own (Fatalf ends it), and returns the failure.
+func (f *failingTB) run(what string) string {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		WaitFor(f, what, func() bool { return false })
+	}()
+	<-done
+	return f.failure
+}
+
+// TestWaitFor_gives_up_when_the_test_ends_or_its_deadline_nears: a wait
+// ends with a failure naming what it waited for when the test's context
+// ends, or near the test binary's deadline.
+func TestWaitFor_gives_up_when_the_test_ends_or_its_deadline_nears(t *testing.T) {
+	t.Parallel()
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	f := &failingTB{TB: t, ctx: ended}
+	if got := f.run("the ended test's state"); !strings.Contains(got, "gave up waiting for the ended test's state") {
+		t.Errorf("after the test's context ended: failure %q", got)
+	}
+	// A deadline already within the margin: the wait gives up at once.
+	f = &failingTB{TB: t, ctx: context.Background(), deadline: time.Now().Add(deadlineMargin / 2)}
+	if got := f.run("the late state"); !strings.Contains(got, "the late state") || !strings.Contains(got, "deadline") {
+		t.Errorf("near the deadline: failure %q, want it to name the state and the deadline", got)
+	}
+}
+
+// TestFreeAddr_can_be_listened_on: the address is a loopback one a
+// listener can take, and FreePort is a port number.
+func TestFreeAddr_can_be_listened_on(t *testing.T) {
+	t.Parallel()
+	addr := FreeAddr(t)
+	if !strings.HasPrefix(addr, "127.0.0.1:") {
+		t.Fatalf("FreeAddr = %q, want a 127.0.0.1 address", addr)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listening on %s: %v", addr, err)
+	}
+	l.Close()
+	if p := FreePort(t); p <= 0 || p > 65535 {
+		t.Fatalf("FreePort = %d", p)
+	}
+}
