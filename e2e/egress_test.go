@@ -470,3 +470,44 @@ func main() {
 	}
 	return out, os.Chmod(dir, 0o755)
 })
+
+// TestEgress_supervisorEndsWithItsCommand: with Landlock alone each
+// command's supervisor holds the seccomp listener while the command
+// runs and lets it go once every process of it has ended: after many
+// commands the server holds no more descriptors than after one.
+func TestEgress_supervisorEndsWithItsCommand(t *testing.T) {
+	t.Parallel()
+	requireLayers(t, "landlock")
+	if m := supervisorMissing(); m != "" {
+		t.Skipf("no supervised egress proxy with Landlock alone here: %s", m)
+	}
+	e := newSandboxEnv(t, sandboxUsers(t)[0])
+	cs, cmd := e.serve(t, "landlock", nil)
+	fds := func() int {
+		entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(entries)
+	}
+	// Each command makes a socket through the supervisor (and a child
+	// that outlives the shell a moment holds the filter too).
+	const command = `python3 -c "import socket; socket.socket()" && (sleep 0.01 &)`
+	if out, isErr := bash(t, cs, command, false); isErr {
+		t.Fatalf("the first command failed: %s", out)
+	}
+	after1 := fds()
+	const n = 10
+	for range n {
+		if out, isErr := bash(t, cs, command, false); isErr {
+			t.Fatalf("a command failed: %s", out)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for fds() >= after1+n/2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server holds %d descriptors after %d more commands, %d after the first: the supervisors did not end", fds(), n, after1)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

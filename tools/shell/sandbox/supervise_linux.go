@@ -240,36 +240,55 @@ func supervise(ctl *os.File, proxy *supervisedProxy, h *egress.Handler) {
 	if err != nil {
 		return
 	}
+	// Non-blocking, the listener is waited on by Go's network poller (a
+	// seccomp listener is pollable): a waiting supervisor holds no thread.
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return
+	}
 	s := &supervisor{fd: fd, proxy: proxy, h: h, told: map[string]bool{}}
-	s.run()
+	s.run(os.NewFile(uintptr(fd), "seccomp-listener"))
 }
 
-func (s *supervisor) run() {
-	defer unix.Close(s.fd)
+// run answers the notifications on f (s.fd's file) until every process
+// of the command has ended. The ioctls use s.fd: f.Fd would make the
+// descriptor blocking again.
+func (s *supervisor) run(f *os.File) {
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
 	for {
-		pfd := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLIN}}
-		if _, err := unix.Poll(pfd, -1); err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			return
-		}
-		if pfd[0].Revents&unix.POLLIN == 0 {
-			if pfd[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0 {
-				return // every process of the command has ended
-			}
-			continue
-		}
 		var n seccompNotif
-		if _, err := seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
-			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOENT) {
-				continue // the caller was killed meanwhile
+		var got, done bool
+		err := rc.Read(func(fd uintptr) bool {
+			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if _, err := unix.Poll(pfd, 0); err != nil {
+				done = !errors.Is(err, unix.EINTR)
+				return true
 			}
+			switch {
+			case pfd[0].Revents&unix.POLLIN != 0:
+				_, err := seccompIoctl(int(fd), unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n))
+				// EINTR, or ENOENT: the caller was killed meanwhile.
+				got = err == nil
+				done = err != nil && !errors.Is(err, unix.EINTR) && !errors.Is(err, unix.ENOENT)
+				return true
+			case pfd[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0:
+				done = true // every process of the command has ended
+				return true
+			}
+			return false // nothing yet: wait for the poller
+		})
+		if err != nil || done {
 			return
 		}
-		resp := s.answer(&n)
-		// ENOENT: the caller is gone (killed); nothing to answer.
-		_, _ = seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+		if got {
+			resp := s.answer(&n)
+			// ENOENT: the caller is gone (killed); nothing to answer.
+			_, _ = seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+		}
 	}
 }
 
