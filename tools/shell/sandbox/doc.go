@@ -36,10 +36,16 @@
 //     127.0.0.1:3128 of the command's namespace to the server's proxy; /proc shows only the command's processes; killing
 //     init kills the namespace.
 //   - Landlock: writes only beneath the writable roots, TCP bind and
-//     connect refused when the network is off and no network namespace
-//     holds it (and a seccomp filter refusing every internet socket, TCP
-//     too, and packet sockets), signals and abstract unix
-//     sockets scoped to the sandbox.
+//     connect refused when the network is off or proxied and no network
+//     namespace holds it (and a seccomp filter refusing every internet
+//     socket, TCP too, and packet sockets), signals and abstract unix
+//     sockets scoped to the sandbox. With the network through the egress
+//     proxy (ABI 4+, seccomp user notification with ADDFD, pidfd_getfd),
+//     that filter sends socket(AF_INET*, SOCK_STREAM) and connect to a
+//     supervisor in the server (supervise_linux.go), which makes every TCP
+//     socket of the command itself, already connected to the proxy, and
+//     answers its connect calls; where the kernel lacks a piece the
+//     network is off.
 //     Where namespaces are unavailable init is a child subreaper that ends
 //     its whole subtree, and the command runs in a cgroup v2 of its own
 //     where the server can make one (as root, or delegated): init ends it

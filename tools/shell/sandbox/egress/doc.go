@@ -11,6 +11,12 @@
 //
 //	command ── TCP 127.0.0.1:3128 (its own namespace) ── init ══ fd over a socket pair ══ server: Handler ── host:port
 //
+// With Landlock alone there is no namespace: a seccomp supervisor in the
+// server makes each TCP socket of the command, already connected to a
+// loopback listener of the server's that serves it with the command's
+// Handler, and refuses every other connection (package sandbox,
+// supervise_linux.go).
+//
 // The handler speaks HTTP (CONNECT, and absolute-form requests for plain
 // http://, one request per connection) and SOCKS5 (CONNECT), told apart
 // by the first byte. For each connection it judges the host by [Rules]:
