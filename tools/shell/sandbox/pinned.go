@@ -38,6 +38,13 @@ type absentGuard struct {
 	// roots are the real paths of the running commands' writable roots:
 	// the server acts only inside them.
 	roots []string
+	// known are the .git entries and git directories found at the clean
+	// point and as commands started; gitRoots the roots scanned again at
+	// each sweep for repositories a command made (git.go).
+	known        map[string]bool
+	knownEntries []string
+	gitRoots     []string
+	seen         map[string]dirState // the directories the clean point's scan read
 	// since is the clean point: a link on a protected name's path changed
 	// after it (ctime) was put there by a command and is not followed.
 	since   time.Time
@@ -52,9 +59,10 @@ const linkSlack = 100 * time.Millisecond
 // pinnedPaths are the protected paths of the writable roots and home,
 // and the configured Pinned paths (agent-mcp's and Claude Code's user
 // configuration), which must never be created or changed by a command.
-func (s *Sandbox) pinnedPaths(roots []string) []string {
+func (s *Sandbox) pinnedPaths(roots []string, seen map[string]dirState) ([]string, repos) {
 	paths := permissions.SandboxReadOnlyPaths(roots, s.cfg.Home)
-	for _, p := range gitPaths(roots) {
+	found := scanRepos(roots, seen)
+	for _, p := range found.paths() {
 		if !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}
@@ -73,20 +81,26 @@ func (s *Sandbox) pinnedPaths(roots []string) []string {
 			paths = append(paths, filepath.Clean(p))
 		}
 	}
-	return paths
+	return paths, found
 }
 
 // begin is called as a sandboxed command starts, with the protected
-// paths inside its writable roots and those roots. With no other
+// paths inside its writable roots, those roots, and the roots scanned for
+// repositories with what the scan found (seen: the directories it read).
+// With no other
 // sandboxed command running the disk is what the user made it, and the
 // absent names are taken from it; else what appeared since the last
 // clean point was made by a running command and is moved aside first.
-func (g *absentGuard) begin(paths, roots []string) {
+func (g *absentGuard) begin(paths, roots, gitRoots []string, found repos, seen map[string]dirState) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running == 0 {
 		g.absent = map[string]bool{}
 		g.roots = nil
+		g.known = map[string]bool{}
+		g.knownEntries = nil
+		g.gitRoots = nil
+		g.seen = seen
 		g.since = time.Now().Add(-linkSlack)
 		for p := range g.stuck {
 			g.absent[p] = true
@@ -103,6 +117,19 @@ func (g *absentGuard) begin(paths, roots []string) {
 	for _, p := range paths {
 		if _, err := os.Lstat(p); os.IsNotExist(err) {
 			g.absent[p] = true
+		}
+	}
+	if g.running == 0 {
+		// Known are only what the clean point's scan found: a repository
+		// found as a later command starts may be a running command's.
+		for _, p := range append(slices.Clone(found.entries), found.dirs...) {
+			g.known[p] = true
+		}
+		g.knownEntries = found.entries
+	}
+	for _, r := range gitRoots {
+		if !slices.Contains(g.gitRoots, r) {
+			g.gitRoots = append(g.gitRoots, r)
 		}
 	}
 	g.running++
@@ -152,7 +179,7 @@ func (g *absentGuard) sweepLocked() {
 	}
 	slices.Sort(names)
 	for _, p := range names {
-		msg, failed := revert(p, g.roots, g.since)
+		msg, failed := revert(p, g.roots, g.since, false)
 		if msg != "" {
 			g.pending = append(g.pending, msg)
 		}
@@ -163,6 +190,17 @@ func (g *absentGuard) sweepLocked() {
 			g.stuck[p] = true
 		} else {
 			delete(g.stuck, p)
+		}
+	}
+	if len(g.gitRoots) == 0 {
+		return
+	}
+	// Repositories a command made (git.go): what in them changed since
+	// the clean point.
+	now := reposOf(append(rescanRepos(g.gitRoots, g.seen, g.since), g.knownEntries...))
+	for _, p := range newRepoPaths(now, g.known) {
+		if msg, _ := revert(p, g.roots, g.since, true); msg != "" {
+			g.pending = append(g.pending, msg)
 		}
 	}
 }

@@ -20,8 +20,10 @@ import (
 // of the writable roots). A link put on the way since (`.git/info` made a
 // link to a directory outside, `~/.config` one to /usr/bin) is itself
 // what is moved aside: it would lead the user's tools to a name the
-// command chose. failed says a found name could not be moved aside.
-func revert(p string, roots []string, since time.Time) (msg string, failed bool) {
+// command chose. With changedOnly the name is moved only if it changed
+// since (it existed before, perhaps). failed says a found name could
+// not be moved aside.
+func revert(p string, roots []string, since time.Time, changedOnly bool) (msg string, failed bool) {
 	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return "", false
@@ -57,6 +59,9 @@ func revert(p string, roots []string, since time.Time) (msg string, failed bool)
 			if !within(here, roots) || c == ".git" && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 				// Outside the roots no command made it; a new .git
 				// directory is a repository whose parts are guarded.
+				return "", false
+			}
+			if changedOnly && time.Unix(st.Ctim.Unix()).Before(since) {
 				return "", false
 			}
 			return moveAsideAt(fd, cur, c, roots, p, "")

@@ -12,8 +12,9 @@ import (
 // revert moves aside whatever now lies at the protected path p. Outside
 // Linux no command runs sandboxed, so nothing is ever guarded; this keeps
 // the package whole there, by path.
-func revert(p string, roots []string, _ time.Time) (msg string, failed bool) {
-	if st, err := os.Lstat(p); err != nil || !within(p, roots) || filepath.Base(p) == ".git" && st.IsDir() {
+func revert(p string, roots []string, since time.Time, changedOnly bool) (msg string, failed bool) {
+	st, err := os.Lstat(p)
+	if err != nil || !within(p, roots) || filepath.Base(p) == ".git" && st.IsDir() || changedOnly && st.ModTime().Before(since) {
 		return "", false
 	}
 	for n := 0; n < asideTries; n++ {

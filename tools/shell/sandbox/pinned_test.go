@@ -31,13 +31,13 @@ func TestAbsentGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	var g absentGuard
-	g.begin([]string{envrc, mcp}, []string{dir})
+	g.begin([]string{envrc, mcp}, []string{dir}, nil, repos{}, nil)
 	if err := os.Symlink(target, envrc); err != nil {
 		t.Fatal(err)
 	}
 	// A second command starting meanwhile sweeps: the name is not taken
 	// as the user's.
-	g.begin([]string{envrc, mcp}, []string{dir})
+	g.begin([]string{envrc, mcp}, []string{dir}, nil, repos{}, nil)
 	if _, err := os.Lstat(envrc); err == nil {
 		t.Error(".envrc created by the first command was not moved aside when the second started")
 	}
@@ -60,7 +60,7 @@ func TestAbsentGuard(t *testing.T) {
 	if err := os.WriteFile(mcp, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g.begin([]string{envrc, mcp}, []string{dir})
+	g.begin([]string{envrc, mcp}, []string{dir}, nil, repos{}, nil)
 	g.sweep(true)
 	if _, err := os.Lstat(mcp); err != nil {
 		t.Errorf("the user's .mcp.json was moved: %v", err)
@@ -82,7 +82,7 @@ func TestAbsentGuard_planted_links_and_names(t *testing.T) {
 	}
 	attrs, envrc := filepath.Join(gitDir, "info", "attributes"), filepath.Join(dir, ".envrc")
 	var g absentGuard
-	g.begin([]string{attrs, envrc}, []string{dir})
+	g.begin([]string{attrs, envrc}, []string{dir}, nil, repos{}, nil)
 	if err := os.Symlink(outside, filepath.Join(gitDir, "info")); err != nil {
 		t.Fatal(err)
 	}

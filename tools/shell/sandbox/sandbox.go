@@ -571,7 +571,8 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	}
 	// Read-only inside the writable roots: the protected paths and the
 	// Edit-denied ones; outside them everything is read-only already.
-	pinned := s.pinnedPaths(roots)
+	seen := map[string]dirState{}
+	pinned, found := s.pinnedPaths(roots, seen)
 	ro := append(slices.Clone(pinned), expand(s.cfg.ReadOnly)...)
 	// The user's build caches, where a working directory holds them.
 	ro = append(ro, s.caches.user...)
@@ -644,7 +645,7 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	// fd 3 and launcher.ServerFD (4) in init, then the shell's files,
 	// then the egress relay's socket (Plan.ProxyFD).
 	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
-	s.guard.begin(guarded, writable)
+	s.guard.begin(guarded, writable, roots, found, seen)
 	env := append([]string{"TMPDIR=" + tmp}, s.caches.env(standIn)...)
 	l := &Launch{Cmd: cmd, Env: env, status: r, statusW: w,
 		server: sw, serverR: sr, cgroups: cgroups, guard: &s.guard}
