@@ -134,9 +134,10 @@ func TestSandbox_builds_fill_per_workspace_caches(t *testing.T) {
 		}
 		mod := filepath.Join(e.work, "mod")
 		files := map[string]string{
-			"go.mod": "module m\n\ngo 1.21\n\nrequire example.com/dep v1.0.0\n",
-			"go.sum": fmt.Sprintf("example.com/dep v1.0.0 %s\nexample.com/dep v1.0.0/go.mod %s\n", info.Sum, info.GoModSum),
-			"m.go":   "package m\n\nimport \"example.com/dep\"\n\n// Twice doubles the module's answer.\nfunc Twice() int { return 2 * dep.Answer() }\n",
+			"go.mod":       "module m\n\ngo 1.21\n\nrequire example.com/dep v1.0.0\n",
+			"go.sum":       fmt.Sprintf("example.com/dep v1.0.0 %s\nexample.com/dep v1.0.0/go.mod %s\n", info.Sum, info.GoModSum),
+			"m.go":         "package m\n\nimport \"example.com/dep\"\n\n// Twice doubles the module's answer.\nfunc Twice() int { return 2 * dep.Answer() }\n",
+			"warm/warm.go": "// Package warm is compiled by the user before the sandbox starts.\npackage warm\n\n// One is one.\nfunc One() int { return 1 }\n",
 		}
 		for name, body := range map[string]string{
 			"package.json":     `{"name":"proj","version":"1.0.0","dependencies":{"dep":"file:./dep"}}`,
@@ -156,6 +157,16 @@ func TestSandbox_builds_fill_per_workspace_caches(t *testing.T) {
 		}
 		if err := os.MkdirAll(filepath.Join(e.home, ".npm"), 0o755); err != nil {
 			t.Fatal(err)
+		}
+		// The user's own build of package warm fills the user's build
+		// cache.
+		gocache := filepath.Join(e.home, ".cache", "go-build")
+		build := exec.Command(gobin, "build", "./warm")
+		build.Dir = mod
+		build.Env = append(os.Environ(), "GOCACHE="+gocache, "GOMODCACHE="+modcache, "GOPROXY=off",
+			"GOFLAGS=-modcacherw", "GOENV=off", "GOTOOLCHAIN=local")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("the user's go build: %v\n%s", err, out)
 		}
 		chownTree(t, e, e.home)
 		chownTree(t, e, e.work)
@@ -183,8 +194,14 @@ func TestSandbox_builds_fill_per_workspace_caches(t *testing.T) {
 		if failed || !strings.Contains(res, "BUILT") {
 			t.Errorf("go build with a module from the user's cache, no network: %s", res)
 		}
-		if strings.Contains(res, modcache) || strings.Contains(res, filepath.Join(e.home, ".cache", "go-build")) {
+		if strings.Contains(res, modcache) || strings.Contains(res, gocache) {
 			t.Errorf("go used the user's caches, not the workspace's stand-ins: %s", res)
+		}
+		// What the user compiled is read from the user's cache, not
+		// compiled again (GOCACHEPROG).
+		res, failed = bash(t, cs, `go list -export -f '{{.Export}}' ./warm`, false)
+		if failed || !strings.HasPrefix(strings.TrimSpace(res), gocache+"/") {
+			t.Errorf("package warm's export data, want it from the user's build cache %s: %s", gocache, res)
 		}
 		if npmErr != nil {
 			t.Logf("npm install not tried: %v", npmErr)

@@ -29,13 +29,13 @@ func TestBuildCaches_read_go_env_file_and_point_tools_at_stand_ins(t *testing.T)
 	}
 	cacheEnv(t, goenv)
 	t.Setenv("GOCACHE", "/env/gocache")
-	b := newBuildCaches(Config{Home: "/h", CacheRoot: filepath.Join(dir, "root")})
+	b := newBuildCaches(Config{Home: "/h", CacheRoot: filepath.Join(dir, "root"), Launcher: "/opt/agent mcp/agent-mcp"})
 	wantUser := []string{"/env/gocache", "/m c", "/h/.npm", "/h/.cache/pip", "/h/.cargo/registry", "/h/.cargo/git"}
 	if !slices.Equal(b.user, wantUser) {
 		t.Errorf("user caches = %q, want %q", b.user, wantUser)
 	}
 	env := b.env("/s")
-	want := []string{"GOCACHE=/s/go-build", "GOMODCACHE=/s/go-mod",
+	want := []string{"GOCACHE=/s/go-build", "GOCACHEPROG='/opt/agent mcp/agent-mcp' __sandbox gocache /env/gocache /s/go-build", "GOMODCACHE=/s/go-mod",
 		"GOPROXY=file:///m%20c/cache/download,https://p.example", "GOFLAGS=-buildvcs=false -modcacherw",
 		"npm_config_cache=/s/npm", "PIP_CACHE_DIR=/s/pip", "CARGO_HOME=/s/cargo"}
 	if !slices.Equal(env, want) {
@@ -43,6 +43,11 @@ func TestBuildCaches_read_go_env_file_and_point_tools_at_stand_ins(t *testing.T)
 	}
 	if b.env("") != nil {
 		t.Error("no stand-in, yet variables")
+	}
+	// A path GOCACHEPROG cannot quote: no program, and none of the
+	// user's either.
+	if env := strings.Join(b.env(`/s'"`), " "); !strings.Contains(env, "GOCACHEPROG= ") {
+		t.Errorf("env = %s, want GOCACHEPROG empty", env)
 	}
 }
 

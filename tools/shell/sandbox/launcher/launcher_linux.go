@@ -50,6 +50,9 @@ func Main(args []string) int {
 		}
 		return 0
 	}
+	if args[0] == GoCacheStage {
+		return goCacheMain(args[1:])
+	}
 	if len(args) != 2 {
 		fmt.Fprintln(os.Stderr, "agent-mcp sandbox launcher: bad arguments")
 		return 2
