@@ -370,9 +370,10 @@ func quoteGoArg(s string) string {
 }
 
 // prune removes the stand-ins of workspaces that no longer exist (a
-// temporary directory a test or `sandbox check` worked in).
+// temporary directory a test or `sandbox check` worked in). A nil b (New
+// probing before it made b, to say why it fails) has none.
 func (b *buildCaches) prune() {
-	if b.root == "" {
+	if b == nil || b.root == "" {
 		return
 	}
 	root, err := os.OpenRoot(b.root)
