@@ -36,8 +36,11 @@ type absentGuard struct {
 	// failed move never makes a command's name the user's.
 	stuck map[string]bool
 	// roots are the real paths of the running commands' writable roots:
-	// the server acts only inside them.
-	roots []string
+	// the server acts only inside them; given are the roots as given.
+	roots, given []string
+	// w watches the ways to the absent names while a command runs
+	// (watch_linux.go).
+	w *watcher
 	// known are the .git entries and git directories found at the clean
 	// point and as commands started; gitRoots the roots scanned again at
 	// each sweep for repositories a command made (git.go).
@@ -96,7 +99,7 @@ func (g *absentGuard) begin(paths, roots, gitRoots []string, found repos, seen m
 	defer g.mu.Unlock()
 	if g.running == 0 {
 		g.absent = map[string]bool{}
-		g.roots = nil
+		g.roots, g.given = nil, nil
 		g.known = map[string]bool{}
 		g.knownEntries = nil
 		g.gitRoots = nil
@@ -109,6 +112,9 @@ func (g *absentGuard) begin(paths, roots, gitRoots []string, found repos, seen m
 	for _, r := range roots {
 		if real, err := filepath.EvalSymlinks(r); err == nil && !slices.Contains(g.roots, real) {
 			g.roots = append(g.roots, real)
+		}
+		if r = filepath.Clean(r); !slices.Contains(g.given, r) {
+			g.given = append(g.given, r)
 		}
 	}
 	if g.running > 0 || len(g.stuck) > 0 {
@@ -127,6 +133,7 @@ func (g *absentGuard) begin(paths, roots, gitRoots []string, found repos, seen m
 		}
 		g.knownEntries = found.entries
 	}
+	g.watchLocked()
 	for _, r := range gitRoots {
 		if !slices.Contains(g.gitRoots, r) {
 			g.gitRoots = append(g.gitRoots, r)
@@ -145,7 +152,9 @@ func (g *absentGuard) sweep(done bool) {
 	defer g.mu.Unlock()
 	g.sweepLocked()
 	if done && g.running > 0 {
-		g.running--
+		if g.running--; g.running == 0 {
+			g.unwatchLocked()
+		}
 	}
 }
 
