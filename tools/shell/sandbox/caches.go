@@ -258,7 +258,11 @@ func (b *buildCaches) standIn(ws string) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if dir, ok := b.made[ws]; ok {
-		return dir, nil
+		if _, err := os.Lstat(dir); err == nil {
+			return dir, nil
+		}
+		// Removed since (by hand, or by another agent-mcp's prune):
+		// made again.
 	}
 	if err := os.MkdirAll(b.root, 0o700); err != nil {
 		return "", fmt.Errorf("sandbox: build caches: %w", err)

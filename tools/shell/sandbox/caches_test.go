@@ -109,6 +109,16 @@ func TestBuildCaches_stand_ins_per_workspace_made_and_pruned(t *testing.T) {
 	if again, _ := b.standIn(wsA); again != a {
 		t.Errorf("the same workspace got another stand-in: %q, then %q", a, again)
 	}
+	// Removed behind the server's back, it is made again.
+	if err := os.RemoveAll(filepath.Dir(a)); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := b.standIn(wsA); err != nil || again != a {
+		t.Errorf("stand-in after removal: %q, %v", again, err)
+	}
+	if st, err := os.Stat(filepath.Join(a, "go-build")); err != nil || !st.IsDir() {
+		t.Errorf("stand-in not made again: %v", err)
+	}
 	// The record of whose stand-in it is lies outside what a command
 	// may write.
 	if rec, err := os.ReadFile(filepath.Join(filepath.Dir(a), workspaceRecord)); err != nil || strings.TrimSpace(string(rec)) != wsA {
