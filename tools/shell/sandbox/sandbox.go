@@ -795,21 +795,32 @@ func stateReadOnly(p *launcher.Plan, stateDir, tmp string, roots []string) {
 }
 
 // emptyFile makes the empty, read-only file that stands in for a
-// Read-denied file, beside the session's state directory (outside every
-// writable root).
+// Read-denied file, in the session's state directory (outside every
+// writable root, or bound read-only where a root holds it, so that no
+// command can swap it between this check and the mount). Whatever else
+// lies under its name (a directory, a fifo, a link, a file with content)
+// is removed first: a directory there made every mask, and so every
+// command, fail.
 func emptyFile(stateDir string) (string, error) {
-	p := filepath.Join(filepath.Dir(stateDir), "sandbox-empty")
-	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+	p := filepath.Join(stateDir, "sandbox-empty")
+	good := func() bool {
+		st, err := os.Lstat(p)
+		return err == nil && st.Mode().IsRegular() && st.Size() == 0
+	}
+	if good() {
 		return p, nil
 	}
-	_ = os.Remove(p)
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.RemoveAll(p); err != nil {
 		return "", fmt.Errorf("sandbox: empty file: %w", err)
 	}
-	if f != nil {
-		f.Close()
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) && good() {
+			return p, nil // another command's start made it
+		}
+		return "", fmt.Errorf("sandbox: empty file: %w", err)
 	}
+	f.Close()
 	return p, nil
 }
 
