@@ -16,7 +16,10 @@ import (
 // the mode; open, openat and creat with them in the mode of a file they
 // may create; mknod and mknodat of a character or block device or with
 // those bits. openat2, whose mode is in memory the filter cannot read,
-// fails with ENOSYS, on which callers fall back to openat. Like the
+// fails with ENOSYS, on which callers fall back to openat; so does
+// io_uring (setup, enter, register), whose openat and openat2 carry the
+// mode in a ring the filter never sees (callers such as libuv fall back
+// to plain calls; Docker's default profile refuses it too). Like the
 // socket filter it checks the architecture, judges a 32-bit call by its
 // own numbers, and refuses architectures it does not know.
 
@@ -42,7 +45,7 @@ type privSyscalls struct {
 	mode map[uint32]int
 	// mknod maps mknod's and mknodat's numbers to their mode argument.
 	mknod map[uint32]int
-	// refused are calls that fail with ENOSYS (openat2).
+	// refused are calls that fail with ENOSYS (openat2, io_uring).
 	refused []uint32
 }
 
