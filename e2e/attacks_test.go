@@ -38,6 +38,7 @@ type attackCase struct {
 	settings           string
 	args               []string // further serve flags
 	tty                bool     // the server runs with a controlling terminal
+	inherit            bool     // the server inherits a directory descriptor on outside
 	// plant are the files (area/path → content) made before the server
 	// starts; a section whose content is "-> TARGET" plants a symbolic link.
 	plant [][2]string
@@ -124,8 +125,13 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 			c.args = strings.Fields(value)
 		case "tty":
 			c.tty = value == "yes"
+		case "inherit":
+			if value != "outside" {
+				return nil, fmt.Errorf("inherit: %q: want outside", value)
+			}
+			c.inherit = true
 		default:
-			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings, args or tty", key)
+			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings, args, tty or inherit", key)
 		}
 	}
 	if err := flush(); err != nil {
@@ -486,6 +492,16 @@ func TestAttackCorpus(t *testing.T) {
 					}
 					t.Cleanup(func() { ptmx.Close(); tty.Close() })
 					e.ctty = tty
+				}
+				if c.inherit {
+					// As a careless host or script would: a descriptor it
+					// left open, which the server does not know of.
+					d, err := os.Open(e.outside)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { d.Close() })
+					e.inherit = d
 				}
 				cs, _ := e.serve(t, layers, nil, args...)
 				failed := runAttack(t, c, e, cs, helper)

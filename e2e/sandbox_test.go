@@ -96,6 +96,9 @@ type sandboxEnv struct {
 	// ctty, when set, is the terminal the server runs on (its
 	// controlling terminal).
 	ctty *os.File
+	// inherit, when set, is a descriptor the server inherits without
+	// knowing of it.
+	inherit *os.File
 }
 
 func newSandboxEnv(t *testing.T, u sandboxUser) *sandboxEnv {
@@ -183,6 +186,14 @@ func (e *sandboxEnv) serve(t *testing.T, layers string, extraEnv []string, args 
 		// The server runs on a terminal, as chat or serve started by hand.
 		cmd.ExtraFiles = append(cmd.ExtraFiles, e.ctty)
 		cmd.SysProcAttr = terminalAttr(3)
+	}
+	if e.inherit != nil {
+		// At a high number, as a leaked descriptor usually is: the low
+		// ones are the server's own children's.
+		for len(cmd.ExtraFiles) < 40 {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, nil)
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, e.inherit)
 	}
 	cs := testbin.Stdio(t, cmd, nil)
 	t.Cleanup(func() {
@@ -918,7 +929,15 @@ func TestSandbox_questions(t *testing.T) {
 				requireLayers(t, tc.layers)
 				cmd.Env = append(cmd.Env, sandbox.LayersEnv+"="+tc.layers)
 			}
-			cs := testbin.Stdio(t, cmd, nil)
+			if e.inherit != nil {
+		// At a high number, as a leaked descriptor usually is: the low
+		// ones are the server's own children's.
+		for len(cmd.ExtraFiles) < 40 {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, nil)
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, e.inherit)
+	}
+	cs := testbin.Stdio(t, cmd, nil)
 			out, _ := bash(t, cs, write, false)
 			_, err := os.Stat(filepath.Join(e.work, "copy.json"))
 			if ran := err == nil; ran != tc.wantRan {

@@ -105,6 +105,7 @@ func initMain(p Plan) int {
 	}
 	status := os.NewFile(3, "status")
 	syscall.CloseOnExec(3)
+	closeStrayFiles(p) // lockdown_linux.go
 	var server *os.File
 	if p.ServerFD > 0 {
 		syscall.CloseOnExec(p.ServerFD)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"unsafe"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -269,4 +270,29 @@ func installSeccomp(ins []bpf.Instruction, flags uintptr) error {
 		return fmt.Errorf("seccomp: thread %d could not take the filter", r)
 	}
 	return nil
+}
+
+// closeStrayFiles keeps from the command every descriptor init did not
+// get from the server on purpose: the server passes on, without knowing
+// of them, the descriptors whoever started it left open (a host, a
+// script, a service manager), and one of them could be a directory
+// outside every writable root, through which a write goes by the mount
+// it was opened on, never remounted read-only (or a socket to something
+// outside). Init's own are 3 (the status), p.ServerFD, the shell's files
+// after it and p.ProxyFD; everything above them closes on exec.
+func closeStrayFiles(p Plan) {
+	last := max(3, p.ServerFD+p.ShellFiles, p.ProxyFD)
+	if unix.CloseRange(uint(last+1), ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: one by one.
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n > last {
+			unix.CloseOnExec(n)
+		}
+	}
 }
