@@ -3,9 +3,12 @@ package sandbox
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,6 +24,20 @@ import (
 // the creation to the sweep (the event's delivery and one rename, well
 // under a millisecond on an idle machine): no kernel mechanism refuses
 // the creation itself short of a placeholder in every directory.
+//
+// A watch cannot be left to what the command allows. Each directory is
+// watched through a descriptor opened without following links; one the
+// command made unreadable (mkdir -m 0: inotify needs read permission, and
+// a server running as the command's user has no more) gets its owner's
+// read and search rights back first, as the sweep gives a directory back
+// its write right. Names created in a directory before its watch was
+// added are found by a sweep right after. Where a watch still cannot be
+// added (the user's inotify watches used up, a directory of the user's
+// own the server cannot read) the server sweeps every blindPoll instead
+// until it can.
+
+// blindPoll is how often the guard sweeps while a way is unwatched.
+const blindPoll = 50 * time.Millisecond
 
 // watchMask is what each watched directory reports.
 const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF |
@@ -34,6 +51,13 @@ type watcher struct {
 	names map[int32]watchDir
 	// dirs are the watched directories' descriptors.
 	dirs map[string]int32
+	// added counts the watches new to the kernel added by the last
+	// round, blind the directories it could not watch; seen holds every
+	// watch descriptor the instance has given.
+	added, blind int
+	seen         map[int32]bool
+	// polling is set while a goroutine sweeps for the blind ways.
+	polling bool
 }
 
 // watchDir is one watched directory.
@@ -45,23 +69,62 @@ type watchDir struct {
 // watchLocked starts the watcher if none runs and watches the ways to
 // the absent names; g.mu is held.
 func (g *absentGuard) watchLocked() {
+	// Names made in a directory before its watch was added have sent no
+	// event: a sweep after each round that added watches finds them
+	// (bounded: each round watches what the previous sweep left).
+	for range 4 {
+		if g.watchOnceLocked() == 0 || g.w == nil {
+			break
+		}
+		g.sweepLocked()
+	}
+	if w := g.w; w != nil && w.blind > 0 && !w.polling {
+		w.polling = true
+		go g.poll(w)
+	}
+}
+
+// poll sweeps every blindPoll while some way is unwatched and w is the
+// running watcher.
+func (g *absentGuard) poll(w *watcher) {
+	t := time.NewTicker(blindPoll)
+	defer t.Stop()
+	for range t.C {
+		g.mu.Lock()
+		if g.w != w || w.blind == 0 {
+			w.polling = false
+			g.mu.Unlock()
+			return
+		}
+		if g.running > 0 {
+			g.sweepLocked()
+			g.watchOnceLocked()
+		}
+		g.mu.Unlock()
+	}
+}
+
+// watchOnceLocked watches the ways to the absent names as they are now
+// and returns how many watches it added; g.mu is held.
+func (g *absentGuard) watchOnceLocked() int {
 	if g.w == nil {
 		fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 		if err != nil {
-			return // no watcher: the sweeps at a command's start and end remain
+			return 0 // no watcher: the sweeps at a command's start and end remain
 		}
-		g.w = &watcher{f: os.NewFile(uintptr(fd), "inotify")}
+		g.w = &watcher{f: os.NewFile(uintptr(fd), "inotify"), seen: map[int32]bool{}}
 		go g.watchLoop(g.w)
 	}
 	// Made afresh: a watch on a directory since moved away stays in the
 	// kernel, but no name of it counts any more.
 	g.w.names, g.w.dirs = map[int32]watchDir{}, map[string]int32{}
+	g.w.added, g.w.blind = 0, 0
 	roots := append(slices.Clone(g.roots), g.given...)
 	for p := range g.absent {
 		child := filepath.Base(p)
 		for d := filepath.Dir(p); within(d, roots); d = filepath.Dir(d) {
 			if st, err := os.Lstat(d); err == nil && st.IsDir() {
-				g.w.add(d, child)
+				g.w.add(d, child, g.since)
 			}
 			if slices.Contains(roots, d) || d == "/" {
 				break
@@ -69,18 +132,27 @@ func (g *absentGuard) watchLocked() {
 			child = filepath.Base(d)
 		}
 	}
+	return g.w.added
 }
 
-// add watches dir for name.
-func (w *watcher) add(dir, name string) {
+// add watches dir for name; since is the clean point (a directory
+// changed after it is a command's).
+func (w *watcher) add(dir, name string, since time.Time) {
 	wd, ok := w.dirs[dir]
 	if !ok {
-		n, err := unix.InotifyAddWatch(int(w.f.Fd()), dir, watchMask)
+		n, err := watchDirectory(int(w.f.Fd()), dir, since)
 		if err != nil {
+			if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
+				w.blind++ // (gone, or a link now: its parent's watch saw that)
+			}
 			return
 		}
 		wd = int32(n)
 		w.dirs[dir] = wd
+		if !w.seen[wd] {
+			w.seen[wd] = true
+			w.added++
+		}
 	}
 	e := w.names[wd]
 	e.dir = dir
@@ -88,6 +160,34 @@ func (w *watcher) add(dir, name string) {
 		e.names = append(e.names, name)
 	}
 	w.names[wd] = e
+}
+
+// watchDirectory adds a watch on the directory dir, opened without
+// following a link; one changed since the clean point that its owner
+// cannot read (a command's mkdir -m 0) gets its owner's read and search
+// rights back first. The watch descriptor.
+func watchDirectory(ifd int, dir string, since time.Time) (int, error) {
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(fd)
+	// The descriptor's magic link names exactly the directory opened.
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	mask := uint32(watchMask &^ unix.IN_DONT_FOLLOW)
+	wd, err := unix.InotifyAddWatch(ifd, self, mask)
+	if !errors.Is(err, unix.EACCES) {
+		return wd, err
+	}
+	var st unix.Stat_t
+	if serr := unix.Fstat(fd, &st); serr != nil || int(st.Uid) != os.Geteuid() ||
+		time.Unix(st.Ctim.Unix()).Before(since) {
+		return -1, err // the user's own: not the server's to change
+	}
+	if cerr := unix.Fchmodat(unix.AT_FDCWD, self, st.Mode&0o7777|0o500, 0); cerr != nil {
+		return -1, err
+	}
+	return unix.InotifyAddWatch(ifd, self, mask)
 }
 
 // unwatchLocked stops the watcher once no sandboxed command runs; g.mu is
