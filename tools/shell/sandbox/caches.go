@@ -274,7 +274,16 @@ func (b *buildCaches) standIn(ws string) (string, error) {
 	defer root.Close()
 	key := workspaceKey(ws)
 	for _, t := range b.tools {
-		if err := root.MkdirAll(filepath.Join(key, standInDir, string(t)), 0o700); err != nil {
+		// A command may have put a file or a link where a tool's
+		// directory was: removed (never followed), so that the tool's
+		// variable names a directory of the stand-in again.
+		d := filepath.Join(key, standInDir, string(t))
+		if st, err := root.Lstat(d); err == nil && !st.IsDir() {
+			if err := root.RemoveAll(d); err != nil {
+				return "", fmt.Errorf("sandbox: build caches: %w", err)
+			}
+		}
+		if err := root.MkdirAll(d, 0o700); err != nil {
 			return "", fmt.Errorf("sandbox: build caches: %w", err)
 		}
 	}

@@ -145,3 +145,44 @@ func TestWorkspaceKey(t *testing.T) {
 		t.Errorf("key of / = %q", k)
 	}
 }
+
+// A command may write anything into its stand-in, even where a tool's
+// directory was: a file, or a link out of the cache root. The next
+// server (or one after a prune) makes the stand-in again instead of
+// failing every command of the workspace with it.
+func TestBuildCaches_stand_in_a_command_replaced_is_made_again(t *testing.T) {
+	home := t.TempDir()
+	cacheEnv(t, "")
+	root := filepath.Join(t.TempDir(), "root")
+	ws := t.TempDir()
+	dir, err := newBuildCaches(Config{Home: home, CacheRoot: root}).standIn(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	for tool, plant := range map[cacheTool]func(string) error{
+		cacheGoBuild: func(p string) error { return os.WriteFile(p, []byte("x"), 0o644) },
+		cacheGoMod:   func(p string) error { return os.Symlink(outside, p) },
+		cacheNPM:     func(p string) error { return os.Symlink("../../..", p) },
+	} {
+		p := filepath.Join(dir, string(tool))
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := plant(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := newBuildCaches(Config{Home: home, CacheRoot: root}).standIn(ws)
+	if err != nil || again != dir {
+		t.Fatalf("stand-in after a command replaced its tools' directories: %q, %v", again, err)
+	}
+	for _, tool := range []cacheTool{cacheGoBuild, cacheGoMod, cacheNPM} {
+		if st, err := os.Lstat(filepath.Join(dir, string(tool))); err != nil || !st.IsDir() {
+			t.Errorf("%s stand-in not a directory again: %v", tool, err)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("the server wrote outside the cache root: %v", entries)
+	}
+}
