@@ -76,11 +76,14 @@ func (u *UI) AskPermission(ctx context.Context, q *tools.PermissionQuestion) (to
 		}
 	}
 	b.WriteString(styleDim.Render("Why you are asked: "+q.Reason) + "\n")
-	u.Printf("%s", b.String())
+	// The question carries what a command or the model chose (a host a
+	// command connects to, a command line): nothing in it drives the
+	// terminal (terminalSafe).
+	u.Printf("%s", terminalSafe(b.String()))
 
 	labels := make([]string, len(q.Choices))
 	for i, c := range q.Choices {
-		labels[i] = c.Label
+		labels[i] = terminalSafe(c.Label)
 	}
 	prompt := "Choose 1-" + strconv.Itoa(len(labels)) + ": "
 	for {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -418,4 +419,34 @@ func unifiedLines(old, updated string) []string {
 		}
 	}
 	return hunkLines(hunks)
+}
+
+// foreignEscape matches what a terminal acts on in text that came from a
+// tool (a command's output, a file, a page) rather than from the UI: an
+// escape sequence other than a colour (SGR), and a control character
+// other than a tab or a newline, C1 ones included. A sandboxed command
+// cannot open the terminal, but chat shows its output there: OSC 52
+// would set the clipboard the user pastes into a shell next, a title or a
+// hyperlink would hide where it leads, a cursor move, a clear or a
+// carriage return would redraw the screen as the command likes (a
+// permission question that is not there).
+var foreignEscape = regexp.MustCompile(`\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?|[\x00-\x08\x0b-\x1f\x7f\x{80}-\x{9f}]`)
+
+// colourSeq matches a colour sequence (SGR), which is kept.
+var colourSeq = regexp.MustCompile(`^\x1b\[[0-9;:]*m$`)
+
+// terminalSafe is s without what a terminal would act on besides colours
+// (foreignEscape).
+func terminalSafe(s string) string {
+	if !strings.ContainsAny(s, "\x1b\x7f") && strings.IndexFunc(s, func(r rune) bool {
+		return r < 0x20 && r != '\t' && r != '\n' || r >= 0x80 && r <= 0x9f
+	}) < 0 {
+		return s
+	}
+	return foreignEscape.ReplaceAllStringFunc(s, func(m string) string {
+		if colourSeq.MatchString(m) {
+			return m
+		}
+		return ""
+	})
 }

@@ -199,3 +199,24 @@ func TestWriter_prints_whole_lines(t *testing.T) {
 		t.Errorf("after the rest: %q", got)
 	}
 }
+
+func TestTerminalSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ttext":                             "plain\ttext",
+		"\x1b[31mred\x1b[0m":                      "\x1b[31mred\x1b[0m",
+		"a\x1b]52;c;ZWNobw==\x07b":                "ab",
+		"a\x1b]0;title\x1b\\b":                    "ab",
+		"a\x1b]8;;http://x/\x1b\\l\x1b]8;;\x1b\\": "al",
+		"a\x1b[2J\x1b[Hb":                         "ab",
+		"five\rSIX":                               "fiveSIX",
+		"x\u009b2Jy":                              "x2Jy",
+		"e\x1bc\x1b7f\x1b(Bg":                     "efg",
+		"h\x1bPq#0\x1b\\i":                        "hi",
+		"bell\x07del\x7f":                         "belldel",
+		"unicode é ✓":                             "unicode é ✓",
+	} {
+		if got := terminalSafe(in); got != want {
+			t.Errorf("terminalSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

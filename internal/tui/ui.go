@@ -318,11 +318,13 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 	if status == "" && len(detail) > 0 {
 		status, detail = detail[0], detail[1:]
 	}
+	// What a tool returned (and the call's own line, the model's) reaches
+	// the terminal without what would drive it (terminalSafe).
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n  ⎿ %s", mark, styleBold.Render(label), status)
+	fmt.Fprintf(&b, "%s %s\n  ⎿ %s", mark, styleBold.Render(terminalSafe(label)), terminalSafe(status))
 	head := b.String()
 	for _, l := range detail {
-		b.WriteString("\n    " + l)
+		b.WriteString("\n    " + terminalSafe(l))
 	}
 	var blk block
 	if whole := outputText(out); whole != "" && !changesFiles(out.Call.Name) && out.Call.Name != "TodoWrite" && strings.Count(whole, "\n")+1 > len(detail) {
@@ -331,7 +333,7 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 		var l strings.Builder
 		l.WriteString(head)
 		for _, line := range expandLines(whole) {
-			l.WriteString("\n    " + line)
+			l.WriteString("\n    " + terminalSafe(line))
 		}
 		blk.long = l.String()
 	}
