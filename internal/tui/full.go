@@ -358,7 +358,9 @@ func (f *full) release() {
 // flushLocked prints the streamed reply, rendered, and clears it.
 func (f *full) flushLocked() {
 	f.live.mu.Lock()
-	text, thinking, width := f.live.text.String(), f.live.thinking, f.live.width
+	// The model's text is as foreign as a tool's: a prompt-injected
+	// model could print what drives the terminal (terminalSafe).
+	text, thinking, width := terminalSafe(f.live.text.String()), f.live.thinking, f.live.width
 	f.live.text.Reset()
 	f.live.thinking = false
 	f.live.mu.Unlock()
@@ -794,6 +796,7 @@ func (m *fullModel) view() string {
 	spin := spinFramesFull[m.frame%len(spinFramesFull)]
 	if strings.TrimSpace(text) != "" {
 		var shown string
+		text = terminalSafe(text)
 		if thinking {
 			shown = styleDim.Italic(true).Render(strings.TrimSpace(text))
 		} else {
