@@ -1,10 +1,15 @@
 package sandbox
 
 import (
+	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // While a command runs, a protected name it creates is moved aside at
@@ -46,5 +51,43 @@ func TestAbsentGuard_watches_while_a_command_runs(t *testing.T) {
 	gone(attrs)
 	if msgs := g.report(); len(msgs) != 2 {
 		t.Errorf("report = %q", msgs)
+	}
+}
+
+// What the watcher reads decides whether it sweeps: a watched name made
+// or renamed into place does, an unwatched one does not, and lost events
+// (IN_Q_OVERFLOW, on no watch) or a watched directory moved or removed
+// always do, whatever they are queued behind.
+func TestWatcher_concerns(t *testing.T) {
+	w := &watcher{names: map[int32]watchDir{1: {dir: "/w", names: []string{".envrc"}}}}
+	event := func(wd int32, mask uint32, name string) []byte {
+		b := binary.NativeEndian.AppendUint32(nil, uint32(wd))
+		b = binary.NativeEndian.AppendUint32(b, mask)
+		b = binary.NativeEndian.AppendUint32(b, 0)
+		size := 0
+		if name != "" {
+			size = (len(name) + 16) &^ 15
+		}
+		b = binary.NativeEndian.AppendUint32(b, uint32(size))
+		return append(b, append([]byte(name), make([]byte, size-len(name))...)...)
+	}
+	junk := bytes.Repeat(event(1, unix.IN_CREATE, "junk"), 100)
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want bool
+	}{
+		{"unwatched names", junk, false},
+		{"a watched name made", append(slices.Clone(junk), event(1, unix.IN_CREATE, ".envrc")...), true},
+		{"a watched name renamed into place", event(1, unix.IN_MOVED_TO, ".envrc"), true},
+		{"the name in another directory", event(2, unix.IN_CREATE, ".envrc"), false},
+		{"events lost", append(slices.Clone(junk), event(-1, unix.IN_Q_OVERFLOW, "")...), true},
+		{"a watched directory moved", event(1, unix.IN_MOVE_SELF, ""), true},
+		{"a watched directory removed", event(1, unix.IN_DELETE_SELF, ""), true},
+		{"a record cut short", event(1, unix.IN_CREATE, "junk")[:20], true},
+	} {
+		if got := w.concerns(c.b); got != c.want {
+			t.Errorf("%s: concerns = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
