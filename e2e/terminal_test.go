@@ -52,6 +52,30 @@ func TestServe_drops_its_terminal_so_commands_need_no_session(t *testing.T) {
 			if len(f) < 3 || f[1] != f[2] {
 				t.Errorf("the command got a session of its own, or the server's is unknown (command, server): %s", out)
 			}
+			// Nor can it type into the terminal through a descriptor of the
+			// server's (/proc/PID/fd): TIOCSTI needs the caller's own
+			// controlling terminal, or CAP_SYS_ADMIN where the kernel still
+			// allows that (dev.tty.legacy_tiocsti=1), which only root's
+			// unconfined command holds: the gap docs/sandbox.md and sandbox
+			// check name.
+			out, _ = bash(t, cs, `for p in /proc/$PPID/fd/*; do python3 -c "
+import fcntl, os, sys, termios
+try:
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+except OSError:
+    sys.exit()
+if os.isatty(fd):
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b' ')
+        print('TYPED-THROUGH', sys.argv[1])
+    except OSError as e:
+        print('refused', sys.argv[1], e)
+" "$p"; done; echo RAN`, false)
+			legacy, _ := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti")
+			gap := u.name == "root" && strings.TrimSpace(string(legacy)) != "0"
+			if !strings.Contains(out, "RAN") || strings.Contains(out, "TYPED-THROUGH") && !gap {
+				t.Errorf("an unconfined command typed into the server's terminal through its descriptor (legacy_tiocsti %q): %s", legacy, out)
+			}
 			out, _ = bash(t, cs, `(exec 4</dev/tty) && echo BG-TTY-OK; tty`, true)
 			id := strings.TrimSuffix(strings.Fields(strings.TrimPrefix(out, "Command running in the background as task "))[0], ".")
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "TaskOutput",

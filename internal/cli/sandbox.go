@@ -117,6 +117,9 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		" (needs root or a delegated cgroup, e.g. systemd-run --user --scope -p Delegate=yes)", sup.CgroupErr))
 	fmt.Fprintf(stdout, "limits:     %s\n", supportLine(sup.Limits.Pids() && sup.Limits.Memory(),
 		"pids and memory caps per command: "+sup.Limits.String(), sup.LimitsErr))
+	if line := tiocstiLine(); line != "" {
+		fmt.Fprintf(stdout, "terminal:   %s\n", line)
+	}
 	home, _ := os.UserHomeDir()
 	sb, err := w.newSandbox(&settings.Settings{Rules: &permissions.RuleSet{}}, home)
 	if err != nil {
@@ -138,6 +141,23 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return errors.New("no sandbox layer is available: commands would run unconfined")
 	}
 	return selfTest(ctx, sb, stdout)
+}
+
+// tiocstiLine says whether the kernel lets a process type into a terminal
+// that is not its controlling one (TIOCSTI with CAP_SYS_ADMIN): sandboxed
+// commands hold no capability, but one run outside the sandbox as root
+// could type into the terminal agent-mcp runs on through a descriptor of
+// it (/proc/PID/fd). Empty where there is no such setting to read.
+func tiocstiLine() string {
+	b, err := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti")
+	switch {
+	case err == nil && strings.TrimSpace(string(b)) == "0":
+		return "yes (TIOCSTI refused by the kernel: dev.tty.legacy_tiocsti=0)"
+	case err == nil:
+		return "no: TIOCSTI allowed with CAP_SYS_ADMIN (dev.tty.legacy_tiocsti=1): a command run outside the sandbox as root " +
+			"(sandbox off, an excluded command) can type into the terminal agent-mcp runs on; sysctl dev.tty.legacy_tiocsti=0 refuses it"
+	}
+	return ""
 }
 
 func supportLine(ok bool, what string, err error) string {
