@@ -244,6 +244,11 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 	} else {
 		fmt.Fprintln(stdout, "  --   protected paths inside the working directories: not held by Landlock alone (the permission rules still judge commands)")
 	}
+	// No kernel mechanism refuses a name that does not exist yet: the
+	// server moves it aside as it appears (docs/sandbox.md).
+	out, _ = run("echo 'touch pwned' > .envrc")
+	_, statErr = os.Lstat(filepath.Join(work, ".envrc"))
+	check("protected name that did not exist (.envrc) moved aside as the command made it (not refused by the kernel: moved after the fact)", statErr != nil, trimDetail(out))
 	userNamespacesCheck(sb, run, check, stdout)
 	secretsCheck(sb, stdout)
 	buildCachesCheck(sb, run, check, stdout)
