@@ -288,6 +288,45 @@ func TestSandbox_unconfined_notice_reaches_the_model(t *testing.T) {
 	}
 }
 
+// TestSandbox_network_sentence_reaches_the_model: Bash's description says
+// the network policy in one sentence wherever a layer confines commands
+// (the proxy with the namespaces layer; the proxy or no network with
+// Landlock alone, as the machine allows), and nothing where commands run
+// unconfined. The description is made before the namespaces probe has run,
+// so this fails if the sentence waits on it.
+func TestSandbox_network_sentence_reaches_the_model(t *testing.T) {
+	t.Parallel()
+	const proxy = "Network: commands reach the network only through a proxy"
+	for _, layers := range []string{"none", "landlock", "namespaces,landlock"} {
+		t.Run(layers, func(t *testing.T) {
+			t.Parallel()
+			if layers != "none" {
+				requireLayers(t, layers)
+			}
+			e := newSandboxEnv(t, sandboxUsers(t)[0])
+			cs, _ := e.serve(t, layers, nil)
+			list, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var desc string
+			for _, tool := range list.Tools {
+				if tool.Name == "Bash" {
+					desc = tool.Description
+				}
+			}
+			switch {
+			case layers == "none" && strings.Contains(desc, "Network:"):
+				t.Errorf("unconfined, yet the description speaks of a network policy:\n%s", desc)
+			case layers == "landlock" && !strings.Contains(desc, proxy) && !strings.Contains(desc, "Network: commands have no network access"):
+				t.Errorf("Landlock alone: no network sentence in Bash's description:\n%s", desc)
+			case strings.Contains(layers, "namespaces") && !strings.Contains(desc, proxy):
+				t.Errorf("namespaces: Bash's description does not say the proxy asks:\n%s", desc)
+			}
+		})
+	}
+}
+
 // TestSandbox_limits: where a command runs in a cgroup of its own, the
 // sandbox's limits cap its processes (a fork bomb stops there) and its
 // memory (the OOM killer ends the command); with Landlock alone and no

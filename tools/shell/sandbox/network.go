@@ -73,12 +73,40 @@ func (s *Sandbox) net() NetMode {
 // Network is the network mode commands run with: the configured one,
 // except that the proxy needs the namespaces layer or Landlock with the
 // seccomp supervisor (without them the network is off). [NetOn] for a
-// nil Sandbox.
+// nil Sandbox. Where Landlock settles the answer (the usual case: the
+// mode is configured, or the supervisor can hold the proxy) it does not
+// wait for the namespaces probe, so that the Bash tool's description,
+// made before the probe has run, says the network policy; otherwise it
+// waits for the probe.
 func (s *Sandbox) Network() NetMode {
-	if s == nil || !s.layers.Any() {
+	if s == nil {
+		return NetOn
+	}
+	if m, ok := s.netBeforeProbe(); ok {
+		return m
+	}
+	if !s.Layers().Any() {
 		return NetOn
 	}
 	return s.net()
+}
+
+// netBeforeProbe is the network mode when Landlock alone decides it, known
+// from New on: with Landlock the sandbox confines whatever the probe
+// finds, and the proxy holds either way once the supervisor can hold it.
+func (s *Sandbox) netBeforeProbe() (NetMode, bool) {
+	if s.landlock == 0 {
+		return "", false
+	}
+	switch {
+	case s.cfg.Network == NetOn:
+		return NetOn, true
+	case s.cfg.Network == NetOff:
+		return NetOff, true
+	case s.landlock >= 4 && s.supervisorErr == nil:
+		return NetProxy, true
+	}
+	return "", false
 }
 
 // NetworkNote says how the network mode holds with the layers in use:

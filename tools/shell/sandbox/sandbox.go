@@ -237,9 +237,12 @@ type Sandbox struct {
 	// landlock is the Landlock ABI known when New returned (support is
 	// rewritten by the probe).
 	landlock int
-	layers   Layers
-	support  Support
-	caches   *buildCaches
+	// supervisorErr is support.SupervisorErr as New found it: whether the
+	// egress proxy can hold with Landlock alone is known before the probe.
+	supervisorErr error
+	layers        Layers
+	support       Support
+	caches        *buildCaches
 	// cgroups numbers the commands' cgroups.
 	cgroups atomic.Uint64
 	// guard moves aside protected names a command created (pinned.go).
@@ -281,7 +284,7 @@ func New(cfg Config) (*Sandbox, error) {
 		s.probeStart.Do(s.probe)
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
 	}
-	s.landlock = s.support.Landlock
+	s.landlock, s.supervisorErr = s.support.Landlock, s.support.SupervisorErr
 	if v := os.Getenv(HostsEnv); v != "" {
 		h, err := parseHosts(v)
 		if err != nil {
