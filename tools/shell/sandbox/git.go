@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -105,6 +106,40 @@ func (r repos) paths() []string {
 		}
 	}
 	return out
+}
+
+// repoMemory holds every .git entry the scans have found. The scan is
+// bounded, so a command could make it stop early (ten thousand files made
+// ahead of the rest in its breadth-first order) and take a repository it
+// protected before out of the next command's protection; one found once
+// stays found for as long as the server runs.
+type repoMemory struct {
+	mu    sync.Mutex
+	found map[string]bool
+}
+
+// recall records entries and returns the remembered ones inside roots
+// that still exist and are not among them.
+func (m *repoMemory) recall(entries, roots []string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.found == nil {
+		m.found = map[string]bool{}
+	}
+	for _, e := range entries {
+		m.found[e] = true
+	}
+	var more []string
+	for e := range m.found {
+		if slices.Contains(entries, e) || !within(e, roots) {
+			continue
+		}
+		if _, err := os.Lstat(e); err == nil {
+			more = append(more, e)
+		}
+	}
+	slices.Sort(more)
+	return more
 }
 
 // newRepoPaths lists what, in a scan made as commands run, belongs to a

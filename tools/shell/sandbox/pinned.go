@@ -65,6 +65,9 @@ const linkSlack = 100 * time.Millisecond
 func (s *Sandbox) pinnedPaths(roots []string, seen map[string]dirState) ([]string, repos) {
 	paths := permissions.SandboxReadOnlyPaths(roots, s.cfg.Home)
 	found := scanRepos(roots, seen)
+	if more := s.repos.recall(found.entries, roots); len(more) > 0 {
+		found = reposOf(append(found.entries, more...))
+	}
 	for _, p := range found.paths() {
 		if !slices.Contains(paths, p) {
 			paths = append(paths, p)

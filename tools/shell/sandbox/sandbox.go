@@ -247,6 +247,8 @@ type Sandbox struct {
 	cgroups atomic.Uint64
 	// guard moves aside protected names a command created (pinned.go).
 	guard absentGuard
+	// repos are the .git entries every scan so far found (git.go).
+	repos repoMemory
 	// hosts are the egress proxy's names resolved ahead of DNS (HostsEnv).
 	hosts map[string]netip.Addr
 	// proxy is the egress proxy's listener with Landlock alone, made on
