@@ -186,3 +186,59 @@ func TestBuildCaches_stand_in_a_command_replaced_is_made_again(t *testing.T) {
 		t.Errorf("the server wrote outside the cache root: %v", entries)
 	}
 }
+
+// What a command left in its stand-in is removed with it, never followed:
+// links to a directory outside the cache root, to another workspace's
+// stand-in and to a file of the user's leave all three as they were.
+func TestBuildCaches_prune_follows_no_link_a_command_left(t *testing.T) {
+	home := t.TempDir()
+	cacheEnv(t, "")
+	root := filepath.Join(t.TempDir(), "root")
+	b := newBuildCaches(Config{Home: home, CacheRoot: root})
+	gone, kept := filepath.Join(t.TempDir(), "gone"), t.TempDir()
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g, err := b.standIn(gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := b.standIn(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	userFile := filepath.Join(outside, "settings.json")
+	for _, p := range []string{userFile, filepath.Join(k, "go-build", "entry")} {
+		if err := os.WriteFile(p, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, err := filepath.Rel(filepath.Join(g, "npm"), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{
+		filepath.Join(g, "go-build", "out"):  outside,
+		filepath.Join(g, "npm", "other"):     rel,
+		filepath.Join(g, "pip", "settings"):  userFile,
+		filepath.Join(g, "go-mod", "nested"): filepath.Join(outside, "."),
+	} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	b.prune()
+	if _, err := os.Lstat(filepath.Dir(g)); err == nil {
+		t.Error("the stand-in of a workspace that is gone was kept")
+	}
+	if c, err := os.ReadFile(userFile); err != nil || string(c) != "keep" {
+		t.Errorf("a file a link pointed at: %q, %v", c, err)
+	}
+	if c, err := os.ReadFile(filepath.Join(k, "go-build", "entry")); err != nil || string(c) != "keep" {
+		t.Errorf("another workspace's stand-in: %q, %v", c, err)
+	}
+}
