@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,5 +145,81 @@ func TestLSP_tools_and_sandbox_check_list_the_servers_found(t *testing.T) {
 	}
 	if out := run("tools", "--cwd", dir, "--lsp", "sometimes"); !strings.Contains(out, `--lsp "sometimes": want auto`) {
 		t.Errorf("a bad --lsp:\n%s", out)
+	}
+}
+
+// TestLSP_a_sandboxed_server_sees_the_tree_read_only: a language server
+// lasts the session, so it runs in the sandbox with the working directory
+// read-only (a server that writes there says so with writesWorkspace).
+// While only it runs, a file the user makes under a protected name (an
+// .envrc from a terminal of their own) stays the user's: before, the
+// server counted as a running command and the next Bash call moved the
+// user's file aside as a command's.
+func TestLSP_a_sandboxed_server_sees_the_tree_read_only(t *testing.T) {
+	t.Parallel()
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("gopls is not on PATH in CI: .ci/run installs it")
+		}
+		t.Skip("gopls is not on PATH")
+	}
+	requireLayers(t, "namespaces,landlock")
+	gobin, err := goBinary()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, writes := range []bool{false, true} {
+		t.Run(fmt.Sprintf("writesWorkspace=%v", writes), func(t *testing.T) {
+			t.Parallel()
+			e := newSandboxEnv(t, sandboxUsers(t)[0])
+			for name, data := range map[string]string{
+				"go.mod":  "module example.com/m\n\ngo 1.22\n",
+				"main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n",
+			} {
+				if err := os.WriteFile(filepath.Join(e.work, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := filepath.Dir(gopls) + ":" + filepath.Dir(gobin) + ":" + os.Getenv("PATH")
+			server := map[string]any{"go": map[string]any{
+				"command": "sh", "args": []string{"-c", "touch written-by-server 2>/dev/null; exec gopls serve"},
+				"extensionToLanguage": map[string]string{".go": "go"}, "writesWorkspace": writes,
+			}}
+			settings, _ := json.Marshal(map[string]any{"lspDiagnosticsWaitMs": 20000, "lspServers": server})
+			cs, _ := e.serve(t, "namespaces,landlock", []string{"PATH=" + path, "GOFLAGS=-mod=mod", "GOPROXY=off"},
+				"--settings", string(settings))
+			ctx := context.Background()
+			call := func(name string, args map[string]any) string {
+				t.Helper()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+				if err != nil || res.IsError {
+					t.Fatalf("%s: %v %s", name, err, text(t, res))
+				}
+				return text(t, res)
+			}
+			call("Read", map[string]any{"file_path": "main.go"})
+			out := call("Edit", map[string]any{"file_path": "main.go", "old_string": "println(1)", "new_string": "println(notDefined)"})
+			if !strings.Contains(out, "undefined: notDefined") {
+				t.Fatalf("no diagnostics from the sandboxed gopls:\n%s", out)
+			}
+			_, err := os.Lstat(filepath.Join(e.work, "written-by-server"))
+			if wrote := err == nil; wrote != writes {
+				t.Errorf("the server wrote in the working directory: %v, want %v", wrote, writes)
+			}
+			if writes {
+				return
+			}
+			envrc := filepath.Join(e.work, ".envrc")
+			if err := os.WriteFile(envrc, []byte("export MINE=1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, _ := bash(t, cs, "echo done", false); strings.Contains(out, "sandbox-refused") {
+				t.Errorf("the user's .envrc was taken for a command's while only the language server ran:\n%s", out)
+			}
+			if data, err := os.ReadFile(envrc); err != nil || string(data) != "export MINE=1\n" {
+				t.Errorf("the user's .envrc is gone or changed: %q, %v", data, err)
+			}
+		})
 	}
 }

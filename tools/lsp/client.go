@@ -187,7 +187,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	}
 	launch, err := c.env.sandbox.Command(sandbox.Spec{
 		Shell: shell, Script: "exec " + line, Command: line, Dir: c.root,
-		WorkDirs: c.env.workDirs, StateDir: c.env.stateDir,
+		WorkDirs: c.env.workDirs, StateDir: c.env.stateDir, ReadOnly: !c.cfg.WritesWorkspace,
 	}, stopGrace)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", c.cfg.Command, err)

@@ -33,6 +33,13 @@ type ServerConfig struct {
 	// Settings answer the server's workspace/configuration requests,
 	// looked up by section ("gopls", "python.analysis").
 	Settings json.RawMessage `json:"settings,omitempty"`
+	// WritesWorkspace lets the server write in the working directories
+	// when it runs in Bash's sandbox (rust-analyzer's cargo check writes
+	// target/). Without it the server reads the tree and writes only its
+	// caches, so nothing it does can plant a protected name, and the
+	// user's own new files (an .envrc, a cloned repository) are not
+	// taken for its work while it runs.
+	WritesWorkspace bool `json:"writesWorkspace,omitempty"`
 	// Transport must be "stdio" (or empty): the only one supported.
 	Transport string `json:"transport,omitempty"`
 	// RootMarkers are files whose directory is a workspace root for this
@@ -48,7 +55,7 @@ type ServerConfig struct {
 
 // knownKeys are the keys of an entry this client reads; Claude Code's
 // others are accepted and ignored.
-var knownKeys = []string{"command", "args", "extensionToLanguage", "env", "initializationOptions", "settings", "transport",
+var knownKeys = []string{"command", "args", "extensionToLanguage", "env", "initializationOptions", "settings", "transport", "writesWorkspace",
 	"workspaceFolder", "startupTimeout", "shutdownTimeout", "restartOnCrash", "maxRestarts"}
 
 // ParseServers reads the entries of an `lspServers` object (or a
@@ -138,7 +145,7 @@ func Defaults() []ServerConfig {
 		{Name: "python", Command: "pyright-langserver", Args: []string{"--stdio"}, ExtensionToLanguage: py, RootMarkers: pyMarkers},
 		{Name: "python", Command: "basedpyright-langserver", Args: []string{"--stdio"}, ExtensionToLanguage: py, RootMarkers: pyMarkers},
 		{Name: "rust", Command: "rust-analyzer", ExtensionToLanguage: map[string]string{".rs": "rust"},
-			RootMarkers: []string{"Cargo.toml"}},
+			RootMarkers: []string{"Cargo.toml"}, WritesWorkspace: true},
 		{Name: "c", Command: "clangd", ExtensionToLanguage: map[string]string{".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
 			".cxx": "cpp", ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp"},
 			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd"}},

@@ -487,6 +487,14 @@ type Spec struct {
 	// Egress serves the command's connections through the egress proxy
 	// when the network mode is [NetProxy]; nil refuses every one.
 	Egress *egress.Handler
+	// ReadOnly keeps the working directories (and the configured
+	// writable paths) read-only: only the private temporary directory
+	// and the build caches' stand-in are writable. A process that lasts
+	// the session and only reads the tree (a language server) runs so:
+	// it can create nothing there, so the guard of protected names does
+	// not watch on its account, and what the user makes meanwhile stays
+	// the user's.
+	ReadOnly bool
 }
 
 // Launch is a command being started: the process to start (with the
@@ -559,7 +567,10 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	if err != nil {
 		return nil, err
 	}
-	writable := append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
+	var writable []string
+	if !spec.ReadOnly {
+		writable = append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
+	}
 	roots := slices.Clone(writable)
 	writable = append(writable, tmp)
 	if standIn != "" {
@@ -650,10 +661,13 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	// fd 3 and launcher.ServerFD (4) in init, then the shell's files,
 	// then the egress relay's socket (Plan.ProxyFD).
 	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
-	s.guard.begin(guarded, writable, roots, found, seen)
 	env := append([]string{"TMPDIR=" + tmp}, s.caches.env(standIn)...)
 	l := &Launch{Cmd: cmd, Env: env, status: r, statusW: w,
-		server: sw, serverR: sr, cgroups: cgroups, guard: &s.guard}
+		server: sw, serverR: sr, cgroups: cgroups}
+	if !spec.ReadOnly {
+		s.guard.begin(guarded, writable, roots, found, seen)
+		l.guard = &s.guard
+	}
 	if p.Proxy || p.Supervised {
 		ei, es, err := egressPair()
 		if err != nil {
