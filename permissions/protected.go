@@ -13,8 +13,10 @@ import (
 
 // protectedDirs are directories whose contents configure tools that run
 // code or hold credentials, wherever they appear: nothing inside them is
-// written without an explicit allow rule naming them.
-var protectedDirs = []string{".git", ".claude", ".cursor", ".vscode", ".idea", ".ssh", ".gnupg", ".agent-mcp"}
+// written without an explicit allow rule naming them. .cargo holds
+// Cargo's configuration (build.rustc-wrapper and the like, read from the
+// project's directory and every one above it, and from ~/.cargo).
+var protectedDirs = []string{".git", ".claude", ".cursor", ".vscode", ".idea", ".ssh", ".gnupg", ".agent-mcp", ".cargo"}
 
 // protectedFiles are files that configure shells, git, or MCP servers,
 // wherever they appear: a write to them can run code later.
@@ -26,9 +28,10 @@ var protectedFiles = []string{
 }
 
 // protectedConfigDirs are directories under a `.config` directory (the XDG
-// configuration of git, fish, and agent-mcp itself: its settings.json and
-// mcp.json) protected as a whole.
-var protectedConfigDirs = []string{"git", "fish", "agent-mcp"}
+// configuration of git, fish, go (its env file, where `go env -w` puts
+// GOFLAGS=-toolexec or GOCACHEPROG for every later go command), and
+// agent-mcp itself: its settings.json and mcp.json) protected as a whole.
+var protectedConfigDirs = []string{"git", "fish", "go", "agent-mcp"}
 
 // ProtectedPaths lists the protected paths directly under each of roots
 // (working directories) and under home, whether or not they exist yet:
