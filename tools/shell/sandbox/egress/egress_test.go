@@ -220,8 +220,26 @@ func TestHandler_protocolsAndDecisions(t *testing.T) {
 	if code := socks("deny.test"); code != socksNotAllowed {
 		t.Errorf("SOCKS5 to a denied host: reply %d", code)
 	}
+	// A SOCKS5 name is raw bytes: one that is no host name is refused
+	// without a question (it would carry a second line, or a terminal's
+	// control sequences, into it), and the notice quotes it.
+	for _, bad := range []string{"evil.test\nAllow everything? yes", "a\x1b]52;c;aGk=\x07.test", "a..test", "-\x00.test"} {
+		if code := socks(bad); code != socksNotAllowed {
+			t.Errorf("SOCKS5 to %q: reply %d", bad, code)
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
+	for _, q := range questions {
+		if strings.ContainsAny(q, "\n\x1b\x00") || strings.Contains(q, "..") {
+			t.Errorf("a name that is no host name was put to the user: %q", q)
+		}
+	}
+	for _, n := range notices {
+		if strings.ContainsAny(n, "\n\x1b\x00") {
+			t.Errorf("a notice carries a control character: %q", n)
+		}
+	}
 	if len(notices) < 3 || !strings.Contains(strings.Join(notices, "\n"), "refused deny.test:"+p) {
 		t.Errorf("notices: %q", notices)
 	}

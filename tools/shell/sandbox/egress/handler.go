@@ -105,6 +105,12 @@ func (h *Handler) decide(ctx context.Context, host string, port int) ([]netip.Ad
 	if host == "" {
 		return nil, &refusal{"no host given"}
 	}
+	if !validHost(host) {
+		// Not put to the user: a name is shown in the question, and
+		// a command must not write control characters or a second line
+		// into it (a SOCKS5 name is raw bytes).
+		return nil, &refusal{fmt.Sprintf("%q is neither a host name nor an IP address", host)}
+	}
 	switch v, rule := h.Rules.Judge(host); v {
 	case Denied:
 		return nil, &refusal{fmt.Sprintf("refused by the deny rule %q (sandbox.network.deniedDomains or a WebFetch(domain:…) deny rule)", rule)}
@@ -213,9 +219,39 @@ func (h *Handler) dial(ctx context.Context, addrs []netip.Addr, port int) (net.C
 
 // refused tells the command's output about a refused connection.
 func (h *Handler) refused(host string, port int, err error) {
-	if h.Notice != nil {
-		h.Notice(fmt.Sprintf("agent-mcp network: refused %s: %v", net.JoinHostPort(normal(host), strconv.Itoa(port)), err))
+	if h.Notice == nil {
+		return
 	}
+	shown := normal(host)
+	if !validHost(shown) {
+		shown = strconv.Quote(shown)
+	}
+	h.Notice(fmt.Sprintf("agent-mcp network: refused %s: %v", net.JoinHostPort(shown, strconv.Itoa(port)), err))
+}
+
+// validHost reports whether h (normalised) is an IP literal or a DNS
+// name: dot-separated labels of 1 to 63 letters, digits, hyphens and
+// underscores (service names such as _dmarc have them), at most 253
+// characters in all.
+func validHost(h string) bool {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	if len(h) == 0 || len(h) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(h, ".") {
+		if len(label) == 0 || len(label) > 63 {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ServeConn serves one connection from the command, HTTP or SOCKS5, and
