@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -82,6 +83,14 @@ func seccompIoctl(fd int, req uint, arg unsafe.Pointer) (int, error) {
 	return int(r), nil
 }
 
+// maxSupervisedSockets bounds the sockets one command holds through its
+// supervisor at once: each is a connection whose other end the server
+// holds (a descriptor of the server's) and a port of the host's loopback,
+// so without a bound one command could use up the server's descriptors or
+// the host's ephemeral ports and fail every other command. Past it
+// socket(2) fails with EMFILE, as at a descriptor limit.
+const maxSupervisedSockets = 1024
+
 // supervisedProxy is the server's loopback listener for commands
 // supervised this way, shared by all of them: a connection is served
 // with the handler its supervisor registered for its source port, and any
@@ -90,7 +99,14 @@ type supervisedProxy struct {
 	ln      *net.TCPListener
 	port    int
 	mu      sync.Mutex
-	pending map[int]*egress.Handler
+	pending map[int]registered
+}
+
+// registered is what a supervisor registered for a source port: the
+// command's handler, and what to call once its connection is served.
+type registered struct {
+	h    *egress.Handler
+	done func()
 }
 
 func newSupervisedProxy() (*supervisedProxy, error) {
@@ -98,7 +114,7 @@ func newSupervisedProxy() (*supervisedProxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the egress proxy's listener: %w", err)
 	}
-	p := &supervisedProxy{ln: ln, port: ln.Addr().(*net.TCPAddr).Port, pending: map[int]*egress.Handler{}}
+	p := &supervisedProxy{ln: ln, port: ln.Addr().(*net.TCPAddr).Port, pending: map[int]registered{}}
 	go p.serve()
 	return p, nil
 }
@@ -117,14 +133,20 @@ func (p *supervisedProxy) serve() {
 		}
 		ra := c.RemoteAddr().(*net.TCPAddr)
 		p.mu.Lock()
-		h := p.pending[ra.Port]
+		r, ok := p.pending[ra.Port]
 		delete(p.pending, ra.Port)
 		p.mu.Unlock()
-		if h == nil || !ra.IP.Equal(net.IPv4(127, 0, 0, 1)) {
+		if !ok || !ra.IP.Equal(net.IPv4(127, 0, 0, 1)) {
 			c.Close()
+			if ok {
+				r.done()
+			}
 			continue
 		}
-		go h.ServeConn(context.Background(), c)
+		go func() {
+			defer r.done()
+			r.h.ServeConn(context.Background(), c)
+		}()
 	}
 }
 
@@ -141,9 +163,16 @@ func (p *supervisedProxy) isProxy(sa unix.Sockaddr) bool {
 
 // dial makes a TCP socket of domain (AF_INET or AF_INET6, the latter
 // speaking IPv4 through a v4-mapped address) bound to 127.0.0.1 and
-// connected to the proxy, whose connection h then serves.
-func (p *supervisedProxy) dial(domain int, h *egress.Handler) (int, error) {
+// connected to the proxy, whose connection h then serves; done is called
+// once that connection has been served (or the dial failed).
+func (p *supervisedProxy) dial(domain int, h *egress.Handler, done func()) (int, error) {
 	fd, err := -1, error(nil)
+	ok := false
+	defer func() {
+		if !ok {
+			done()
+		}
+	}()
 	if domain == unix.AF_INET6 {
 		if fd, err = unix.Socket(unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
 			loop := [16]byte{10: 0xff, 11: 0xff, 12: 127, 15: 1}
@@ -178,7 +207,7 @@ func (p *supervisedProxy) dial(domain int, h *egress.Handler) (int, error) {
 		port = a.Port
 	}
 	p.mu.Lock()
-	p.pending[port] = h
+	p.pending[port] = registered{h: h, done: done}
 	p.mu.Unlock()
 	var to unix.Sockaddr = &unix.SockaddrInet4{Port: p.port, Addr: [4]byte{127, 0, 0, 1}}
 	if domain == unix.AF_INET6 {
@@ -197,6 +226,7 @@ func (p *supervisedProxy) dial(domain int, h *egress.Handler) (int, error) {
 		unix.Close(fd)
 		return -1, err
 	}
+	ok = true
 	return fd, nil
 }
 
@@ -207,6 +237,9 @@ type supervisor struct {
 	h     *egress.Handler
 	mu    sync.Mutex
 	told  map[string]bool // direct connections already said in the output
+	// live counts the command's sockets whose connection the server still
+	// serves (maxSupervisedSockets).
+	live atomic.Int32
 }
 
 // supervise receives the filter's listener from the command's launcher
@@ -328,7 +361,11 @@ func (s *supervisor) answer(n *seccompNotif) seccompResp {
 // installs it in the command; the descriptor's number there.
 func (s *supervisor) socket(n *seccompNotif) (int, error) {
 	domain, typ := int(int32(n.Data.Args[0])), int(int32(n.Data.Args[1]))
-	fd, err := s.proxy.dial(domain, s.h)
+	if s.live.Add(1) > maxSupervisedSockets {
+		s.live.Add(-1)
+		return -1, unix.EMFILE
+	}
+	fd, err := s.proxy.dial(domain, s.h, func() { s.live.Add(-1) })
 	if err != nil {
 		return -1, unix.ECONNREFUSED
 	}
