@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -183,9 +184,19 @@ type relay struct {
 	h       *egress.Handler
 	dialMu  sync.Mutex    // one loopback dial at a time
 	dialed  chan *os.File // init's answer to a dial: the connection, or nil
+	live    atomic.Int32  // connections being served (maxProxyConns)
 	done    chan struct{} // closed when init's end is gone
 	closeMu sync.Once
 }
+
+// maxProxyConns bounds the connections to the egress proxy one command
+// holds at once: each is a descriptor of the server's (handed over by the
+// relay, or with Landlock alone a socket the supervisor made, which also
+// holds a port of the host's loopback), so without a bound one command
+// could use up the server's descriptors and fail every other command.
+// Past it the relay closes a new connection at once, and the supervisor
+// fails socket(2) with EMFILE.
+const maxProxyConns = 1024
 
 // newRelay wraps the server's end of the pair.
 func newRelay(ctl *os.File, h *egress.Handler) (*relay, error) {
@@ -219,9 +230,18 @@ func (r *relay) serve() {
 			for _, f := range files {
 				conn, err := net.FileConn(f)
 				f.Close()
-				if err == nil {
-					go r.h.ServeConn(context.Background(), conn)
+				if err != nil {
+					continue
 				}
+				if r.live.Add(1) > maxProxyConns {
+					r.live.Add(-1)
+					conn.Close()
+					continue
+				}
+				go func() {
+					defer r.live.Add(-1)
+					r.h.ServeConn(context.Background(), conn)
+				}()
 			}
 		case n == 1 && buf[0] == launcher.RelayDialed:
 			var f *os.File

@@ -83,14 +83,6 @@ func seccompIoctl(fd int, req uint, arg unsafe.Pointer) (int, error) {
 	return int(r), nil
 }
 
-// maxSupervisedSockets bounds the sockets one command holds through its
-// supervisor at once: each is a connection whose other end the server
-// holds (a descriptor of the server's) and a port of the host's loopback,
-// so without a bound one command could use up the server's descriptors or
-// the host's ephemeral ports and fail every other command. Past it
-// socket(2) fails with EMFILE, as at a descriptor limit.
-const maxSupervisedSockets = 1024
-
 // supervisedProxy is the server's loopback listener for commands
 // supervised this way, shared by all of them: a connection is served
 // with the handler its supervisor registered for its source port, and any
@@ -238,7 +230,7 @@ type supervisor struct {
 	mu    sync.Mutex
 	told  map[string]bool // direct connections already said in the output
 	// live counts the command's sockets whose connection the server still
-	// serves (maxSupervisedSockets).
+	// serves (maxProxyConns).
 	live atomic.Int32
 }
 
@@ -361,7 +353,7 @@ func (s *supervisor) answer(n *seccompNotif) seccompResp {
 // installs it in the command; the descriptor's number there.
 func (s *supervisor) socket(n *seccompNotif) (int, error) {
 	domain, typ := int(int32(n.Data.Args[0])), int(int32(n.Data.Args[1]))
-	if s.live.Add(1) > maxSupervisedSockets {
+	if s.live.Add(1) > maxProxyConns {
 		s.live.Add(-1)
 		return -1, unix.EMFILE
 	}
