@@ -124,7 +124,7 @@ func (g *absentGuard) watchOnceLocked() int {
 		child := filepath.Base(p)
 		for d := filepath.Dir(p); within(d, roots); d = filepath.Dir(d) {
 			if st, err := os.Lstat(d); err == nil && st.IsDir() {
-				g.w.add(d, child, g.since)
+				g.w.add(d, child, g.since, g.roots)
 			}
 			if slices.Contains(roots, d) || d == "/" {
 				break
@@ -136,11 +136,11 @@ func (g *absentGuard) watchOnceLocked() int {
 }
 
 // add watches dir for name; since is the clean point (a directory
-// changed after it is a command's).
-func (w *watcher) add(dir, name string, since time.Time) {
+// changed after it is a command's), roots the writable roots' real paths.
+func (w *watcher) add(dir, name string, since time.Time, roots []string) {
 	wd, ok := w.dirs[dir]
 	if !ok {
-		n, err := watchDirectory(int(w.f.Fd()), dir, since)
+		n, err := watchDirectory(int(w.f.Fd()), dir, since, roots)
 		if err != nil {
 			if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
 				w.blind++ // (gone, or a link now: its parent's watch saw that)
@@ -163,10 +163,11 @@ func (w *watcher) add(dir, name string, since time.Time) {
 }
 
 // watchDirectory adds a watch on the directory dir, opened without
-// following a link; one changed since the clean point that its owner
-// cannot read (a command's mkdir -m 0) gets its owner's read and search
-// rights back first. The watch descriptor.
-func watchDirectory(ifd int, dir string, since time.Time) (int, error) {
+// following a link; one inside roots (its real path: a command may have
+// put a link on the way since the caller looked) changed since the clean
+// point that its owner cannot read (a command's mkdir -m 0) gets its
+// owner's read and search rights back first. The watch descriptor.
+func watchDirectory(ifd int, dir string, since time.Time, roots []string) (int, error) {
 	fd, err := unix.Open(dir, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
@@ -183,6 +184,9 @@ func watchDirectory(ifd int, dir string, since time.Time) (int, error) {
 	if serr := unix.Fstat(fd, &st); serr != nil || int(st.Uid) != os.Geteuid() ||
 		time.Unix(st.Ctim.Unix()).Before(since) {
 		return -1, err // the user's own: not the server's to change
+	}
+	if real, rerr := os.Readlink(self); rerr != nil || !within(real, roots) {
+		return -1, err // reached through a link to outside the roots
 	}
 	if cerr := unix.Fchmodat(unix.AT_FDCWD, self, st.Mode&0o7777|0o500, 0); cerr != nil {
 		return -1, err
