@@ -58,6 +58,9 @@ type watcher struct {
 	seen         map[int32]bool
 	// polling is set while a goroutine sweeps for the blind ways.
 	polling bool
+	// watchDir adds one directory's watch; nil is watchDirectory (a
+	// test makes it fail, as a used-up watch limit would).
+	watchDir func(ifd int, dir string, since time.Time, roots []string) (int, error)
 }
 
 // watchDir is one watched directory.
@@ -140,7 +143,11 @@ func (g *absentGuard) watchOnceLocked() int {
 func (w *watcher) add(dir, name string, since time.Time, roots []string) {
 	wd, ok := w.dirs[dir]
 	if !ok {
-		n, err := watchDirectory(int(w.f.Fd()), dir, since, roots)
+		watch := w.watchDir
+		if watch == nil {
+			watch = watchDirectory
+		}
+		n, err := watch(int(w.f.Fd()), dir, since, roots)
 		if err != nil {
 			if !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
 				w.blind++ // (gone, or a link now: its parent's watch saw that)

@@ -91,3 +91,53 @@ func TestWatcher_concerns(t *testing.T) {
 		}
 	}
 }
+
+// Where a directory on the way to an absent name cannot be watched (the
+// user's inotify watches used up: ENOSPC), the guard sweeps on a timer
+// instead: a name made beneath it is still moved aside while the command
+// runs, though no event tells of it.
+func TestAbsentGuard_sweeps_a_way_it_cannot_watch(t *testing.T) {
+	dir := t.TempDir()
+	gitDir := filepath.Join(dir, ".git")
+	attrs := filepath.Join(gitDir, "info", "attributes")
+	if err := os.Mkdir(gitDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		t.Skipf("no inotify: %v", err)
+	}
+	var g absentGuard
+	g.w = &watcher{f: os.NewFile(uintptr(fd), "inotify"), seen: map[int32]bool{},
+		watchDir: func(ifd int, d string, since time.Time, roots []string) (int, error) {
+			if d == gitDir {
+				return -1, unix.ENOSPC
+			}
+			return watchDirectory(ifd, d, since, roots)
+		}}
+	go g.watchLoop(g.w)
+	g.begin([]string{attrs}, []string{dir}, nil, repos{}, nil)
+	defer g.sweep(true)
+	g.mu.Lock()
+	blind := g.w.blind
+	g.mu.Unlock()
+	if blind != 1 {
+		t.Fatalf("blind ways = %d, want 1 (.git)", blind)
+	}
+	if err := os.MkdirAll(filepath.Dir(attrs), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(attrs, []byte("* diff=x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Lstat(attrs); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not moved aside while the command ran", attrs)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
