@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,12 +23,13 @@ func main() {
 	mb := flag.Int("mb", 512, "size of the large download in MiB")
 	runs := flag.Int("runs", 5, "downloads per configuration")
 	small := flag.Int("small", 30, "small requests (new connections) per configuration")
+	rate := flag.Int("rate", 0, "the upstream's sending rate in MiB/s, as a network link would cap it (0: as fast as loopback goes)")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "egressbench: -bin is required")
 		os.Exit(2)
 	}
-	if err := run(*bin, *mb, *runs, *small); err != nil {
+	if err := run(*bin, *mb, *runs, *small, *rate); err != nil {
 		fmt.Fprintln(os.Stderr, "egressbench:", err)
 		os.Exit(1)
 	}
@@ -39,7 +42,7 @@ type config struct {
 	layers string
 }
 
-func run(bin string, mb, runs, small int) error {
+func run(bin string, mb, runs, small, rate int) error {
 	ctx := context.Background()
 	zeros := bytes.Repeat([]byte{0}, 1<<20)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -53,7 +56,12 @@ func run(bin string, mb, runs, small int) error {
 				return
 			}
 			w.Header().Set("Content-Length", strconv.Itoa(mb<<20))
-			for range mb {
+			start := time.Now()
+			for i := range mb {
+				if rate > 0 {
+					// Paced as a link of that rate would pace it.
+					time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))))
+				}
 				if _, err := w.Write(zeros); err != nil {
 					return
 				}
@@ -61,6 +69,15 @@ func run(bin string, mb, runs, small int) error {
 		}))
 	}()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	// A plain relay, no sandbox and no proxy logic: io.Copy between two
+	// TCP connections, which splices. Every byte then crosses the
+	// loopback twice, as through any proxy: the floor for one.
+	relay, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go relayTo(relay, ln.Addr().String())
+	relayPort := strconv.Itoa(relay.Addr().(*net.TCPAddr).Port)
 	dir, err := os.MkdirTemp("", "egressbench-")
 	if err != nil {
 		return err
@@ -68,6 +85,7 @@ func run(bin string, mb, runs, small int) error {
 	defer os.RemoveAll(dir)
 	configs := []config{
 		{"direct (network true)", "true", "--resolve bench.test:" + port + ":127.0.0.1", ""},
+		{"plain relay (no proxy)", "true", "--resolve bench.test:" + port + ":127.0.0.1 --connect-to bench.test:" + port + ":127.0.0.1:" + relayPort, ""},
 		{"proxy, absolute-form", `{"allowedDomains":["bench.test","127.0.0.1"]}`, "", ""},
 		{"proxy, CONNECT tunnel", `{"allowedDomains":["bench.test","127.0.0.1"]}`, "--proxytunnel", ""},
 		// Landlock alone: every socket made and connected by the seccomp
@@ -150,6 +168,33 @@ func run(bin string, mb, runs, small int) error {
 		fmt.Printf("%-24s %12.0f %9.0f%% %10.3fms %+10.3fms\n", c.name, s, 100*s/baseSpeed, l, l-baseTTFB)
 	}
 	return nil
+}
+
+// relayTo forwards each connection ln accepts to addr.
+func relayTo(ln net.Listener, addr string) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			up, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer up.Close()
+			done := make(chan struct{})
+			go func() {
+				_, _ = io.Copy(up, c)
+				_ = up.(*net.TCPConn).CloseWrite()
+				close(done)
+			}()
+			_, _ = io.Copy(c, up)
+			_ = c.(*net.TCPConn).CloseWrite()
+			<-done
+		}()
+	}
 }
 
 func median(v []float64) float64 {
