@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/aymanbagabas/go-udiff"
@@ -430,10 +431,13 @@ func unifiedLines(old, updated string) []string {
 // hyperlink would hide where it leads, a cursor move, a clear or a
 // carriage return would redraw the screen as the command likes (a
 // permission question that is not there).
-var foreignEscape = regexp.MustCompile(`\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?|[\x00-\x08\x0b-\x1f\x7f\x{80}-\x{9f}]`)
+// Built on first use: serve links this package but never shows a screen.
+var foreignEscape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?|[\x00-\x08\x0b-\x1f\x7f\x{80}-\x{9f}]`)
+})
 
 // colourSeq matches a colour sequence (SGR), which is kept.
-var colourSeq = regexp.MustCompile(`^\x1b\[[0-9;:]*m$`)
+var colourSeq = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\x1b\[[0-9;:]*m$`) })
 
 // terminalSafe is s without what a terminal would act on besides colours
 // (foreignEscape).
@@ -443,8 +447,8 @@ func terminalSafe(s string) string {
 	}) < 0 {
 		return s
 	}
-	return foreignEscape.ReplaceAllStringFunc(s, func(m string) string {
-		if colourSeq.MatchString(m) {
+	return foreignEscape().ReplaceAllStringFunc(s, func(m string) string {
+		if colourSeq().MatchString(m) {
 			return m
 		}
 		return ""

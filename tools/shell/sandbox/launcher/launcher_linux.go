@@ -464,6 +464,11 @@ func setupMounts(p Plan) error {
 				err = setReadOnly(m, false)
 			}
 		}
+		if errors.Is(err, unix.ENOENT) {
+			// Gone since the stat (another session's state directory
+			// removed as that session ended): nothing left to read.
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("masking %s: %w", m, err)
 		}
