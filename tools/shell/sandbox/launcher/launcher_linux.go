@@ -445,6 +445,16 @@ func setupMounts(p Plan) error {
 			return fmt.Errorf("binding read-only %s: %w", r, err)
 		}
 		if err := setReadOnly(r, true); err != nil {
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EINVAL) {
+				// The name was moved away since the bind (the server
+				// moving aside a protected name a running command made,
+				// ENOENT) and perhaps made again (EINVAL: no longer the
+				// bind's root). The bind went with the name; no other
+				// command can move a name it holds read-only (a mount
+				// point), so what moved was a command's, and the server
+				// guards the name itself.
+				continue
+			}
 			return fmt.Errorf("making %s read-only: %w", r, err)
 		}
 	}
