@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -21,39 +20,12 @@ import (
 // ends with the server.
 func TestLSP_gopls_runs_in_the_sandbox_and_ends_with_the_server(t *testing.T) {
 	t.Parallel()
-	gopls, err := exec.LookPath("gopls")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("gopls is not on PATH in CI: .ci/run installs it")
-		}
-		t.Skip("gopls is not on PATH")
-	}
-	requireLayers(t, "namespaces,landlock")
-	gobin, err := goBinary()
-	if err != nil {
-		t.Skip(err)
-	}
+	path := goplsPath(t)
 	e := newSandboxEnv(t, sandboxUsers(t)[0])
-	for name, data := range map[string]string{
-		"go.mod":  "module example.com/m\n\ngo 1.22\n",
-		"main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(e.work, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := filepath.Dir(gopls) + ":" + filepath.Dir(gobin) + ":" + os.Getenv("PATH")
+	goModule(t, e.work)
 	cs, cmd := e.serve(t, "namespaces,landlock", []string{"PATH=" + path, "GOFLAGS=-mod=mod", "GOPROXY=off"},
 		"--settings", `{"lspDiagnosticsWaitMs": 20000}`)
-	ctx := context.Background()
-	call := func(name string, args map[string]any) string {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%s: %v %s", name, err, text(t, res))
-		}
-		return text(t, res)
-	}
+	call := toolCaller(t, cs)
 	call("Read", map[string]any{"file_path": "main.go"})
 	out := call("Edit", map[string]any{"file_path": "main.go", "old_string": "println(1)", "new_string": "println(notDefined)"})
 	if !strings.Contains(out, "main.go:\n  ✘ [Line 4:10] undefined: notDefined") {
@@ -157,31 +129,12 @@ func TestLSP_tools_and_sandbox_check_list_the_servers_found(t *testing.T) {
 // user's file aside as a command's.
 func TestLSP_a_sandboxed_server_sees_the_tree_read_only(t *testing.T) {
 	t.Parallel()
-	gopls, err := exec.LookPath("gopls")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("gopls is not on PATH in CI: .ci/run installs it")
-		}
-		t.Skip("gopls is not on PATH")
-	}
-	requireLayers(t, "namespaces,landlock")
-	gobin, err := goBinary()
-	if err != nil {
-		t.Skip(err)
-	}
+	path := goplsPath(t)
 	for _, writes := range []bool{false, true} {
 		t.Run(fmt.Sprintf("writesWorkspace=%v", writes), func(t *testing.T) {
 			t.Parallel()
 			e := newSandboxEnv(t, sandboxUsers(t)[0])
-			for name, data := range map[string]string{
-				"go.mod":  "module example.com/m\n\ngo 1.22\n",
-				"main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n",
-			} {
-				if err := os.WriteFile(filepath.Join(e.work, name), []byte(data), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			path := filepath.Dir(gopls) + ":" + filepath.Dir(gobin) + ":" + os.Getenv("PATH")
+			goModule(t, e.work)
 			server := map[string]any{"go": map[string]any{
 				"command": "sh", "args": []string{"-c", "touch written-by-server 2>/dev/null; exec gopls serve"},
 				"extensionToLanguage": map[string]string{".go": "go"}, "writesWorkspace": writes,
@@ -189,15 +142,7 @@ func TestLSP_a_sandboxed_server_sees_the_tree_read_only(t *testing.T) {
 			settings, _ := json.Marshal(map[string]any{"lspDiagnosticsWaitMs": 20000, "lspServers": server})
 			cs, _ := e.serve(t, "namespaces,landlock", []string{"PATH=" + path, "GOFLAGS=-mod=mod", "GOPROXY=off"},
 				"--settings", string(settings))
-			ctx := context.Background()
-			call := func(name string, args map[string]any) string {
-				t.Helper()
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-				if err != nil || res.IsError {
-					t.Fatalf("%s: %v %s", name, err, text(t, res))
-				}
-				return text(t, res)
-			}
+			call := toolCaller(t, cs)
 			call("Read", map[string]any{"file_path": "main.go"})
 			out := call("Edit", map[string]any{"file_path": "main.go", "old_string": "println(1)", "new_string": "println(notDefined)"})
 			if !strings.Contains(out, "undefined: notDefined") {
@@ -221,5 +166,50 @@ func TestLSP_a_sandboxed_server_sees_the_tree_read_only(t *testing.T) {
 				t.Errorf("the user's .envrc is gone or changed: %q, %v", data, err)
 			}
 		})
+	}
+}
+
+// goplsPath is a PATH holding gopls and go, for a server that starts
+// gopls in the sandbox; the test skips (fails in CI) without them.
+func goplsPath(t *testing.T) string {
+	t.Helper()
+	gopls, err := exec.LookPath("gopls")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("gopls is not on PATH in CI: .ci/run installs it")
+		}
+		t.Skip("gopls is not on PATH")
+	}
+	requireLayers(t, "namespaces,landlock")
+	gobin, err := goBinary()
+	if err != nil {
+		t.Skip(err)
+	}
+	return filepath.Dir(gopls) + ":" + filepath.Dir(gobin) + ":" + os.Getenv("PATH")
+}
+
+// goModule writes a one-file Go module into dir.
+func goModule(t *testing.T, dir string) {
+	t.Helper()
+	for name, data := range map[string]string{
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
+		"main.go": "package main\n\nfunc main() {\n\tprintln(1)\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// toolCaller calls tools on cs ([call]), failing the test on an error
+// result.
+func toolCaller(t *testing.T, cs *mcp.ClientSession) func(name string, args map[string]any) string {
+	return func(name string, args map[string]any) string {
+		t.Helper()
+		out, isErr := call(t, cs, name, args)
+		if isErr {
+			t.Fatalf("%s: %s", name, out)
+		}
+		return out
 	}
 }
