@@ -1,7 +1,6 @@
 package deploy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -743,44 +741,9 @@ func TestWorkspaceArgsServe(t *testing.T) {
 	const token = "deploy-test-token"
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(testbin.HermeticEnv(t), "AGENT_MCP_TOKEN="+token)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	var mcpURL, adminURL string
-	var said []string
-	for mcpURL == "" || adminURL == "" {
-		line, ok := <-lines
-		if !ok {
-			t.Fatalf("agent-mcp %q ended before printing its URLs:\n%s", args, strings.Join(said, "\n"))
-		}
-		said = append(said, line)
-		if u, ok := strings.CutPrefix(line, "agent-mcp serving MCP at "); ok {
-			mcpURL = u
-		}
-		if rest, ok := strings.CutPrefix(line, "Probes and metrics at "); ok {
-			adminURL, _, _ = strings.Cut(rest, " ")
-		}
-	}
-	go func() {
-		for range lines {
-		}
-	}()
+	urls := testbin.StartServer(t, cmd, "agent-mcp serving MCP at ", "Probes and metrics at ")
+	mcpURL := urls[0]
+	adminURL, _, _ := strings.Cut(urls[1], " ")
 	get := func(path string) (int, string) {
 		t.Helper()
 		resp, err := http.Get(adminURL + path)

@@ -191,6 +191,17 @@ func Stdio(t testing.TB, cmd *exec.Cmd, opts *mcp.ClientOptions) *mcp.ClientSess
 // waited for when the test ends.
 func StartHTTP(t testing.TB, cmd *exec.Cmd) string {
 	t.Helper()
+	return StartServer(t, cmd, "agent-mcp serving MCP at ")[0]
+}
+
+// StartServer starts cmd and waits until its standard error has printed a
+// line starting with each of prefixes; it returns what follows each
+// prefix on the first such line, in the order given. It fails the test,
+// with what the process said, if the process's standard error ends first
+// (it exited). Standard error is read to its end meanwhile; the process
+// gets SIGTERM and is waited for when the test ends.
+func StartServer(t testing.TB, cmd *exec.Cmd, prefixes ...string) []string {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -202,22 +213,34 @@ func StartHTTP(t testing.TB, cmd *exec.Cmd) string {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 	})
-	urlc := make(chan string, 1)
+	lines := make(chan string)
 	go func() {
+		defer close(lines)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "agent-mcp serving MCP at "); ok {
-				urlc <- u
-			}
+			lines <- sc.Text()
 		}
 	}()
-	select {
-	case u := <-urlc:
-		return u
-	case <-time.After(60 * time.Second):
-		t.Fatal("the HTTP server did not print its URL")
-		return ""
+	found, done := make([]string, len(prefixes)), make([]bool, len(prefixes))
+	var said []string
+	for left := len(prefixes); left > 0; {
+		line, ok := <-lines
+		if !ok {
+			t.Fatalf("%s ended before printing %q:\n%s", cmd.Path, prefixes, strings.Join(said, "\n"))
+		}
+		said = append(said, line)
+		for i, p := range prefixes {
+			if rest, ok := strings.CutPrefix(line, p); ok && !done[i] {
+				found[i], done[i] = rest, true
+				left--
+			}
+		}
 	}
+	go func() {
+		for range lines {
+		}
+	}()
+	return found
 }
 
 // Output collects what a process writes (its stderr, say) while the test
