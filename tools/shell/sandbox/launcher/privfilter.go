@@ -59,14 +59,13 @@ func (a *asm) jset(mask uint32, label string) {
 // (the native one first).
 func privilegeFilter(sets []privSyscalls) ([]bpf.Instruction, error) {
 	a := &asm{labels: map[string]int{}}
-	a.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
+	archs := make([]uint32, len(sets))
 	for i, s := range sets {
-		a.jeq(s.arch, fmt.Sprintf("arch%d", i))
+		archs[i] = s.arch
 	}
-	a.op(bpf.RetConstant{Val: retEPERM}) // an architecture not known here
+	a.archs(archs, retEPERM)
 	for i, s := range sets {
-		a.label(fmt.Sprintf("arch%d", i))
-		a.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
+		a.arch(i)
 		for _, nr := range slices.Sorted(maps.Keys(s.mode)) {
 			a.jeq(nr, fmt.Sprintf("mode%d", s.mode[nr]))
 		}

@@ -74,6 +74,23 @@ func (a *asm) op(i bpf.Instruction) { a.ins = append(a.ins, i) }
 func (a *asm) label(name string) { a.labels[name] = len(a.ins) }
 
 // jeq jumps to label when the accumulator equals val.
+// archs starts a filter: it loads the call's architecture, jumps to
+// [asm.arch] i's part for archs[i], and returns unknown for any other.
+func (a *asm) archs(archs []uint32, unknown uint32) {
+	a.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
+	for i, arch := range archs {
+		a.jeq(arch, fmt.Sprintf("arch%d", i))
+	}
+	a.op(bpf.RetConstant{Val: unknown}) // an architecture not known here
+}
+
+// arch starts the part for the i-th architecture given to [asm.archs]:
+// its label, and the call's number loaded.
+func (a *asm) arch(i int) {
+	a.label(fmt.Sprintf("arch%d", i))
+	a.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
+}
+
 func (a *asm) jeq(val uint32, label string) {
 	a.fixups = append(a.fixups, fixup{len(a.ins), label})
 	a.op(bpf.JumpIf{Cond: bpf.JumpEqual, Val: val})
@@ -93,18 +110,22 @@ func (a *asm) resolve() ([]bpf.Instruction, error) {
 	return a.ins, nil
 }
 
+// archsOf are the architectures of sets, in order.
+func archsOf(sets []syscallSet) []uint32 {
+	out := make([]uint32, len(sets))
+	for i, s := range sets {
+		out[i] = s.arch
+	}
+	return out
+}
+
 // socketFilter is the seccomp program for the architectures in sets (the
 // native one first).
 func socketFilter(sets []syscallSet) ([]bpf.Instruction, error) {
 	a := &asm{labels: map[string]int{}}
-	a.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
+	a.archs(archsOf(sets), retErrno)
 	for i, s := range sets {
-		a.jeq(s.arch, fmt.Sprintf("arch%d", i))
-	}
-	a.op(bpf.RetConstant{Val: retErrno}) // an architecture not known here
-	for i, s := range sets {
-		a.label(fmt.Sprintf("arch%d", i))
-		a.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
+		a.arch(i)
 		for _, nr := range s.socket {
 			a.jeq(nr, "socket")
 		}
@@ -161,14 +182,9 @@ const (
 // architectures in sets (the native one first).
 func supervisedFilter(sets []syscallSet) ([]bpf.Instruction, error) {
 	a := &asm{labels: map[string]int{}}
-	a.op(bpf.LoadAbsolute{Off: offArch, Size: 4})
+	a.archs(archsOf(sets), retErrno)
 	for i, s := range sets {
-		a.jeq(s.arch, fmt.Sprintf("arch%d", i))
-	}
-	a.op(bpf.RetConstant{Val: retErrno})
-	for i, s := range sets {
-		a.label(fmt.Sprintf("arch%d", i))
-		a.op(bpf.LoadAbsolute{Off: offNr, Size: 4})
+		a.arch(i)
 		sock := "tcp"
 		if s.compat {
 			sock = "local"
