@@ -503,11 +503,6 @@ func TestEgress_supervisorEndsWithItsCommand(t *testing.T) {
 			t.Fatalf("a command failed: %s", out)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for fds() >= after1+n/2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server holds %d descriptors after %d more commands, %d after the first: the supervisors did not end", fds(), n, after1)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testbin.WaitFor(t, fmt.Sprintf("the supervisors to end: the server to hold fewer than %d descriptors after %d more commands (%d after the first)", after1+n/2, n, after1),
+		func() bool { return fds() < after1+n/2 })
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // While a command runs, a protected name it creates is moved aside at
@@ -27,16 +29,10 @@ func TestAbsentGuard_watches_while_a_command_runs(t *testing.T) {
 	defer g.sweep(true)
 	gone := func(p string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			if _, err := os.Lstat(p); os.IsNotExist(err) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s was not moved aside while the command ran", p)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		testbin.WaitFor(t, p+" to be moved aside while the command runs", func() bool {
+			_, err := os.Lstat(p)
+			return os.IsNotExist(err)
+		})
 	}
 	if err := os.WriteFile(envrc, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
@@ -130,14 +126,8 @@ func TestAbsentGuard_sweeps_a_way_it_cannot_watch(t *testing.T) {
 	if err := os.WriteFile(attrs, []byte("* diff=x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Lstat(attrs); os.IsNotExist(err) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s was not moved aside while the command ran", attrs)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testbin.WaitFor(t, attrs+" to be moved aside while the command runs", func() bool {
+		_, err := os.Lstat(attrs)
+		return os.IsNotExist(err)
+	})
 }
