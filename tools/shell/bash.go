@@ -302,19 +302,15 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 			t.mu.Unlock()
 			res, fileNeeded := finishedResult(t, in.Command, notice)
 			applyCwd(res, sess, cwdFile, dir)
-			if m.forget(t) {
-				if fileNeeded {
-					m.linger(t)
-				} else {
-					// Everything is in the result: the file is not kept.
-					m.discard(t)
-					res.Output.(*BashOutput).OutputFile = ""
-				}
+			// Everything is in the result unless fileNeeded: the file is
+			// not kept.
+			if m.letGo(t, fileNeeded) && !fileNeeded {
+				res.Output.(*BashOutput).OutputFile = ""
 			}
 			return res, nil
 		case <-ctx.Done():
 			m.Stop(t)
-			m.forget(t)
+			m.letGo(t, false)
 			return nil, fmt.Errorf("the command was stopped and its processes ended: %w", context.Cause(ctx))
 		case <-timer.C:
 			return timedOutResult(m, t, timeout, opts.backgroundDisabled(), opts.maxBackground(), opts.slots, notice), nil
@@ -400,9 +396,9 @@ func timedOutResult(m *Manager, t *Task, timeout time.Duration, noBackground boo
 	}
 	if why != "" {
 		m.Stop(t)
-		m.forget(t)
 		_, code := t.Status()
 		raw, _ := t.out.text()
+		m.letGo(t, true) // the result names the file
 		output := middleCut(trimOutput(raw), BashMaxResultSizeChars, t.OutputPath)
 		out := BashOutput{ExitCode: &code, Interrupted: true, OutputFile: t.OutputPath}
 		out.Stdout, out.StdoutTruncated = headChars(output, BashMaxResultSizeChars)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -139,4 +140,41 @@ func TestBash_huge_output_keeps_memory_bounded(t *testing.T) {
 	if err != nil || st.Size() > 9<<20 || st.Size() < 8<<20 {
 		t.Errorf("persisted output: %v, %v; want it capped near 8MB", st, err)
 	}
+}
+
+// TestOrphans_leftover_is_let_go_once_its_processes_end: a finished
+// foreground command whose leftover process holds its output keeps its
+// output file's descriptor and its task only while that process lives;
+// after it ends, the next command lets both go. Before, each such command
+// held them until the session ended.
+func TestOrphans_leftover_is_let_go_once_its_processes_end(t *testing.T) {
+	t.Parallel()
+	s := newSession(t)
+	m := marker()
+	res := mustCall(t, Bash(testOpts), s, map[string]any{"command": "sleep " + m + " & echo $!"})
+	pid, err := strconv.Atoi(strings.TrimSpace(res.Text))
+	if err != nil {
+		t.Fatalf("the leftover's pid: %q", res.Text)
+	}
+	mgr := managerFor(s)
+	mgr.mu.Lock()
+	if len(mgr.order) != 1 {
+		t.Fatalf("%d tasks kept, want the leftover's", len(mgr.order))
+	}
+	left := mgr.order[0]
+	mgr.mu.Unlock()
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+	waitProcs(t, m, 0)
+	testbin.WaitFor(t, "the next command to let the leftover's task and output file go", func() bool {
+		mustCall(t, Bash(testOpts), s, map[string]any{"command": "true"})
+		mgr.mu.Lock()
+		_, kept := mgr.tasks[left.ID]
+		mgr.mu.Unlock()
+		left.out.mu.Lock()
+		open := left.out.file != nil
+		left.out.mu.Unlock()
+		return !kept && !open
+	})
 }

@@ -57,6 +57,10 @@ type Manager struct {
 	// lingering are the captures of forgotten commands whose result may
 	// still read their file; released when the next command starts.
 	lingering []*capture
+	// leftovers are finished foreground commands that left processes in
+	// their group, whose output has ended: forgotten at the first start
+	// that finds their group gone (until then, killed at session end).
+	leftovers []*Task
 	tasks     map[string]*Task
 	order     []*Task
 	seq       int // commands started
@@ -107,6 +111,59 @@ func (m *Manager) linger(t *Task) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.lingering = append(m.lingering, t.out)
+}
+
+// letGo lets a finished foreground command go: forgotten, its output file
+// kept (keepFile: a result names it) or removed, and its descriptor
+// released when the next command starts; or, while processes of its
+// group live on, kept as a leftover (its file then stays). It reports
+// whether the command was forgotten.
+func (m *Manager) letGo(t *Task, keepFile bool) bool {
+	if !m.forget(t) {
+		m.leftover(t)
+		return false
+	}
+	if keepFile {
+		m.linger(t)
+	} else {
+		m.discard(t)
+	}
+	return true
+}
+
+// leftover keeps a finished foreground command whose group still has
+// processes (forget refused it): they are ended at session end. Once they
+// have all let its output go, its output file's descriptor is released
+// as a forgotten command's is, and the first command started after its
+// group is gone forgets it. Without this each such command held a
+// descriptor and a task until the session ended.
+func (m *Manager) leftover(t *Task) {
+	go func() {
+		<-t.out.done // the pipe's last writer closed it, or Close finished it
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.lingering = append(m.lingering, t.out)
+		m.leftovers = append(m.leftovers, t)
+	}()
+}
+
+// sweepLeftovers forgets the leftovers whose group is gone.
+func (m *Manager) sweepLeftovers() {
+	m.mu.Lock()
+	all := m.leftovers
+	m.leftovers = nil
+	m.mu.Unlock()
+	var kept []*Task
+	for _, t := range all {
+		if !m.forget(t) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) > 0 {
+		m.mu.Lock()
+		m.leftovers = append(m.leftovers, kept...)
+		m.mu.Unlock()
+	}
 }
 
 func cmpOr[T comparable](v, dflt T) T {
@@ -313,6 +370,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	for _, c := range lingering {
 		c.release()
 	}
+	m.sweepLeftovers()
 
 	root, err := m.tasksDir()
 	if err != nil {
