@@ -3,7 +3,11 @@ package testbin
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -54,16 +58,43 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 
 // FreeAddr returns a loopback TCP address ("127.0.0.1:PORT") that nothing
 // listened on when it returned: for a server the test starts with a port
-// of its choosing (another process may still take it before the server
-// does, which the kernel makes unlikely by handing ports out in turn).
+// of its choosing. The port is drawn from below the kernel's ephemeral
+// range (ip_local_port_range), which the kernel never hands out itself:
+// a port it chose for a listener on port 0 or for a connection's local end
+// in another package's test, running beside this one, was taken between
+// FreeAddr's check and the server's listen. Only another FreeAddr's draw
+// can still take it, one chance in thousands.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	lo, hi := freePortRange()
+	var last error
+	for range 64 {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(lo+rand.IntN(hi-lo)))
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			last = err
+			continue
+		}
+		l.Close()
+		return addr
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatalf("no free loopback port in [%d, %d): %v", lo, hi, last)
+	return ""
+}
+
+// freePortRange is the range FreeAddr draws from: the 10,000 ports below
+// the ephemeral range's start where Linux says it (else below 49152, where
+// the IANA ephemeral range starts, used by Windows and macOS).
+func freePortRange() (lo, hi int) {
+	hi = 49152
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 1024+1000 {
+				hi = n
+			}
+		}
+	}
+	return max(1024, hi-10000), hi
 }
 
 // FreePort is the port of FreeAddr.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -97,5 +98,25 @@ func TestFreeAddr_can_be_listened_on(t *testing.T) {
 	l.Close()
 	if p := FreePort(t); p <= 0 || p > 65535 {
 		t.Fatalf("FreePort = %d", p)
+	}
+}
+
+// TestFreeAddr_is_outside_the_kernels_ephemeral_range: the kernel never
+// hands FreeAddr's port to a listener on port 0 or to a connection's local
+// end, so no test running beside this one takes it before the server does.
+func TestFreeAddr_is_outside_the_kernels_ephemeral_range(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Skip("no ip_local_port_range here")
+	}
+	var lo, hi int
+	if _, err := fmt.Sscan(string(b), &lo, &hi); err != nil {
+		t.Fatalf("ip_local_port_range %q: %v", b, err)
+	}
+	for range 20 {
+		if p := FreePort(t); p >= lo && p <= hi {
+			t.Fatalf("FreePort = %d, inside the ephemeral range [%d, %d]", p, lo, hi)
+		}
 	}
 }
