@@ -247,3 +247,58 @@ func TestHandler_protocolsAndDecisions(t *testing.T) {
 		t.Errorf("upstream connections: %d", hits.Load())
 	}
 }
+
+// TestHandler_questionsStopAfterRefusals: once MaxRefusedQuestions of a
+// command's questions were not allowed (answered no, or failed), its
+// further unlisted hosts are refused without a question, saying why; a
+// host it was already answered about, and the next command, are as before.
+func TestHandler_questionsStopAfterRefusals(t *testing.T) {
+	t.Parallel()
+	port, _ := upstream(t)
+	hosts := map[string]netip.Addr{}
+	for i := range 10 {
+		hosts[fmt.Sprintf("h%d.test", i)] = netip.MustParseAddr("127.0.0.1")
+	}
+	var asked atomic.Int32
+	newHandler := func() *Handler {
+		return &Handler{
+			Rules: Rules{Allowed: []string{"127.0.0.1"}}, Hosts: hosts,
+			Ask: func(_ context.Context, host string, _ int) (Answer, error) {
+				asked.Add(1)
+				if host == "h1.test" {
+					return Refuse, errors.New("the client did not answer")
+				}
+				return Refuse, nil
+			},
+		}
+	}
+	connect := func(h *Handler, host string) string {
+		c := serve(t, h)
+		fmt.Fprintf(c, "CONNECT %s:%d HTTP/1.1\r\nHost: %s\r\n\r\n", host, port, host)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("CONNECT %s: %v", host, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Sprintf("%d %s", resp.StatusCode, b)
+	}
+	h := newHandler()
+	for i := range 10 {
+		got := connect(h, fmt.Sprintf("h%d.test", i))
+		if !strings.HasPrefix(got, "403") {
+			t.Errorf("h%d.test: %q, want a refusal", i, got)
+		}
+		if i >= MaxRefusedQuestions && !strings.Contains(got, "the user was not asked") {
+			t.Errorf("h%d.test after %d unallowed questions: %q, want it to say the user was not asked", i, MaxRefusedQuestions, got)
+		}
+	}
+	if n := asked.Load(); n != MaxRefusedQuestions {
+		t.Errorf("%d questions for 10 unlisted hosts, want %d", n, MaxRefusedQuestions)
+	}
+	if got := connect(h, "h0.test"); !strings.Contains(got, "the user refused") {
+		t.Errorf("a host already refused: %q, want the user's answer", got)
+	}
+	if connect(newHandler(), "h9.test"); asked.Load() != MaxRefusedQuestions+1 {
+		t.Errorf("the next command's first unlisted host was not asked about")
+	}
+}

@@ -82,10 +82,18 @@ type Handler struct {
 	// there, never to the host's loopback, without a question.
 	Loopback func(ctx context.Context, port int) (net.Conn, error)
 
-	mu      sync.Mutex
-	decided map[string]Answer // this command's answers, by host
-	askMu   sync.Mutex        // one question at a time
+	mu         sync.Mutex
+	decided    map[string]Answer // this command's answers, by host
+	notAllowed int               // questions of this command not answered yes
+	askMu      sync.Mutex        // one question at a time
 }
+
+// MaxRefusedQuestions is how many of one command's questions may go
+// unallowed (answered no, or not answered) before its further unlisted
+// hosts are refused without one: a command (a prompt-injected one, or a
+// loop) cannot wear the user down with a question per host until one is
+// allowed by mistake.
+const MaxRefusedQuestions = 3
 
 // refusal is a refused connection: what the client and the command's
 // output are told.
@@ -157,17 +165,28 @@ func (h *Handler) admit(ctx context.Context, host string, port int) error {
 		if h.Ask == nil {
 			return &refusal{fmt.Sprintf("no rule allows %s and nobody can be asked; to allow it %s", host, allowRule(host))}
 		}
+		h.mu.Lock()
+		worn := h.notAllowed >= MaxRefusedQuestions
+		h.mu.Unlock()
+		if worn {
+			return &refusal{fmt.Sprintf("no rule allows %s, and the user was not asked: %d of this command's questions were not allowed already; to allow it %s", host, MaxRefusedQuestions, allowRule(host))}
+		}
 		var err error
 		a, err = h.Ask(ctx, host, port)
+		h.mu.Lock()
+		if err != nil || (a != AllowOnce && a != AllowSession) {
+			h.notAllowed++
+		}
+		if err == nil {
+			if h.decided == nil {
+				h.decided = map[string]Answer{}
+			}
+			h.decided[host] = a
+		}
+		h.mu.Unlock()
 		if err != nil {
 			return &refusal{fmt.Sprintf("no rule allows %s and asking failed (%v); to allow it %s", host, err, allowRule(host))}
 		}
-		h.mu.Lock()
-		if h.decided == nil {
-			h.decided = map[string]Answer{}
-		}
-		h.decided[host] = a
-		h.mu.Unlock()
 	}
 	switch a {
 	case AllowOnce:
