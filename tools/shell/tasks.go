@@ -390,7 +390,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	t.out = out
 	if spec.egress != nil {
 		// A refused connection is one line of the command's output.
-		spec.egress.Notice = func(line string) { _, _ = t.out.Write([]byte(line + "\n")) }
+		spec.egress.Notice = (&refusalLines{write: func(line string) { _, _ = t.out.Write([]byte(line + "\n")) }}).say
 	}
 	shell, err := findBash()
 	if err != nil {

@@ -491,12 +491,19 @@ func (s *supervisor) address(n *seccompNotif) (netip.AddrPort, error) {
 	return netip.AddrPort{}, unix.EAFNOSUPPORT
 }
 
+// maxTold bounds the addresses a supervisor remembers having said: the
+// command's output bounds its lines anyway (the handler's Notice), and a
+// command trying every port must not grow the server's memory.
+const maxTold = 64
+
 // refused says a direct connection in the command's output, once per
-// address.
+// address (past maxTold addresses, Notice alone keeps the output bounded).
 func (s *supervisor) refused(to netip.AddrPort) {
 	s.mu.Lock()
 	seen := s.told[to.String()]
-	s.told[to.String()] = true
+	if len(s.told) < maxTold {
+		s.told[to.String()] = true
+	}
 	s.mu.Unlock()
 	if !seen && s.h.Notice != nil {
 		s.h.Notice(fmt.Sprintf("agent-mcp network: refused %s: a direct connection; only the egress proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) is reachable, and it admits a host by rule or by the user's answer", to))
