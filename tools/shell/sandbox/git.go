@@ -116,6 +116,8 @@ func (r repos) paths() []string {
 type repoMemory struct {
 	mu    sync.Mutex
 	found map[string]bool
+	// indexes are the gitlinks of the index files read (gitindex.go).
+	indexes map[string]indexLinks
 }
 
 // recall records entries and returns the remembered ones inside roots

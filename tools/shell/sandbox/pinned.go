@@ -48,6 +48,9 @@ type absentGuard struct {
 	knownEntries []string
 	gitRoots     []string
 	seen         map[string]dirState // the directories the clean point's scan read
+	// memory is the sandbox's: the repositories' indexes, read again
+	// only when changed, name the submodules a sweep must find too.
+	memory *repoMemory
 	// since is the clean point: a link on a protected name's path changed
 	// after it (ctime) was put there by a command and is not followed.
 	since   time.Time
@@ -65,8 +68,11 @@ const linkSlack = 100 * time.Millisecond
 func (s *Sandbox) pinnedPaths(roots []string, seen map[string]dirState) ([]string, repos) {
 	paths := permissions.SandboxReadOnlyPaths(roots, s.cfg.Home)
 	found := scanRepos(roots, seen)
-	if more := s.repos.recall(found.entries, roots); len(more) > 0 {
-		found = reposOf(append(found.entries, more...))
+	// The repositories the indexes name are found however far the
+	// bounded scan got: the user's git status enters each.
+	all := s.repos.withGitlinks(found.entries, roots)
+	if more := s.repos.recall(all, roots); len(more) > 0 || len(all) > len(found.entries) {
+		found = reposOf(s.repos.withGitlinks(append(all, more...), roots))
 	}
 	for _, p := range found.paths() {
 		if !slices.Contains(paths, p) {
@@ -209,7 +215,13 @@ func (g *absentGuard) sweepLocked() {
 	}
 	// Repositories a command made (git.go): what in them changed since
 	// the clean point.
-	now := reposOf(append(rescanRepos(g.gitRoots, g.seen, g.since), g.knownEntries...))
+	entries := append(rescanRepos(g.gitRoots, g.seen, g.since), g.knownEntries...)
+	if g.memory != nil {
+		// A repository a command made beyond the scan's bounds is found
+		// through the index that names it as a submodule.
+		entries = g.memory.withGitlinks(entries, g.gitRoots)
+	}
+	now := reposOf(entries)
 	for _, p := range newRepoPaths(now, g.known) {
 		if msg, _ := revert(p, g.roots, g.since, true); msg != "" {
 			g.pending = append(g.pending, msg)

@@ -282,6 +282,7 @@ func New(cfg Config) (*Sandbox, error) {
 	// would take a core from that answer) or the first method that needs
 	// the layers.
 	s := &Sandbox{cfg: cfg, probed: make(chan struct{}), support: probeLandlock()}
+	s.guard.memory = &s.repos
 	if cfg.Mode == ModeRequired && s.support.Landlock == 0 {
 		s.probeStart.Do(s.probe)
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
