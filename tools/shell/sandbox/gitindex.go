@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"hash"
 	"io"
@@ -28,9 +29,6 @@ const gitlinkMode = 0o160000
 // maxGitlinkRepos bounds the repositories withGitlinks adds.
 const maxGitlinkRepos = 1000
 
-// maxSharedIndexes bounds the split-index files read per git directory.
-const maxSharedIndexes = 4
-
 // indexKey is what tells that an index file is unchanged since it was
 // read.
 type indexKey struct {
@@ -39,10 +37,11 @@ type indexKey struct {
 	mtime time.Time
 }
 
-// indexLinks is an index file's gitlinks as read at key.
+// indexLinks is what an index file said when read at key.
 type indexLinks struct {
-	key   indexKey
-	links []string
+	key    indexKey
+	links  []string
+	shared string
 }
 
 // withGitlinks returns entries (.git entries) and the .git entries of the
@@ -85,72 +84,87 @@ func (m *repoMemory) withGitlinks(entries, roots []string) []string {
 	return out
 }
 
-// gitlinksOf lists the gitlink paths of a git directory's index and of the
-// split index's shared files beside it.
+// gitlinksOf lists the gitlink paths of a git directory's index and, for
+// a split index, of the shared index its link extension names.
 func (m *repoMemory) gitlinksOf(dir string) []string {
-	files := []string{filepath.Join(dir, "index")}
-	if shared, _ := filepath.Glob(filepath.Join(dir, "sharedindex.*")); len(shared) > 0 {
-		files = append(files, shared[:min(len(shared), maxSharedIndexes)]...)
+	links, shared := m.indexGitlinks(filepath.Join(dir, "index"))
+	if shared != "" {
+		base, _ := m.indexGitlinks(filepath.Join(dir, "sharedindex."+shared))
+		for _, l := range base {
+			if !slices.Contains(links, l) {
+				links = append(links, l)
+			}
+		}
 	}
-	var out []string
-	for _, f := range files {
-		out = append(out, m.indexGitlinks(f)...)
-	}
-	return out
+	return links
 }
 
-// indexGitlinks is the gitlinks of the index file at path, from the
-// memory when the file is unchanged since it was read.
-func (m *repoMemory) indexGitlinks(path string) []string {
+// indexGitlinks is the gitlinks of the index file at path and the shared
+// index it names (split index: its hash in hex; empty when none), from
+// the memory when the file is unchanged since it was read.
+func (m *repoMemory) indexGitlinks(path string) ([]string, string) {
 	f, err := openRegular(path)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return nil
+		return nil, ""
 	}
 	key := indexKey{ino: inode(st), size: st.Size(), mtime: st.ModTime()}
 	m.mu.Lock()
 	c, ok := m.indexes[path]
 	m.mu.Unlock()
 	if ok && c.key == key {
-		return c.links
+		return c.links, c.shared
 	}
 	var links []string
+	shared := ""
 	for _, idLen := range []int{20, 32} { // SHA-1 or SHA-256 object ids
-		found, v := verifiedGitlinks(f, st.Size(), idLen)
+		r, v := verifiedIndex(f, st.Size(), idLen)
+		if v == invalid {
+			continue
+		}
 		if v == checksummed {
-			links = found
+			links, shared = r.links, r.shared
 			break
 		}
-		if v == unchecked { // no checksum tells the id length: keep both
-			for _, l := range found {
-				if !slices.Contains(links, l) {
-					links = append(links, l)
-				}
+		// No checksum tells the id length (index.skipHash): keep both.
+		for _, l := range r.links {
+			if !slices.Contains(links, l) {
+				links = append(links, l)
 			}
+		}
+		if shared == "" {
+			shared = r.shared
 		}
 	}
 	m.mu.Lock()
 	if m.indexes == nil {
 		m.indexes = map[string]indexLinks{}
 	}
-	m.indexes[path] = indexLinks{key: key, links: links}
+	m.indexes[path] = indexLinks{key: key, links: links, shared: shared}
 	m.mu.Unlock()
-	return links
+	return links, shared
 }
 
-// verifiedGitlinks reads the gitlinks of the index f (size bytes) with
-// object ids of idLen bytes, and reports whether the file's trailing
-// checksum over the rest matches (or is all zeros: index.skipHash), as
-// git checks before it uses an index (the verdict). Only the right id length reads a
-// file whose checksum matches; one that matches neither is one git
-// refuses too, so that it enters none of its submodules.
-func verifiedGitlinks(f *os.File, size int64, idLen int) ([]string, verdict) {
+// indexRead is what an index says for the sandbox: its gitlinks, and the
+// shared index a split index's link extension names (hex; empty if none).
+type indexRead struct {
+	links  []string
+	shared string
+}
+
+// verifiedIndex reads the index f (size bytes) with object ids of idLen
+// bytes, and says whether the file's trailing checksum over the rest
+// matches (or is all zeros: index.skipHash), as git checks before it uses
+// an index (the verdict). Only the right id length reads a file whose
+// checksum matches; one that matches neither is one git refuses too, so
+// that it enters none of its submodules.
+func verifiedIndex(f *os.File, size int64, idLen int) (indexRead, verdict) {
 	if size < int64(12+idLen) {
-		return nil, invalid
+		return indexRead{}, invalid
 	}
 	var h hash.Hash = sha1.New()
 	if idLen == 32 {
@@ -160,22 +174,54 @@ func verifiedGitlinks(f *os.File, size int64, idLen int) ([]string, verdict) {
 	br := bufio.NewReaderSize(body, 64<<10)
 	links, err := readGitlinks(br, idLen)
 	if err != nil {
-		return nil, invalid
+		return indexRead{}, invalid
 	}
-	if _, err := io.Copy(io.Discard, br); err != nil { // the extensions
-		return nil, invalid
+	shared, err := readLinkExtension(br, idLen)
+	if err != nil {
+		return indexRead{}, invalid
 	}
 	trailer := make([]byte, idLen)
 	if _, err := f.ReadAt(trailer, size-int64(idLen)); err != nil {
-		return nil, invalid
+		return indexRead{}, invalid
 	}
+	r := indexRead{links: links, shared: shared}
 	switch {
 	case bytes.Equal(trailer, h.Sum(nil)):
-		return links, checksummed
+		return r, checksummed
 	case bytes.Equal(trailer, make([]byte, idLen)):
-		return links, unchecked
+		return r, unchecked
 	}
-	return nil, invalid
+	return indexRead{}, invalid
+}
+
+// readLinkExtension reads the extensions that follow an index's entries
+// to their end and returns the shared index the "link" extension names
+// (the split index's base: sharedindex.HEX beside it), in hex.
+func readLinkExtension(r *bufio.Reader, idLen int) (string, error) {
+	shared := ""
+	var hdr [8]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return shared, nil
+			}
+			return "", err
+		}
+		size := int(binary.BigEndian.Uint32(hdr[4:]))
+		if string(hdr[:4]) == "link" && size >= idLen {
+			id := make([]byte, idLen)
+			if _, err := io.ReadFull(r, id); err != nil {
+				return "", err
+			}
+			if !bytes.Equal(id, make([]byte, idLen)) {
+				shared = hex.EncodeToString(id)
+			}
+			size -= idLen
+		}
+		if _, err := r.Discard(size); err != nil {
+			return "", err
+		}
+	}
 }
 
 // verdict is what an index's trailing checksum says of a reading.

@@ -62,6 +62,28 @@ func TestGitlinksOf(t *testing.T) {
 			gitIn(t, dir, "update-index", "--split-index")
 			gitIn(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("c", oidLen(t, dir))+",zz/after-split")
 		}},
+		// The shared index is the one the link extension names, not the
+		// first of the names a command may have put beside it.
+		{name: "split index behind decoys", version: "2", extra: func(t *testing.T, dir string) {
+			gitIn(t, dir, "update-index", "--split-index")
+			gitIn(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("c", oidLen(t, dir))+",zz/after-split")
+			for _, d := range []string{"0", "00", "000", "0000", "00000"} {
+				if err := os.WriteFile(filepath.Join(dir, ".git", "sharedindex."+d), []byte("DIRC"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+		// Git follows a link in the index's place, so the reader does.
+		{name: "index behind a link", version: "2", extra: func(t *testing.T, dir string) {
+			index := filepath.Join(dir, ".git", "index")
+			moved := filepath.Join(dir, "elsewhere.idx")
+			if err := os.Rename(index, moved); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(moved, index); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -175,4 +197,39 @@ func FuzzReadGitlinks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGitlinksOf_oddFiles: an index that is a FIFO, a directory, a link to
+// a device or to nothing gives no gitlinks, and reading it does not block.
+func TestGitlinksOf_oddFiles(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		plant func(index string) error
+	}{
+		{"fifo", func(index string) error { return mkfifo(index) }},
+		{"link to a fifo", func(index string) error {
+			if err := mkfifo(index + ".fifo"); err != nil {
+				return err
+			}
+			return os.Symlink(index+".fifo", index)
+		}},
+		{"directory", func(index string) error { return os.Mkdir(index, 0o755) }},
+		{"link to a device", func(index string) error { return os.Symlink("/dev/zero", index) }},
+		{"dangling link", func(index string) error { return os.Symlink("/nonexistent/index", index) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			gitDir := filepath.Join(t.TempDir(), ".git")
+			if err := os.Mkdir(gitDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.plant(filepath.Join(gitDir, "index")); err != nil {
+				t.Skipf("cannot plant it here: %v", err)
+			}
+			if got := (&repoMemory{}).gitlinksOf(gitDir); len(got) != 0 {
+				t.Errorf("gitlinks %q", got)
+			}
+		})
+	}
 }

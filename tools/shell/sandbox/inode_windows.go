@@ -5,6 +5,3 @@ import "os"
 // inode is 0 on Windows, where there is no sandbox: a rescan then tells a
 // changed directory by its modification time alone.
 func inode(os.FileInfo) uint64 { return 0 }
-
-// openRegular opens path for reading.
-func openRegular(path string) (*os.File, error) { return os.Open(path) }
