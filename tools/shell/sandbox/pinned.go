@@ -48,6 +48,11 @@ type absentGuard struct {
 	knownEntries []string
 	gitRoots     []string
 	seen         map[string]dirState // the directories the clean point's scan read
+	// gitDirs are the git directories the last scan or sweep found: a
+	// running command's write of an index there (a gitlink staged) is
+	// watched (watch_linux.go), since the user's git status enters the
+	// repository it names.
+	gitDirs []string
 	// memory is the sandbox's: the repositories' indexes, read again
 	// only when changed, name the submodules a sweep must find too.
 	memory *repoMemory
@@ -112,6 +117,7 @@ func (g *absentGuard) begin(paths, roots, gitRoots []string, found repos, seen m
 		g.known = map[string]bool{}
 		g.knownEntries = nil
 		g.gitRoots = nil
+		g.gitDirs = nil
 		g.seen = seen
 		g.since = time.Now().Add(-linkSlack)
 		for p := range g.stuck {
@@ -141,13 +147,14 @@ func (g *absentGuard) begin(paths, roots, gitRoots []string, found repos, seen m
 			g.known[p] = true
 		}
 		g.knownEntries = found.entries
+		g.gitDirs = found.dirs
 	}
-	g.watchLocked()
 	for _, r := range gitRoots {
 		if !slices.Contains(g.gitRoots, r) {
 			g.gitRoots = append(g.gitRoots, r)
 		}
 	}
+	g.watchLocked()
 	g.running++
 }
 
@@ -222,6 +229,7 @@ func (g *absentGuard) sweepLocked() {
 		entries = g.memory.withGitlinks(entries, g.gitRoots)
 	}
 	now := reposOf(entries)
+	g.gitDirs = now.dirs
 	for _, p := range newRepoPaths(now, g.known) {
 		if msg, _ := revert(p, g.roots, g.since, true); msg != "" {
 			g.pending = append(g.pending, msg)

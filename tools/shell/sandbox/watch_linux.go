@@ -20,7 +20,9 @@ import (
 // sandboxed command runs, the server watches (inotify) each directory on
 // the way from a writable root to an absent protected name, and sweeps
 // as soon as one of the names on that way is created, renamed into
-// place, or the directory itself is moved. What is left is the time from
+// place, or the directory itself is moved; and as soon as a repository's
+// index is written (a gitlink staged names a repository the user's git
+// status enters). What is left is the time from
 // the creation to the sweep (the event's delivery and one rename, well
 // under a millisecond on an idle machine): no kernel mechanism refuses
 // the creation itself short of a placeholder in every directory.
@@ -36,11 +38,15 @@ import (
 // own the server cannot read) the server sweeps every blindPoll instead
 // until it can.
 
+// maxWatchedGitDirs bounds the git directories whose index is watched.
+const maxWatchedGitDirs = 256
+
 // blindPoll is how often the guard sweeps while a way is unwatched.
 const blindPoll = 50 * time.Millisecond
 
 // watchMask is what each watched directory reports.
-const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF |
+// (IN_CLOSE_WRITE: a watched file written in place, as an index can be.)
+const watchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_CLOSE_WRITE | unix.IN_MOVE_SELF | unix.IN_DELETE_SELF |
 	unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
 
 // watcher is one inotify instance and what its watches mean.
@@ -123,6 +129,17 @@ func (g *absentGuard) watchOnceLocked() int {
 	g.w.names, g.w.dirs = map[int32]watchDir{}, map[string]int32{}
 	g.w.added, g.w.blind = 0, 0
 	roots := append(slices.Clone(g.roots), g.given...)
+	if len(g.gitRoots) > 0 {
+		// A running command that stages a gitlink writes an index: the
+		// repository it names is swept at once, not when the command
+		// ends (a background task can run for hours while the user runs
+		// git status).
+		for _, d := range g.gitDirs[:min(len(g.gitDirs), maxWatchedGitDirs)] {
+			if within(d, roots) {
+				g.w.add(d, "index", g.since, g.roots)
+			}
+		}
+	}
 	for p := range g.absent {
 		child := filepath.Base(p)
 		for d := filepath.Dir(p); within(d, roots); d = filepath.Dir(d) {
