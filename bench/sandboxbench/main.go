@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,13 +20,14 @@ func main() {
 	baseBin := flag.String("base", "", "path of another agent-mcp binary to measure in the same run, call for call (e.g. one built from an earlier commit)")
 	runs := flag.Int("runs", 100, "timed calls per configuration (after 5 warm-up calls)")
 	command := flag.String("command", "echo hi", "the command line each call runs (in the server's working directory, a new temporary one per server)")
+	gitFiles := flag.Int("git", 0, "make each server's working directory a git repository of this many committed files (0: a plain directory), so that the per-command repository scan and index reading are measured")
 	only := flag.String("only", "", "comma separated configurations to measure (off, landlock, landlock+cgroup, namespaces, namespaces+landlock); empty: all")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "sandboxbench: -bin is required")
 		os.Exit(2)
 	}
-	if err := run(*bin, *baseBin, *runs, *command, *only); err != nil {
+	if err := run(*bin, *baseBin, *runs, *command, *only, *gitFiles); err != nil {
 		fmt.Fprintln(os.Stderr, "sandboxbench:", err)
 		os.Exit(1)
 	}
@@ -42,7 +44,7 @@ type server struct {
 	times []time.Duration
 }
 
-func run(bin, baseBin string, runs int, command, only string) error {
+func run(bin, baseBin string, runs int, command, only string, gitFiles int) error {
 	ctx := context.Background()
 	var configs []config
 	for _, c := range []config{
@@ -71,6 +73,9 @@ func run(bin, baseBin string, runs int, command, only string) error {
 				return err
 			}
 			defer os.RemoveAll(dir)
+			if err := makeRepo(dir, gitFiles); err != nil {
+				return err
+			}
 			cmd := exec.Command(b, "serve", "--cwd", dir, "--sandbox", c.sandbox, "--permission-mode", "bypassPermissions")
 			cmd.Env = append(os.Environ(), "AGENT_MCP_SANDBOX_LAYERS="+c.layers)
 			if c.layers == "" {
@@ -138,6 +143,29 @@ func run(bin, baseBin string, runs int, command, only string) error {
 			line += fmt.Sprintf("   this binary / base: %.2f×", float64(servers[i-1].times[len(servers[i-1].times)/2])/float64(med))
 		}
 		fmt.Println(line)
+	}
+	return nil
+}
+
+// makeRepo makes dir a git repository of n committed files in 100-file
+// directories; nothing when n is 0.
+func makeRepo(dir string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	for i := range n {
+		sub := filepath.Join(dir, fmt.Sprintf("d%03d", i/100))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprintln(i)), 0o644); err != nil {
+			return err
+		}
+	}
+	cmd := exec.Command("sh", "-c", "git init -q && git add -A && git -c user.name=bench -c user.email=bench@example.com commit -qm files")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("making the repository: %v: %s", err, out)
 	}
 	return nil
 }
