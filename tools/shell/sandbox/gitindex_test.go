@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// git runs git in dir and returns its output.
+// gitIn runs git in dir and returns its output.
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
