@@ -27,8 +27,8 @@ const module = "github.com/agent-mcp/agent-mcp"
 // The layers read from the bottom up: permissions ← tools ← orchestrator
 // ← server ← internal/{providers,tui} ← internal/cli ← main.go.
 var allowed = map[string][]string{
-	".":                  {"internal/cli"},
-	"internal/cli":       {"server", "internal/tui", "internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/hooks", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "tools/builtin", "tools/lsp", "tools/shell", "tools/shell/sandbox", "tools/shell/sandbox/egress", "permissions", "permissions/settings"},
+	".":                  {"internal/cli", "sandbox/launcher"},
+	"internal/cli":       {"server", "internal/tui", "internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/hooks", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "tools/builtin", "tools/lsp", "tools/shell", "sandbox", "sandbox/egress", "sandbox/proc", "permissions", "permissions/settings"},
 	"internal/tui":       {"internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "permissions"},
 	"internal/providers": {"orchestrator/llm"},
 
@@ -36,23 +36,25 @@ var allowed = map[string][]string{
 
 	"orchestrator/agent":    {"orchestrator", "orchestrator/llm", "tools", "permissions"},
 	"orchestrator/permit":   {"orchestrator", "tools", "permissions", "permissions/confine", "permissions/shellcmd"},
-	"orchestrator/hooks":    {"orchestrator", "permissions", "permissions/settings"},
-	"orchestrator/upstream": {"tools"},
+	"orchestrator/hooks":    {"orchestrator", "permissions", "permissions/settings", "sandbox/proc"},
+	"orchestrator/upstream": {"tools", "sandbox/proc"},
 	"orchestrator/llm":      {},
 	"orchestrator":          {"tools", "permissions", "internal/largeargs"},
 
-	"tools/builtin":                {"tools", "tools/fs", "tools/lsp", "tools/search", "tools/shell", "tools/shell/sandbox", "tools/web", "tools/workflow"},
-	"tools/lsp":                    {"tools", "tools/shell", "tools/shell/sandbox"},
-	"tools/lsp/internal/protogen":  {},
-	"tools/fs":                     {"tools", "permissions/confine", "internal/pdf"},
-	"tools/search":                 {"tools", "permissions/confine"},
-	"tools/shell":                  {"tools", "tools/shell/sandbox", "tools/shell/sandbox/egress", "permissions/confine", "permissions/shellcmd"},
-	"tools/web":                    {"tools", "internal/netguard"},
-	"tools/workflow":               {"tools", "permissions"},
-	"tools/shell/sandbox":          {"tools/shell/sandbox/launcher", "tools/shell/sandbox/egress", "permissions", "permissions/shellcmd"},
-	"tools/shell/sandbox/egress":   {"internal/netguard"},
-	"tools/shell/sandbox/launcher": {},
-	"tools":                        {"permissions", "internal/largeargs"},
+	"tools/builtin":               {"tools", "tools/fs", "tools/lsp", "tools/search", "tools/shell", "sandbox", "tools/web", "tools/workflow"},
+	"tools/lsp":                   {"tools", "sandbox", "sandbox/proc"},
+	"tools/lsp/internal/protogen": {},
+	"tools/fs":                    {"tools", "permissions/confine", "internal/pdf"},
+	"tools/search":                {"tools", "permissions/confine"},
+	"tools/shell":                 {"tools", "sandbox", "sandbox/egress", "sandbox/proc", "permissions/confine", "permissions/shellcmd"},
+	"tools/web":                   {"tools", "internal/netguard"},
+	"tools/workflow":              {"tools", "permissions"},
+	"tools":                       {"permissions", "internal/largeargs"},
+
+	"sandbox":          {"sandbox/launcher", "sandbox/egress", "permissions", "permissions/shellcmd"},
+	"sandbox/egress":   {"internal/netguard"},
+	"sandbox/launcher": {},
+	"sandbox/proc":     {},
 
 	"permissions/settings": {"permissions", "permissions/confine"},
 	"permissions":          {"permissions/confine", "permissions/shellcmd"},
@@ -78,7 +80,7 @@ var heavy = []struct {
 // serverSide are the packages `agent-mcp serve` is built of (a directory
 // stands for everything below it): none of them may link a heavy family,
 // directly or through anything they import.
-var serverSide = []string{"server", "orchestrator", "tools", "permissions", "internal/pdf", "internal/largeargs", "internal/netguard"}
+var serverSide = []string{"server", "orchestrator", "tools", "sandbox", "permissions", "internal/pdf", "internal/largeargs", "internal/netguard"}
 
 // testOnly are the helper packages for tests: nothing in the product may
 // import them.

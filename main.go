@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"github.com/agent-mcp/agent-mcp/internal/cli"
+	// The sandbox's launcher: its init runs before anything else, and when the binary is re-executed as a command's launcher it never returns.
+	_ "github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
 
 func main() {

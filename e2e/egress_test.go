@@ -29,7 +29,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
 // tlsSite is an HTTPS server on 127.0.0.1 with a CA of its own: it

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
 // The lockdown tests: what a command run as root (or as an ordinary user)

@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
 // The sandbox tests run the real binary with each layer on its own and both

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
 // Version is set at build time with

@@ -13,7 +13,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
 // permissionFlags configure permission rules and hooks.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
 // newSandbox builds Bash's sandbox from --sandbox and the settings: their

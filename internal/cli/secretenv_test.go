@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agent-mcp/agent-mcp/internal/providers"
-	"github.com/agent-mcp/agent-mcp/tools/shell"
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
 )
 
 // TestSecretEnv_coversEverySecretRead: every variable agent-mcp reads a
@@ -15,8 +15,8 @@ func TestSecretEnv_coversEverySecretRead(t *testing.T) {
 	t.Parallel()
 	want := append([]string{"AGENT_MCP_TOKEN", "AGENT_MCP_CLIENT_TOKENS", braveKeyEnv}, providers.KeyVars()...)
 	for _, v := range want {
-		if !slices.Contains(shell.SecretEnv, v) {
-			t.Errorf("%s is read as a secret but not in shell.SecretEnv", v)
+		if !slices.Contains(proc.SecretEnv, v) {
+			t.Errorf("%s is read as a secret but not in proc.SecretEnv", v)
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
+	"github.com/agent-mcp/agent-mcp/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox/egress"
 )
 
 // stateHome is $XDG_STATE_HOME when it is an absolute path (where chat

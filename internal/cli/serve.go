@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
 	"io"
 	"log/slog"
 	"os"
@@ -18,15 +17,17 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	xterm "golang.org/x/term"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/permissions"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 	"github.com/agent-mcp/agent-mcp/server"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
 	"github.com/agent-mcp/agent-mcp/tools/shell"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 // workspaceFlags are the flags every command that runs tools shares.

@@ -28,7 +28,7 @@ func (w *webFlags) add(fs *flag.FlagSet) {
 
 // toolOptions checks the flags and turns them into the built-in tools' options.
 // braveKeyEnv holds the Brave Search API key (a secret: commands do not
-// see it, tools/shell.SecretEnv).
+// see it, sandbox/proc.SecretEnv).
 const braveKeyEnv = "BRAVE_API_KEY"
 
 func (w *webFlags) toolOptions() (builtin.Options, error) {

@@ -1,6 +1,6 @@
 // Package netguard says whether an IP address is a public unicast one,
 // for the tools that connect where a model asks: WebFetch (tools/web) and
-// the Bash sandbox's egress proxy (tools/shell/sandbox/egress). Both
+// the Bash sandbox's egress proxy (sandbox/egress). Both
 // refuse loopback, private, link-local (cloud metadata at 169.254.169.254
 // included) and other non-public addresses unless the operator names them.
 package netguard

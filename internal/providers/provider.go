@@ -187,7 +187,7 @@ func rootCause(err error) error {
 }
 
 // KeyVars are the environment variables the providers read their API keys
-// from (commands run by the tools must not see them: tools/shell's
+// from (commands run by the tools must not see them: sandbox/proc's
 // SecretEnv lists them all).
 func KeyVars() []string {
 	out := []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}

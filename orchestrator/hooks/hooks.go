@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
+
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
@@ -321,7 +323,8 @@ func (r *Runner) runOne(ctx context.Context, h settings.HookCommand, cwd string,
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	ownGroup(cmd)
+	// A group of its own, ended whole when the hook is cancelled.
+	proc.StartInGroup(cmd)
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	res.stdout, res.stderr = stdout.String(), stderr.String()

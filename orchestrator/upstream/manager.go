@@ -13,7 +13,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -203,8 +206,10 @@ func (s *server) connect(ctx context.Context) error {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = errTail
-		// A process group of its own (see ownGroup).
-		ownGroup(cmd)
+		// A process group of its own: Ctrl-C at chat's terminal signals the
+		// foreground group, and must cancel the turn, not kill the server.
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		proc.OwnGroup(cmd.SysProcAttr)
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	case "sse":
 		transport = &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: httpClient}

@@ -3,12 +3,12 @@ package builtin
 //go:generate go test -run ^TestInputSchemasGenerated$ -update .
 
 import (
+	"github.com/agent-mcp/agent-mcp/sandbox"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/fs"
 	"github.com/agent-mcp/agent-mcp/tools/lsp"
 	"github.com/agent-mcp/agent-mcp/tools/search"
 	"github.com/agent-mcp/agent-mcp/tools/shell"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 	"github.com/agent-mcp/agent-mcp/tools/web"
 	"github.com/agent-mcp/agent-mcp/tools/workflow"
 )

@@ -9,17 +9,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
+
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/agent-mcp/agent-mcp/tools/shell"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
 // Restart backoff: the first restart after a crash is immediate, each
@@ -206,7 +206,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	ownGroup(cmd.SysProcAttr)
+	proc.OwnGroup(cmd.SysProcAttr)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		launch.Started(err)
@@ -245,7 +245,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 		case <-time.After(stopGrace):
 		}
 		if !p.stopping.Load() {
-			_ = signalGroup(p.pid, syscall.SIGKILL)
+			_ = proc.Signal(p.pid, syscall.SIGKILL)
 		}
 	}()
 
@@ -577,25 +577,25 @@ func (c *client) stop() {
 // kill ends the process group of p and waits for it.
 func (c *client) kill(p *process) {
 	p.stopping.Store(true)
-	_ = signalGroup(p.pid, syscall.SIGTERM)
+	_ = proc.Signal(p.pid, syscall.SIGTERM)
 	select {
 	case <-p.done:
 		return
 	case <-time.After(stopGrace):
 	}
-	_ = signalGroup(p.pid, syscall.SIGKILL)
+	_ = proc.Signal(p.pid, syscall.SIGKILL)
 	<-p.done
 }
 
 // serverEnv is a server's environment: the agent-mcp server's, without
-// its own secrets (shell.SecretEnv, as for Bash's commands) and without
+// its own secrets (proc.SecretEnv, as for Bash's commands) and without
 // what would make the bash that starts it run a file first (BASH_ENV,
 // ENV).
 func serverEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "BASH_ENV" || k == "ENV" || slices.Contains(shell.SecretEnv, k) {
+		if k == "BASH_ENV" || k == "ENV" || proc.IsSecret(k) {
 			continue
 		}
 		env = append(env, kv)

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/sandbox"
 	"github.com/agent-mcp/agent-mcp/tools"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 // Default waits for diagnostics after a change.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/permissions/confine"
 	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
+	"github.com/agent-mcp/agent-mcp/sandbox"
 	"github.com/agent-mcp/agent-mcp/tools"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
 )
 
 //go:embed bash.md

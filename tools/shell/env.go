@@ -2,8 +2,9 @@ package shell
 
 import (
 	"os"
-	"slices"
 	"strings"
+
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
 )
 
 // markerVar is set in every command's environment to "<session>/<task>",
@@ -32,24 +33,8 @@ var nonInteractive = map[string]string{
 	"HOMEBREW_NO_AUTO_UPDATE": "1",
 }
 
-// SecretEnv are agent-mcp's own secrets, removed from the environment of
-// every command and background task: the HTTP server's bearer tokens, the
-// keys of the model providers chat talks to, and the web search key. A
-// command that printed them (env) could act as another client of the same
-// server, or spend the operator's provider account. Hooks and upstream MCP
-// servers are the operator's own commands and keep the whole environment.
-// The list is documented in docs/tools.md (Bash).
-var SecretEnv = []string{
-	"AGENT_MCP_TOKEN",
-	"AGENT_MCP_CLIENT_TOKENS",
-	"ANTHROPIC_API_KEY",
-	"OPENAI_API_KEY",
-	"OPENROUTER_API_KEY",
-	"BRAVE_API_KEY",
-}
-
 // commandEnv is the environment of a command: the server's without
-// [SecretEnv], with the non-interactive settings, TERM (dumb on a pipe,
+// [proc.SecretEnv], with the non-interactive settings, TERM (dumb on a pipe,
 // xterm-256color on a pseudo-terminal) and the task marker.
 func commandEnv(marker string, pty bool) []string {
 	set := map[string]string{}
@@ -80,7 +65,7 @@ func commandEnv(marker string, pty bool) []string {
 		if k == "BASH_ENV" || k == "ENV" || k == "CDPATH" || k == "BASHOPTS" || k == "SHELLOPTS" || k == "GLOBIGNORE" {
 			continue
 		}
-		if slices.Contains(SecretEnv, k) {
+		if proc.IsSecret(k) {
 			continue
 		}
 		env = append(env, kv)

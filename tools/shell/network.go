@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox/egress"
 	"github.com/agent-mcp/agent-mcp/tools"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
 )
 
 // networkAskTimeout bounds a question about a host; no answer refuses.

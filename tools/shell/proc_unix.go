@@ -10,16 +10,14 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
+
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 )
 
 // hasTerminals is true: a background task runs on a pseudo-terminal.
 const hasTerminals = true
-
-// groupIDLasts is true: a process group id names the group while any
-// member lives, so without /proc it can be trusted.
-const groupIDLasts = true
 
 // detach keeps the command off the server's controlling terminal
 // (TIOCSTI on it would type a line into the user's shell). A confined
@@ -32,7 +30,7 @@ const groupIDLasts = true
 // way the group id is the started process's pid.
 func detach(attr *syscall.SysProcAttr, confined bool) {
 	if confined || !hasControllingTerminal() {
-		attr.Setpgid = true
+		proc.OwnGroup(attr)
 	} else {
 		attr.Setsid = true
 	}
@@ -89,24 +87,6 @@ func openTerminal(cmd *exec.Cmd, confined bool) (master, slave *os.File, err err
 		controllingTerminal(cmd.SysProcAttr)
 	}
 	return master, slave, nil
-}
-
-// signalGroup sends sig to process group pgid. A stopped process cannot
-// act on SIGTERM, so SIGTERM is followed by SIGCONT.
-func signalGroup(pgid int, sig syscall.Signal) error {
-	err := syscall.Kill(-pgid, sig)
-	if sig == syscall.SIGTERM {
-		_ = syscall.Kill(-pgid, syscall.SIGCONT)
-	}
-	return err
-}
-
-// groupExists reports whether process group pgid has a member.
-func groupExists(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
-
-// groupGone reports whether no process is left in process group pgid.
-func groupGone(pgid int) bool {
-	return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
 }
 
 // bashPath finds bash once.

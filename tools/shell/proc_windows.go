@@ -4,11 +4,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"strconv"
 	"sync"
 	"syscall"
 
-	"golang.org/x/sys/windows"
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
 )
 
 // hasTerminals is false: Windows has no pseudo-terminal that a bash.exe
@@ -16,16 +15,10 @@ import (
 // TaskInput has nothing to type into.
 const hasTerminals = false
 
-// groupIDLasts is false: a task's "group" on Windows is its shell's pid,
-// which may name another process once the shell has exited.
-const groupIDLasts = false
-
 // detach starts the command in a new process group, so Ctrl-C at the
 // server's console does not reach it. The group id used for the task is
 // the shell's pid.
-func detach(attr *syscall.SysProcAttr, _ bool) {
-	attr.CreationFlags |= syscall.CREATE_NEW_PROCESS_GROUP
-}
+func detach(attr *syscall.SysProcAttr, _ bool) { proc.OwnGroup(attr) }
 
 // DropTerminal does nothing on Windows, where a console is not a
 // controlling terminal a command could type into; it reports true.
@@ -39,31 +32,6 @@ var errNoTerminal = errors.New("no pseudo-terminal for a background task on Wind
 func openTerminal(*exec.Cmd, bool) (master, slave *os.File, err error) {
 	return nil, nil, errNoTerminal
 }
-
-// signalGroup ends the process tree of the shell with pid pgid with
-// taskkill /T /F: Windows has no signals to send, so SIGTERM and SIGKILL
-// both end the tree at once. Processes whose shell has already exited
-// are no longer found under it.
-func signalGroup(pgid int, _ syscall.Signal) error {
-	if !groupExists(pgid) {
-		return errors.New("no such process")
-	}
-	return exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(pgid)).Run()
-}
-
-// groupExists reports whether the process with pid pgid is still running.
-func groupExists(pgid int) bool {
-	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pgid))
-	if err != nil {
-		return false
-	}
-	defer windows.CloseHandle(h)
-	var code uint32
-	return windows.GetExitCodeProcess(h, &code) == nil && code == uint32(windows.STATUS_PENDING) // STILL_ACTIVE
-}
-
-// groupGone reports whether the task's shell (pid pgid) has exited.
-func groupGone(pgid int) bool { return !groupExists(pgid) }
 
 // findBash finds bash.exe once (see lookupWindowsBash).
 var findBash = sync.OnceValues(func() (string, error) {

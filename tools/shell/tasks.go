@@ -13,9 +13,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
+
+	"github.com/agent-mcp/agent-mcp/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox/egress"
 	"github.com/agent-mcp/agent-mcp/tools"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
 )
 
 // Task statuses (TaskOutput reports them).
@@ -481,7 +483,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		// processes left running in the background may keep it open, so
 		// the wait is bounded (their output still reaches the file).
 		wait := drainWait
-		if groupGone(t.pgid) {
+		if proc.Gone(t.pgid) {
 			wait = drainWaitGone
 		}
 		select {
@@ -554,7 +556,7 @@ func (m *Manager) forget(t *Task) bool {
 	// forgotten is never killed at session end. (Its group id was the
 	// shell's pid, reaped a moment ago; the session end checks the
 	// marker again before it signals.)
-	if t.groupAlive() || groupExists(t.pgid) {
+	if t.groupAlive() || proc.Exists(t.pgid) {
 		return false // killed at session end
 	}
 	m.mu.Lock()
@@ -681,7 +683,7 @@ func (t *Task) signal(sig syscall.Signal) bool {
 	if reaped && !t.markedMemberExists() {
 		return false
 	}
-	return signalGroup(t.pgid, sig) == nil
+	return proc.Signal(t.pgid, sig) == nil
 }
 
 // groupAlive reports whether any process of the task's group remains.
@@ -692,19 +694,19 @@ func (t *Task) groupAlive() bool {
 	if reaped {
 		return t.markedMemberExists()
 	}
-	return groupExists(t.pgid)
+	return proc.Exists(t.pgid)
 }
 
 // markedMemberExists scans /proc for a live process in the task's group
 // whose environment carries the task's marker.
 func (t *Task) markedMemberExists() bool {
-	if !groupExists(t.pgid) {
+	if !proc.Exists(t.pgid) {
 		return false // nobody in the group at all
 	}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		// No /proc: trust the group id where it names a group.
-		return groupIDLasts && groupExists(t.pgid)
+		return proc.GroupIDLasts && proc.Exists(t.pgid)
 	}
 	want := []byte(markerVar + "=" + t.marker + "\x00")
 	for _, e := range entries {

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
+	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
 
 // Build caches. The user's own build caches (Go's build and module

@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
+	"github.com/agent-mcp/agent-mcp/sandbox/egress"
+	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
 
 // NetMode is what a sandboxed command's network is (settings'

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
+	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
 
 // Limits caps each command where it runs in a cgroup of its own. A field

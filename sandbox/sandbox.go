@@ -21,8 +21,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
+	"github.com/agent-mcp/agent-mcp/sandbox/egress"
+	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
 
 // HiddenCommand is the first argument that makes agent-mcp act as the

@@ -17,8 +17,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
+	"github.com/agent-mcp/agent-mcp/sandbox/egress"
+	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
 
 // The egress proxy with Landlock alone (no network namespace to hold the

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/egress"
+	"github.com/agent-mcp/agent-mcp/sandbox/egress"
 )
 
 // supervisedProxy is the supervised egress mode's listener; there is

@@ -3,7 +3,7 @@ package sandbox
 import (
 	"os"
 
-	"github.com/agent-mcp/agent-mcp/tools/shell/sandbox/launcher"
+	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
 
 // ProtectServer makes this process, the server, not dumpable: its
