@@ -7,7 +7,7 @@
 // 2026-07-28 over HTTP, which has no sessions, one per bearer token
 // (principal.go), closed when idle. Who sent an HTTP request travels in
 // its context, put there by go-sdk's bearer-token middleware (the
-// TokenInfo of http.go's verify), never in a header. Every tools/call goes
+// TokenInfo of guard.go's verify), never in a header. Every tools/call goes
 // through the orchestrator's pipeline; this package only translates: MCP
 // arguments in, the model-facing text out (plus structuredContent only with
 // --structured-output: hosts show the model that JSON instead of the text

@@ -25,7 +25,7 @@ import (
 //
 // The HTTP guard names the principal of every request in the TokenInfo
 // that go-sdk's bearer-token middleware puts in the request's context
-// (http.go: verify, requestFacts), marks those it routes to the
+// (guard.go: verify, requestFacts), marks those it routes to the
 // sessionless handler, and the handlers look their state up by it. No
 // header names a principal.
 

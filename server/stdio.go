@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"runtime/debug"
 	"sync"
@@ -621,4 +622,16 @@ func writeRPCError(out io.Writer, id json.RawMessage, code int, msg string) {
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
 	_, _ = out.Write(append(b, '\n'))
+}
+
+// ServeStdio serves one session on stdin/stdout until the client closes
+// the stream or ctx ends, then closes every session. A line that is not a
+// JSON-RPC message is answered with an error and the session goes on.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	defer s.Close()
+	err := s.serveIO(ctx, os.Stdin, os.Stdout)
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
