@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	"tools/builtin":               {"tools", "tools/fs", "tools/lsp", "tools/search", "tools/shell", "sandbox", "tools/web", "tools/workflow"},
 	"tools/lsp":                   {"tools", "sandbox", "sandbox/proc"},
 	"tools/lsp/internal/protogen": {},
-	"tools/fs":                    {"tools", "permissions/confine", "internal/pdf"},
+	"tools/fs":                    {"tools", "permissions/confine", "internal/pdf", "internal/textdist"},
 	"tools/search":                {"tools", "permissions/confine"},
 	"tools/shell":                 {"tools", "sandbox", "sandbox/egress", "sandbox/proc", "permissions/confine", "permissions/shellcmd"},
 	"tools/web":                   {"tools", "internal/netguard"},
@@ -56,13 +56,14 @@ var allowed = map[string][]string{
 	"sandbox/launcher": {},
 	"sandbox/proc":     {},
 
-	"permissions/settings": {"permissions", "permissions/confine"},
+	"permissions/settings": {"permissions", "permissions/confine", "internal/textdist"},
 	"permissions":          {"permissions/confine", "permissions/shellcmd"},
 	"permissions/confine":  {},
 	"permissions/shellcmd": {},
 	"internal/pdf":         {},
 	"internal/largeargs":   {},
 	"internal/netguard":    {},
+	"internal/textdist":    {},
 }
 
 // heavy are the large third-party families, each with the product packages
@@ -80,7 +81,7 @@ var heavy = []struct {
 // serverSide are the packages `agent-mcp serve` is built of (a directory
 // stands for everything below it): none of them may link a heavy family,
 // directly or through anything they import.
-var serverSide = []string{"server", "orchestrator", "tools", "sandbox", "permissions", "internal/pdf", "internal/largeargs", "internal/netguard"}
+var serverSide = []string{"server", "orchestrator", "tools", "sandbox", "permissions", "internal/pdf", "internal/largeargs", "internal/netguard", "internal/textdist"}
 
 // testOnly are the helper packages for tests: nothing in the product may
 // import them.

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/agent-mcp/agent-mcp/internal/textdist"
 )
 
 // Limits of the near-miss search: past them an Edit that finds no match
@@ -276,23 +278,7 @@ func similarity(a, b string) float64 {
 		}
 		return float64(same) / float64(max(len(la), len(lb)))
 	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return 1 - float64(prev[len(rb)])/float64(max(len(ra), len(rb)))
+	return 1 - float64(textdist.Distance(a, b))/float64(max(len(ra), len(rb)))
 }
 
 // shortDiff is the unified diff from a to b without its headers, at most

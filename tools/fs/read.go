@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/agent-mcp/agent-mcp/internal/textdist"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -516,7 +517,7 @@ func suggestName(abs string, open func(dir string) (*os.File, error)) string {
 		case stem != "" && strings.TrimSuffix(name, filepath.Ext(name)) == stem:
 			score = 1
 		default:
-			if d := levenshtein(strings.ToLower(name), strings.ToLower(base), 2); d <= 2 {
+			if d := textdist.AtMost(strings.ToLower(name), strings.ToLower(base), 2); d <= 2 {
 				score = d
 			}
 		}
@@ -525,34 +526,4 @@ func suggestName(abs string, open func(dir string) (*os.File, error)) string {
 		}
 	}
 	return best
-}
-
-// levenshtein is the edit distance of a and b, or max+1 once it exceeds max.
-func levenshtein(a, b string, max int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > max || -d > max {
-		return max + 1
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > max {
-			return max + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
