@@ -43,25 +43,31 @@ func (s *screen) Raw() string { return s.out.String() }
 // escapes matches CSI, OSC and two-byte escape sequences.
 var escapes = regexp.MustCompile(`\x1b(?:\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78MDEHc])`)
 
-// ptyWait bounds each wait for the program, so a hang fails the test
-// instead of stalling the run; it is not a speed requirement.
-const ptyWait = 30 * time.Second
+// waitEnd is closed when a wait for the program gives up: at the end of
+// the test or near the test binary's deadline (testbin.WaitContext), so a
+// hang fails the test naming what it waited for.
+func waitEnd(t testing.TB) <-chan struct{} {
+	ctx, cancel := testbin.WaitContext(t)
+	t.Cleanup(cancel)
+	return ctx.Done()
+}
 
 // waitScreen waits until the screen, after offset from, contains want, and
 // returns the offset just past it.
 func waitScreen(t *testing.T, s *screen, from int, want string) int {
 	t.Helper()
-	deadline := time.Now().Add(ptyWait)
-	for {
+	at := -1
+	err := testbin.Poll(t, func() bool {
 		text := s.String()
 		if i := strings.Index(text[min(from, len(text)):], want); i >= 0 {
-			return from + i + len(want)
+			at = from + i + len(want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen never showed %q after offset %d:\n%s", want, from, text)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return at >= 0
+	})
+	if err != nil {
+		t.Fatalf("the screen never showed %q after offset %d (%v):\n%s", want, from, err, s.String())
 	}
+	return at
 }
 
 // processesWith lists the pids whose command line contains marker.
@@ -125,21 +131,15 @@ func TestChatInteractive_ctrl_c_under_pty(t *testing.T) {
 	// first frame ("> ") may come before the banner printed above it, so
 	// the prompt is not waited for after the banner. Keys typed from now
 	// on wait in the editor.
-	for deadline := time.Now().Add(ptyWait); !strings.Contains(scr.Raw(), "\x1b[?2004h"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the terminal UI never started:\n%q", scr.Raw())
-		}
+	if err := testbin.Poll(t, func() bool { return strings.Contains(scr.Raw(), "\x1b[?2004h") }); err != nil {
+		t.Fatalf("the terminal UI never started (%v):\n%q", err, scr.Raw())
 	}
 	if _, err := io.WriteString(ptmx, "wait a minute\r"); err != nil {
 		t.Fatal(err)
 	}
 	at = waitScreen(t, &scr, at, "Bash(sleep "+marker+")")
-	deadline := time.Now().Add(ptyWait)
-	for len(processesWith(t, marker)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("sleep %s never started:\n%s", marker, scr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := testbin.Poll(t, func() bool { return len(processesWith(t, marker)) > 0 }); err != nil {
+		t.Fatalf("sleep %s never started (%v):\n%s", marker, err, scr.String())
 	}
 
 	// First Ctrl-C: the terminal sends SIGINT; the turn is cancelled and
@@ -169,7 +169,7 @@ func TestChatInteractive_ctrl_c_under_pty(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitInterrupted, scr.String())
 		}
-	case <-time.After(ptyWait):
+	case <-waitEnd(t):
 		t.Fatalf("chat did not exit after the second Ctrl-C:\n%s", scr.String())
 	}
 	if n := len(srv.Requests()); n != 1 {
@@ -214,7 +214,7 @@ func TestChatInteractive_sigterm_at_the_prompt(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != exitTerminated {
 			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitTerminated, scr.String())
 		}
-	case <-time.After(ptyWait):
+	case <-waitEnd(t):
 		t.Fatalf("chat did not exit on SIGTERM at the prompt:\n%s", scr.String())
 	}
 }
@@ -281,7 +281,7 @@ func TestChatInteractive_question_on_a_terminal(t *testing.T) {
 		if err != nil {
 			t.Errorf("chat ended with %v, want exit code 0:\n%s", err, scr.String())
 		}
-	case <-time.After(ptyWait):
+	case <-waitEnd(t):
 		t.Fatalf("chat did not exit on /exit:\n%s", scr.String())
 	}
 	// The key cancels the turn before the form returns: the dismissal is
@@ -344,7 +344,7 @@ func TestChatInteractive_sigint_at_a_plain_prompt(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitInterrupted, scr.String())
 		}
-	case <-time.After(ptyWait):
+	case <-waitEnd(t):
 		t.Fatalf("chat did not exit after two SIGINTs:\n%s", scr.String())
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 )
 
@@ -82,12 +83,8 @@ func attachTUI(t *testing.T, c *chatRun, cmd *exec.Cmd, ptmx *os.File, cols, row
 // waitRaw waits until the raw output, escapes and all, holds want.
 func (u *tui) waitRaw(what, want string) {
 	u.t.Helper()
-	deadline := time.Now().Add(ptyWait)
-	for !strings.Contains(u.scr.Raw(), want) {
-		if time.Now().After(deadline) {
-			u.t.Fatalf("never saw %s:\n%q", what, u.scr.Raw())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := testbin.Poll(u.t, func() bool { return strings.Contains(u.scr.Raw(), want) }); err != nil {
+		u.t.Fatalf("never saw %s (%v):\n%q", what, err, u.scr.Raw())
 	}
 }
 
@@ -102,36 +99,24 @@ func (u *tui) wait(want string) {
 // the cells that changed, so the stream need not hold want in one piece).
 func (u *tui) waitDisplay(want string) {
 	u.t.Helper()
-	deadline := time.Now().Add(ptyWait)
-	for !strings.Contains(u.disp.String(), want) {
-		if time.Now().After(deadline) {
-			u.t.Fatalf("the display never showed %q:\n%s", want, u.disp.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := testbin.Poll(u.t, func() bool { return strings.Contains(u.disp.String(), want) }); err != nil {
+		u.t.Fatalf("the display never showed %q (%v):\n%s", want, err, u.disp.String())
 	}
 }
 
 // waitDisplayIs waits until the display satisfies ok.
 func (u *tui) waitDisplayIs(what string, ok func(string) bool) {
 	u.t.Helper()
-	deadline := time.Now().Add(ptyWait)
-	for !ok(u.disp.String()) {
-		if time.Now().After(deadline) {
-			u.t.Fatalf("the display never showed %s:\n%s", what, u.disp.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := testbin.Poll(u.t, func() bool { return ok(u.disp.String()) }); err != nil {
+		u.t.Fatalf("the display never showed %s (%v):\n%s", what, err, u.disp.String())
 	}
 }
 
 // waitDisplayGone waits until the display no longer shows gone.
 func (u *tui) waitDisplayGone(gone string) {
 	u.t.Helper()
-	deadline := time.Now().Add(ptyWait)
-	for strings.Contains(u.disp.String(), gone) {
-		if time.Now().After(deadline) {
-			u.t.Fatalf("the display still shows %q:\n%s", gone, u.disp.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := testbin.Poll(u.t, func() bool { return !strings.Contains(u.disp.String(), gone) }); err != nil {
+		u.t.Fatalf("the display still shows %q (%v):\n%s", gone, err, u.disp.String())
 	}
 }
 
@@ -203,7 +188,7 @@ func (u *tui) exit() {
 		if err != nil {
 			u.t.Errorf("chat ended with %v:\n%s", err, u.scr.String())
 		}
-	case <-time.After(ptyWait):
+	case <-waitEnd(u.t):
 		u.t.Fatalf("chat did not exit on /exit:\n%s", u.scr.String())
 	}
 }
@@ -670,12 +655,8 @@ func TestChatTUI_fullscreen(t *testing.T) {
 	u.waitDisplay("Next answer.")
 	u.exit()
 	// The terminal gets its own screen back.
-	deadline := time.Now().Add(ptyWait)
-	for !strings.Contains(u.scr.Raw(), "\x1b[?1049l") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the alternate screen was not left at the end:\n%q", u.scr.Raw()[max(0, len(u.scr.Raw())-400):])
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := testbin.Poll(t, func() bool { return strings.Contains(u.scr.Raw(), "\x1b[?1049l") }); err != nil {
+		t.Fatalf("the alternate screen was not left at the end (%v):\n%q", err, u.scr.Raw()[max(0, len(u.scr.Raw())-400):])
 	}
 }
 
@@ -807,13 +788,7 @@ func TestChatTUI_fullscreen_toggle(t *testing.T) {
 	u := startTUI(t, c, "anthropic", srv)
 	rawWait := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(ptyWait)
-		for !strings.Contains(u.scr.Raw(), want) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the output never had %q", want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testbin.WaitFor(t, fmt.Sprintf("the output to have %q", want), func() bool { return strings.Contains(u.scr.Raw(), want) })
 	}
 	u.keys("one\r")
 	u.wait("First answer.")

@@ -164,7 +164,7 @@ func TestReadCancelledOnAHugeLine(t *testing.T) {
 	}()
 	// Wait until the server is busy scanning, then cancel.
 	start := cpuTicks(t, pid)
-	waitUntil(t, "the Read to start scanning", func() bool { return cpuTicks(t, pid)-start >= 20 })
+	testbin.WaitFor(t, "the Read to start scanning", func() bool { return cpuTicks(t, pid)-start >= 20 })
 	cancel()
 	if err := <-errc; err == nil {
 		t.Fatal("the cancelled Read reported success")
@@ -172,7 +172,7 @@ func TestReadCancelledOnAHugeLine(t *testing.T) {
 	// Idle: no more than 5 ticks (50ms) of CPU over half a second, well
 	// before the scan of 10 GiB could have ended.
 	cancelled := time.Now()
-	waitUntil(t, "the server's CPU to go idle", func() bool {
+	testbin.WaitFor(t, "the server's CPU to go idle", func() bool {
 		before := cpuTicks(t, pid)
 		time.Sleep(500 * time.Millisecond)
 		return cpuTicks(t, pid)-before <= 5
@@ -181,19 +181,6 @@ func TestReadCancelledOnAHugeLine(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Read", Arguments: map[string]any{"file_path": p, "offset": 1, "limit": 1}})
 	if err != nil || res.IsError || text(t, res) != "1\tfirst line" {
 		t.Fatalf("Read after the cancellation: %v %q", err, text(t, res))
-	}
-}
-
-// waitUntil polls cond until it holds, failing the test after 8 seconds:
-// a liveness bound, far below what the work being waited out would take.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(8 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -250,7 +237,7 @@ func TestCapsOnTheBinary(t *testing.T) {
 		if _, err := second.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, "the first session to be closed", func() bool { _, err := first.ListTools(ctx, nil); return err != nil })
+		testbin.WaitFor(t, "the first session to be closed", func() bool { _, err := first.ListTools(ctx, nil); return err != nil })
 	})
 	t.Run("http_body", func(t *testing.T) {
 		// With the defaults the body cap is the input cap (10 MiB) plus 1

@@ -485,13 +485,9 @@ func TestSandbox_escaped_processes_end_with_TaskStop_and_the_session(t *testing.
 			}
 			// The cgroup goes once the command's processes have.
 			dir := filepath.Join(cgroup2Mount(), path)
-			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				if _, err := os.Stat(dir); os.IsNotExist(err) {
-					break
-				}
-			}
-			if _, err := os.Stat(dir); !os.IsNotExist(err) {
-				t.Errorf("the command's cgroup %s is still there: %v", dir, err)
+			gone := func() bool { _, err := os.Stat(dir); return os.IsNotExist(err) }
+			if err := testbin.Poll(t, gone); err != nil {
+				t.Errorf("the command's cgroup %s is still there (%v)", dir, err)
 			}
 		}
 		escapes := func(tag string) (string, []string) {
@@ -585,10 +581,8 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 			testbin.WaitProcs(t, m, 0, 20*time.Second)
 		}
 		// The launchers end too, once what they held is gone.
-		for deadline := time.Now().Add(20 * time.Second); launchersOf(marks) > 0; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d launchers of the killed server's commands are still running", launchersOf(marks))
-			}
+		if err := testbin.Poll(t, func() bool { return launchersOf(marks) == 0 }); err != nil {
+			t.Fatalf("%d launchers of the killed server's commands are still running (%v)", launchersOf(marks), err)
 		}
 		if stale == "" {
 			return
@@ -738,11 +732,9 @@ func udpListener(t *testing.T) (port int, received *atomic.Int64) {
 	return c.LocalAddr().(*net.UDPAddr).Port, received
 }
 
-// waitCount waits up to 10 seconds for n to reach want.
-func waitCount(n *atomic.Int64, want int64) int64 {
-	for deadline := time.Now().Add(10 * time.Second); n.Load() != want && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+// waitCount waits until n reaches want (testbin.Poll), and returns n.
+func waitCount(t *testing.T, n *atomic.Int64, want int64) int64 {
+	_ = testbin.Poll(t, func() bool { return n.Load() == want })
 	return n.Load()
 }
 
@@ -763,13 +755,13 @@ func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
 			t.Fatalf("network on: %v %s", failed, out)
 		}
 		// The accept may land just after the client returns.
-		if n := waitCount(accepted, 1); n != 1 {
+		if n := waitCount(t, accepted, 1); n != 1 {
 			t.Fatalf("network on: the listener accepted %d connections, want 1", n)
 		}
 		if out, failed := bash(t, on, fmt.Sprintf(send, udpPort), false); failed || !strings.Contains(out, "sent") {
 			t.Fatalf("network on: UDP: %v %s", failed, out)
 		}
-		if n := waitCount(received, 1); n != 1 {
+		if n := waitCount(t, received, 1); n != 1 {
 			t.Fatalf("network on: the UDP listener received %d datagrams, want 1", n)
 		}
 		off, _ := e.serve(t, layers, nil, "--settings", `{"sandbox":{"network":false}}`)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -110,15 +110,18 @@ func call(id, name string, in testInput) Call {
 	return Call{ID: id, Name: name, Input: b}
 }
 
-// waitFor receives n values from ch or fails after a generous bound (a
-// deadlock guard, not a speed requirement).
+// waitFor receives n values from ch, failing the test if it ends (or
+// nears the test binary's deadline) first: a deadlock guard, not a speed
+// requirement.
 func waitFor(t *testing.T, ch <-chan string, n int) {
 	t.Helper()
+	ctx, cancel := testbin.WaitContext(t)
+	defer cancel()
 	for i := 0; i < n; i++ {
 		select {
 		case <-ch:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("only %d of %d calls started", i, n)
+		case <-ctx.Done():
+			t.Fatalf("only %d of %d calls started: %v", i, n, context.Cause(ctx))
 		}
 	}
 }

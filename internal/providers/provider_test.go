@@ -2,10 +2,10 @@ package providers
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
 
@@ -76,12 +76,7 @@ func TestNew(t *testing.T) {
 
 func TestStream_unreachable_endpoint(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close() // nothing listens there now
+	addr := testbin.FreeAddr(t) // nothing listens there
 	for _, tc := range []struct{ model, base, envVar string }{
 		{"anthropic/m", "http://" + addr, "ANTHROPIC_BASE_URL"},
 		{"ollama/m", "http://" + addr + "/v1", "OPENAI_BASE_URL"},

@@ -41,6 +41,15 @@ func WaitContext(t testing.TB) (context.Context, context.CancelFunc) {
 // ends as soon as that state is there, however long the machine takes.
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
+	if err := Poll(t, cond); err != nil {
+		t.Fatalf("gave up waiting for %s: %v", what, err)
+	}
+}
+
+// Poll is WaitFor for a caller that fails t itself, with what it saw (a
+// screen, a process list): it calls cond as WaitFor does and returns nil
+// once cond reports true, or why it gave up when WaitContext ended first.
+func Poll(t testing.TB, cond func() bool) error {
 	ctx, cancel := WaitContext(t)
 	defer cancel()
 	pause := time.Millisecond
@@ -49,11 +58,12 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			t.Fatalf("gave up waiting for %s: %v", what, context.Cause(ctx))
+			return context.Cause(ctx)
 		case <-timer.C:
 		}
 		pause = min(2*pause, 50*time.Millisecond)
 	}
+	return nil
 }
 
 // FreeAddr returns a loopback TCP address ("127.0.0.1:PORT") that nothing

@@ -83,6 +83,25 @@ func TestWaitFor_gives_up_when_the_test_ends_or_its_deadline_nears(t *testing.T)
 	}
 }
 
+// TestPoll_reports_why_it_gave_up: Poll returns nil once cond holds and,
+// without failing the test, the cause when the wait ends first, so the
+// caller can fail with what it saw.
+func TestPoll_reports_why_it_gave_up(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	if err := Poll(t, func() bool { return n.Add(1) >= 3 }); err != nil || n.Load() != 3 {
+		t.Fatalf("Poll = %v after %d calls, want nil after 3", err, n.Load())
+	}
+	f := &failingTB{TB: t, ctx: context.Background(), deadline: time.Now().Add(deadlineMargin / 2)}
+	err := Poll(f, func() bool { return false })
+	if err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("near the deadline: Poll = %v, want the deadline named", err)
+	}
+	if f.failure != "" {
+		t.Fatalf("Poll failed the test itself: %q", f.failure)
+	}
+}
+
 // TestFreeAddr_can_be_listened_on: the address is a loopback one a
 // listener can take, and FreePort is a port number.
 func TestFreeAddr_can_be_listened_on(t *testing.T) {

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
@@ -348,15 +348,11 @@ func TestNaturalCompare(t *testing.T) {
 	}
 }
 
-// waitFor waits until the output shows want (a hang fails after a while
-// rather than blocking the test run).
+// waitFor waits until the output shows want (a hang fails the test
+// rather than blocking the run).
 func waitFor(t *testing.T, buf *syncBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(buf.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("output never showed %q:\n%s", want, buf.String())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := testbin.Poll(t, func() bool { return strings.Contains(buf.String(), want) }); err != nil {
+		t.Fatalf("output never showed %q (%v):\n%s", want, err, buf.String())
 	}
 }

@@ -5,14 +5,15 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/permissions"
@@ -213,15 +214,9 @@ func TestHooks_endToEnd(t *testing.T) {
 		}
 		// The whole process group is killed: the background sleep goes too
 		// (it may linger briefly as a zombie until init reaps it).
-		for i := 0; ; i++ {
-			if syscall.Kill(pid, 0) != nil || isZombie(pid) {
-				break
-			}
-			if i == 100 {
-				t.Fatalf("the hook's child %d is still running", pid)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		testbin.WaitFor(t, fmt.Sprintf("the hook's child %d to end", pid), func() bool {
+			return syscall.Kill(pid, 0) != nil || isZombie(pid)
+		})
 	})
 	t.Run("matchers select tools", func(t *testing.T) {
 		e := newEnv(t)
