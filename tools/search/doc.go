@@ -15,10 +15,11 @@
 //     the directory's descriptor.
 //   - ignore.go: .gitignore (nested, with negations), .ignore,
 //     .git/info/exclude and the user's global excludes, with ripgrep's
-//     precedence. The rules are compiled here on top of doublestar rather
-//     than by github.com/sabhiram/go-gitignore, which gets `?`, `[!...]`,
-//     patterns with an inner slash and cross-file negation wrong (see
-//     ignore_test.go).
+//     precedence. The rules are compiled here on top of doublestar and
+//     held to git's own answers: testdata/check-ignore.txt records what
+//     `git check-ignore` decides on every case of ignore_test.go
+//     (ignore_git_test.go; `go test -run TestGitignoreAgreesWithGit
+//     -record` asks git again).
 //   - override.go and types.go: Grep's `glob` and `type` filters.
 //   - matcher.go: the pattern (Go's RE2 regexp) plus a literal prefilter
 //     derived from regexp/syntax: the literals every match must contain
