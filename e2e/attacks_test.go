@@ -37,6 +37,7 @@ type attackCase struct {
 	open               string   // why the attack still works (the case then expects it to)
 	settings           string
 	args               []string // further serve flags
+	env                []string // further variables of the server's environment (NAME=value)
 	tty                bool     // the server runs with a controlling terminal
 	inherit            bool     // the server inherits a directory descriptor on outside
 	// plant are the files (area/path → content) made before the server
@@ -123,6 +124,13 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 			c.settings = value
 		case "args":
 			c.args = strings.Fields(value)
+		case "env":
+			for _, kv := range strings.Fields(value) {
+				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+					return nil, fmt.Errorf("env: %q: want NAME=value", kv)
+				}
+				c.env = append(c.env, kv)
+			}
 		case "tty":
 			c.tty = value == "yes"
 		case "inherit":
@@ -131,7 +139,7 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 			}
 			c.inherit = true
 		default:
-			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings, args, tty or inherit", key)
+			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings, args, env, tty or inherit", key)
 		}
 	}
 	if err := flush(); err != nil {
@@ -503,7 +511,11 @@ func TestAttackCorpus(t *testing.T) {
 					t.Cleanup(func() { d.Close() })
 					e.inherit = d
 				}
-				cs, _ := e.serve(t, layers, nil, args...)
+				var env []string
+				for _, kv := range c.env {
+					env = append(env, e.expand(kv, helper))
+				}
+				cs, _ := e.serve(t, layers, env, args...)
 				failed := runAttack(t, c, e, cs, helper)
 				must := c.holdsUnder(layers)
 				switch {

@@ -217,6 +217,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		return nil, err
 	}
 	toolOpts.Sandbox = perm.sandbox
+	toolOpts.EnvAllow = perm.settings.Sandbox.EnvAllow
 	// The sandbox's probe runs while the chat sets up and the user types.
 	perm.sandbox.StartProbe()
 	if toolOpts.LSP, err = f.w.lspService(perm, cwd); err != nil {

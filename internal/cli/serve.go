@@ -147,6 +147,7 @@ func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, stats *shell.Stat
 		return nil, err
 	}
 	toolOpts.Sandbox = perm.sandbox
+	toolOpts.EnvAllow = perm.settings.Sandbox.EnvAllow
 	toolOpts.ShellStats = stats
 	if toolOpts.LSP, err = w.lspService(perm, project); err != nil {
 		return nil, err

@@ -29,6 +29,17 @@ type SandboxFile struct {
 	AllowUserNamespaces *bool `json:"allowUserNamespaces"`
 	// Limits caps each command's processes and memory.
 	Limits *SandboxLimitsFile `json:"limits"`
+	// Env is the "env" object: allow lists the server's variables a
+	// command gets beyond those a shell and a build need.
+	Env *SandboxEnvFile `json:"env"`
+}
+
+// SandboxEnvFile is the sandbox's "env" object.
+type SandboxEnvFile struct {
+	// Allow names variables of the server's environment that commands,
+	// background tasks and language servers get (GITHUB_TOKEN, say):
+	// a name, or a prefix ending in "*" (MYAPP_*).
+	Allow []string `json:"allow"`
 }
 
 // SandboxLimitsFile is the sandbox's "limits" object: processes is a
@@ -65,6 +76,9 @@ type SandboxSettings struct {
 	// LimitProcesses and LimitMemory cap each command: 0 when no source
 	// set them (the default applies), negative for no cap.
 	LimitProcesses, LimitMemory int64
+	// EnvAllow are the env.allow names of every source: variables a
+	// command gets beyond those a shell and a build need.
+	EnvAllow []string
 }
 
 func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
@@ -123,6 +137,14 @@ func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
 			s.LimitMemory = noCapIfZero(n)
 		}
 	}
+	if f.Env != nil {
+		for i, name := range f.Env.Allow {
+			if !validEnvName(name) {
+				return fmt.Errorf(`sandbox.env.allow[%d]: %q is not a variable name (letters, digits and "_", not starting with a digit, optionally ending in "*" for every name it begins)`, i, name)
+			}
+		}
+		s.EnvAllow = append(s.EnvAllow, f.Env.Allow...)
+	}
 	if f.BuildCaches != nil {
 		s.BuildCaches = []string{}
 		for _, d := range *f.BuildCaches {
@@ -156,6 +178,11 @@ func (f *SandboxFile) dropWidening() []string {
 	if f.Limits != nil {
 		f.Limits, keys = nil, append(keys, "limits")
 	}
+	if f.Env != nil && len(f.Env.Allow) > 0 {
+		// A variable named here hands the server's secret to whatever
+		// the repository's scripts run.
+		f.Env, keys = nil, append(keys, "env.allow")
+	}
 	switch n := bytes.TrimSpace(f.Network); {
 	case bytes.Equal(n, []byte("true")):
 		f.Network, keys = nil, append(keys, "network")
@@ -172,6 +199,25 @@ func (f *SandboxFile) dropWidening() []string {
 		}
 	}
 	return keys
+}
+
+// validEnvName reports whether name can be an entry of sandbox.env.allow:
+// a variable's name (letters, digits and underscores, not starting with a
+// digit), optionally ending in "*" to admit every name it begins.
+func validEnvName(name string) bool {
+	name = strings.TrimSuffix(name, "*")
+	if name == "" {
+		return false
+	}
+	for i, c := range name {
+		switch {
+		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // noCapIfZero maps a setting's 0 (no cap) to -1, leaving 0 for "not set".

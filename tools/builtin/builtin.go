@@ -32,6 +32,9 @@ type Options struct {
 	MaxServerBackgroundTasks int
 	// Sandbox confines Bash's commands (nil: unconfined).
 	Sandbox *sandbox.Sandbox
+	// EnvAllow are the server's variables Bash's commands get beyond
+	// those a shell and a build need (sandbox.env.allow).
+	EnvAllow []string
 	// LSP is the language servers: diagnostics after Write, Edit and
 	// MultiEdit, and the LSP tool (nil: neither).
 	LSP *lsp.Service
@@ -56,7 +59,7 @@ func Tools(opts Options) []*tools.Tool {
 		fs.NotebookEdit(fo),
 		search.Glob(),
 		search.Grep(),
-		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks, Sandbox: opts.Sandbox, Stats: opts.ShellStats}),
+		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks, Sandbox: opts.Sandbox, EnvAllow: opts.EnvAllow, Stats: opts.ShellStats}),
 		shell.TaskOutput(),
 		shell.TaskInput(),
 		shell.TaskList(),

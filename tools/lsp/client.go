@@ -40,6 +40,8 @@ type env struct {
 	sandbox  *sandbox.Sandbox
 	workDirs []string
 	stateDir string
+	// envAllow are the further variables a server gets (serverEnv).
+	envAllow []string
 }
 
 // client is one language server process for one workspace root, started
@@ -194,7 +196,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	}
 	cmd := launch.Cmd
 	cmd.Dir = c.root
-	cmd.Env = append(serverEnv(), launch.Env...)
+	cmd.Env = append(serverEnv(c.env.envAllow), launch.Env...)
 	if c.env.sandbox.Confines(line) && c.env.stateDir != "" {
 		// gopls keeps its cache under the user's cache directory, which
 		// the sandbox holds read-only.
@@ -587,15 +589,15 @@ func (c *client) kill(p *process) {
 	<-p.done
 }
 
-// serverEnv is a server's environment: the agent-mcp server's, without
-// its own secrets (proc.SecretEnv, as for Bash's commands) and without
-// what would make the bash that starts it run a file first (BASH_ENV,
-// ENV).
-func serverEnv() []string {
+// serverEnv is a server's environment: of the agent-mcp server's, what
+// Bash's commands get (proc.CommandEnv and the names allow adds, never
+// proc.SecretEnv), without what would make the bash that starts it run a
+// file first (BASH_ENV, ENV).
+func serverEnv(allow []string) []string {
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range proc.Allowed(os.Environ(), allow) {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "BASH_ENV" || k == "ENV" || proc.IsSecret(k) {
+		if k == "BASH_ENV" || k == "ENV" {
 			continue
 		}
 		env = append(env, kv)

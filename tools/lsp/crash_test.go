@@ -34,9 +34,11 @@ func TestBrokenServerDoesNotStopEdits(t *testing.T) {
 	}
 }
 
-// A server gets the environment Bash's commands get: without agent-mcp's
-// own secrets, and without BASH_ENV, which would run a file in the bash
-// that starts it. (Not parallel: it sets the process's environment.)
+// A server gets the environment Bash's commands get: what a build needs
+// and what sandbox.env.allow names, without agent-mcp's own secrets or any
+// other unnamed variable, and without BASH_ENV, which would run a file in
+// the bash that starts it. (Not parallel: it sets the process's
+// environment.)
 func TestServerEnvironmentLacksSecrets(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "bash_env_ran")
@@ -46,10 +48,15 @@ func TestServerEnvironmentLacksSecrets(t *testing.T) {
 	}
 	t.Setenv("AGENT_MCP_TOKEN", "s3cret-token")
 	t.Setenv("BASH_ENV", script)
+	t.Setenv("GITHUB_TOKEN", "gh-token-0017")
+	t.Setenv("HF_TOKEN", "hf-token-0017")
+	t.Setenv("ALLOWED_BY_SETTINGS", "named-0017")
+	t.Setenv("GOFLAGS", "-mod=mod")
 	envFile := filepath.Join(dir, "env")
 	dump := lsp.ServerConfig{Name: "dump", Command: "sh", Args: []string{"-c", "env > " + envFile + "; exit 3"},
 		ExtensionToLanguage: map[string]string{".txt": "plaintext"}, Path: "/bin/sh", Source: "test"}
-	svc := lsp.New(lsp.Options{Servers: []lsp.ServerConfig{dump}, DiagnosticsWait: time.Second})
+	svc := lsp.New(lsp.Options{Servers: []lsp.ServerConfig{dump}, DiagnosticsWait: time.Second,
+		EnvAllow: []string{"ALLOWED_BY_*", "BASH_ENV"}})
 	e := lspEnv(t, svc)
 	put(t, e.Dir(), "f.txt", "one\n")
 	e.OK("Read", map[string]any{"file_path": "f.txt"})
@@ -58,8 +65,15 @@ func TestServerEnvironmentLacksSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the server did not run: %v", err)
 	}
-	if strings.Contains(string(env), "s3cret-token") || strings.Contains(string(env), "BASH_ENV") {
-		t.Errorf("the server's environment holds a secret or BASH_ENV:\n%s", env)
+	for _, secret := range []string{"s3cret-token", "BASH_ENV", "gh-token-0017", "hf-token-0017"} {
+		if strings.Contains(string(env), secret) {
+			t.Errorf("the server's environment holds %s:\n%s", secret, env)
+		}
+	}
+	for _, want := range []string{"ALLOWED_BY_SETTINGS=named-0017", "GOFLAGS=-mod=mod", "PATH="} {
+		if !strings.Contains(string(env), want) {
+			t.Errorf("the server's environment lacks %s:\n%s", want, env)
+		}
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("BASH_ENV ran in the bash that starts the server")

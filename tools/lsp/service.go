@@ -33,6 +33,10 @@ type Options struct {
 	// Sandbox confines the servers as it confines Bash's commands (nil:
 	// unconfined, as Bash is then).
 	Sandbox *sandbox.Sandbox
+	// EnvAllow are the server's variables a language server gets beyond
+	// those a shell and a build need (sandbox.env.allow), as Bash's
+	// commands do.
+	EnvAllow []string
 	// DiagnosticsWait bounds the wait for a warm server's diagnostics
 	// after a change; 0 means DefaultDiagnosticsWait.
 	DiagnosticsWait time.Duration
@@ -147,7 +151,7 @@ func (s *Service) clientFor(sess *tools.Session, path string) (*client, string, 
 	}
 	c := m.clients[key]
 	if c == nil {
-		c = newClient(*cfg, root, env{sandbox: s.opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir()})
+		c = newClient(*cfg, root, env{sandbox: s.opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(), envAllow: s.opts.EnvAllow})
 		m.clients[key] = c
 	}
 	return c, lang, true

@@ -73,6 +73,10 @@ type Options struct {
 	slots *backgroundSlots
 	// Sandbox confines every command (nil: commands run unconfined).
 	Sandbox *sandbox.Sandbox
+	// EnvAllow are the server's variables a command gets beyond those a
+	// shell and a build need (sandbox.env.allow; proc.CommandEnv): a
+	// name, or a prefix ending in "*".
+	EnvAllow []string
 	// Stats, if set, counts the commands started and the background
 	// tasks running, for the server's metrics.
 	Stats *Stats
@@ -241,7 +245,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 		command: in.Command, description: in.Description, script: in.Command, dir: dir,
 		grace: cmpOr(opts.KillGrace, defaultGrace), fileLimit: cmpOr(opts.OutputFileLimit, defaultFileLimit),
 		maxBackground: opts.maxBackground(), slots: opts.slots, stats: opts.Stats,
-		sandbox: opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(),
+		sandbox: opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(), envAllow: opts.EnvAllow,
 		egress: egressFor(ctx, opts.Sandbox, uc, in.Command), session: sess,
 	}
 

@@ -33,10 +33,12 @@ var nonInteractive = map[string]string{
 	"HOMEBREW_NO_AUTO_UPDATE": "1",
 }
 
-// commandEnv is the environment of a command: the server's without
-// [proc.SecretEnv], with the non-interactive settings, TERM (dumb on a pipe,
-// xterm-256color on a pseudo-terminal) and the task marker.
-func commandEnv(marker string, pty bool) []string {
+// commandEnv is the environment of a command: of the server's, the
+// variables a shell and a build need ([proc.CommandEnv]) and those allow
+// (sandbox.env.allow) names, never [proc.SecretEnv]; with the
+// non-interactive settings, TERM (dumb on a pipe, xterm-256color on a
+// pseudo-terminal) and the task marker.
+func commandEnv(marker string, pty bool, allow []string) []string {
 	set := map[string]string{}
 	for k, v := range nonInteractive {
 		set[k] = v
@@ -53,8 +55,9 @@ func commandEnv(marker string, pty bool) []string {
 	if os.Getenv("GIT_SSH_COMMAND") == "" {
 		set["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
 	}
-	env := make([]string, 0, len(os.Environ())+len(set))
-	for _, kv := range os.Environ() {
+	base := proc.Allowed(os.Environ(), allow)
+	env := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
 		if _, override := set[k]; override {
 			continue
@@ -63,9 +66,6 @@ func commandEnv(marker string, pty bool) []string {
 		// CDPATH, BASHOPTS, SHELLOPTS and GLOBIGNORE would make cd and
 		// globs lead elsewhere than the permission check saw.
 		if k == "BASH_ENV" || k == "ENV" || k == "CDPATH" || k == "BASHOPTS" || k == "SHELLOPTS" || k == "GLOBIGNORE" {
-			continue
-		}
-		if proc.IsSecret(k) {
 			continue
 		}
 		env = append(env, kv)

@@ -305,6 +305,8 @@ type startSpec struct {
 	egress *egress.Handler
 	// session is the command's session (its proxied commands, network.go).
 	session *tools.Session
+	// envAllow are the further variables the command gets (commandEnv).
+	envAllow []string
 }
 
 // runningBackground counts the session's background tasks still running.
@@ -412,7 +414,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	}
 	cmd := launch.Cmd
 	cmd.Dir = spec.dir
-	cmd.Env = append(commandEnv(t.marker, spec.pty), launch.Env...)
+	cmd.Env = append(commandEnv(t.marker, spec.pty, spec.envAllow), launch.Env...)
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
