@@ -12,10 +12,6 @@ import (
 	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
-// Version is set at build time with
-// -ldflags "-X github.com/agent-mcp/agent-mcp/internal/cli.Version=...".
-var Version = "0.1.0-dev"
-
 type command struct {
 	name    string
 	summary string
@@ -53,7 +49,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if args[0] == "--version" || args[0] == "-version" {
-		fmt.Fprintf(stdout, "agent-mcp %s\n", Version)
+		fmt.Fprint(stdout, versionLine())
 		return 0
 	}
 	for _, c := range commands() {
@@ -200,7 +196,7 @@ func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "agent-mcp %s\n", Version)
+	fmt.Fprint(stdout, versionLine())
 	return nil
 }
 
