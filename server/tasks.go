@@ -73,6 +73,12 @@ type TaskPolicy struct {
 	// Required refuses the tool to clients that do not accept tasks
 	// (-32021, Missing Required Client Capability).
 	Required bool
+	// InputFirst asks for the input a call needs within its inline window
+	// by multi round-trip (an input-required result; the client retries
+	// the call with the answers), so that the task is made only once the
+	// input is in. Without it such a call becomes a task in
+	// input_required at once.
+	InputFirst bool
 }
 
 // TaskOptions configure the Tasks extension.
@@ -152,6 +158,9 @@ type mcpTask struct {
 	retry func(answers map[string]json.RawMessage, state string) <-chan taskOutcome
 	// ended is closed when the task reaches a terminal status.
 	ended chan struct{}
+	// dropState lets go of the call parked under a request state that
+	// will not be retried (the task ended while waiting for input).
+	dropState func(state string)
 
 	mu       sync.Mutex
 	status   string
@@ -176,7 +185,12 @@ func (s *Server) newTask(owner string, cancel context.CancelFunc) *mcpTask {
 	opts := s.cfg.Tasks
 	now := time.Now().UTC()
 	t := &mcpTask{id: tools.RandomID(), owner: owner, created: now, updated: now,
-		ttl: opts.ttl(), poll: opts.poll(), cancel: cancel, status: taskWorking, ended: make(chan struct{})}
+		ttl: opts.ttl(), poll: opts.poll(), cancel: cancel, status: taskWorking, ended: make(chan struct{}),
+		dropState: func(state string) {
+			if v, ok := s.pending.LoadAndDelete(state); ok {
+				v.(*pendingCall).cancel()
+			}
+		}}
 	st := &s.tasks
 	st.mu.Lock()
 	if st.byID == nil {
@@ -266,8 +280,12 @@ func (t *mcpTask) finish(status, message string, out taskOutcome) {
 		return
 	}
 	t.status, t.message, t.updated, t.outcome = status, message, time.Now().UTC(), out
-	t.requests, t.answers = nil, nil
+	state := t.state
+	t.requests, t.answers, t.state = nil, nil, ""
 	t.mu.Unlock()
+	if state != "" && t.dropState != nil {
+		t.dropState(state)
+	}
 	close(t.ended)
 	if t.cancel != nil {
 		t.cancel()

@@ -134,7 +134,7 @@ func (h *HTTPServer) serveTaskCall(w http.ResponseWriter, r *http.Request, princ
 	select {
 	case <-rec.done:
 		out := rec.outcome()
-		if _, _, input := out.inputRequired(); !input {
+		if _, _, input := out.inputRequired(); !input || policy.InputFirst {
 			rec.copyTo(w)
 			cancel()
 			h.server.principalEnd(principal, h.opt.SessionTimeout)

@@ -24,6 +24,7 @@ func taskPolicies() map[string]server.TaskPolicy {
 		p[name] = server.TaskPolicy{}
 	}
 	p["failing_job"] = server.TaskPolicy{Required: true}
+	p["test_tool_with_task"] = server.TaskPolicy{Inline: 200 * time.Millisecond, Required: true, InputFirst: true}
 	return p
 }
 
@@ -90,6 +91,23 @@ func mountTasks(s *mcp.Server) {
 				return &mcp.CallToolResult{InputRequests: want}, nil, nil
 			}
 			return text("multi_input: both answered"), nil, nil
+		})
+	// test_tool_with_task asks for a name by multi round-trip, then works
+	// on as a task (InputFirst in its policy) for a moment.
+	mcp.AddTool(s, &mcp.Tool{Name: "test_tool_with_task", Description: "Asks for a name, then greets it as a task"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ noInput) (*mcp.CallToolResult, any, error) {
+			r, ok := req.Params.InputResponses["user_name"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+					"user_name": &mcp.ElicitParams{Message: "Your name?", RequestedSchema: confirmSchema},
+				}}, nil, nil
+			}
+			select {
+			case <-time.After(500 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+			return text(fmt.Sprintf("Hello, %v!", r.Content["name"])), nil, nil
 		})
 }
 
