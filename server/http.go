@@ -356,6 +356,9 @@ func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, pr
 		h.sessionless.ServeHTTP(w, r)
 		return
 	}
+	if h.serveTasks(w, r, principal) {
+		return
+	}
 	h.server.principalBegin(principal)
 	defer h.server.principalEnd(principal, h.opt.SessionTimeout)
 	h.servePOST(w, r, h.sessionless, facts)

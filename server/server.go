@@ -53,6 +53,9 @@ type Config struct {
 	// server is built (the conformance fixture build adds completion and
 	// subscription handlers this way). Production leaves it nil.
 	CustomizeMCP func(*mcp.ServerOptions)
+	// Tasks configure the Tasks extension (tasks.go): which tools' calls
+	// become tasks, their TTL and poll interval.
+	Tasks TaskOptions
 	// Initialized, if set, is called once over stdio, just after the
 	// answer to initialize has been written: the host that started the
 	// server waits for that answer, so work that can wait (the sandbox's
@@ -89,6 +92,9 @@ type Server struct {
 	// principal.go).
 	principals principals
 
+	// tasks are the tools/calls served as tasks (see tasks.go).
+	tasks taskStore
+
 	// closing counts sessions being closed because their MCP session
 	// ended or their principal was idle; Close waits for them.
 	closing sync.WaitGroup
@@ -113,6 +119,9 @@ func New(cfg Config) (*Server, error) {
 			Tools: &mcp.ToolCapabilities{ListChanged: true},
 			// Persisted results come and go with the calls.
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			// The Tasks extension (tasks.go), served to requests that
+			// declare it.
+			Extensions: map[string]any{tasksExtension: map[string]any{}},
 		},
 	}
 	declareLogging(mcpOpts.Capabilities)
@@ -235,6 +244,7 @@ func (s *Server) Close() {
 	}
 	s.sessions = map[*mcp.ServerSession]*tools.Session{}
 	s.mu.Unlock()
+	s.closeTasks()
 	sessions = append(sessions, s.takePrincipals()...)
 	s.pending.Range(func(token, v any) bool {
 		s.pending.Delete(token)

@@ -66,6 +66,7 @@ func run(ctx context.Context, args []string) error {
 		Pipeline: &orchestrator.Pipeline{Pool: pool, MaxParallel: orchestrator.DefaultMaxParallel, Logger: logger},
 		Session:  tools.SessionOptions{Cwd: *cwd, StateRoot: *stateDir},
 		Logger:   logger,
+		Tasks:    server.TaskOptions{Tools: taskPolicies()},
 		CustomizeMCP: func(o *mcp.ServerOptions) {
 			o.CompletionHandler = complete
 			o.SubscribeHandler = func(context.Context, *mcp.SubscribeRequest) error { return nil }
@@ -77,6 +78,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	defer srv.Close()
 	mount(srv.MCP())
+	mountTasks(srv.MCP())
 	go announceWatched(ctx, srv.MCP())
 
 	h, err := srv.ListenHTTP(server.HTTPOptions{Addr: *addr, Token: *token, NoAuth: *noAuth})
