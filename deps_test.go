@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	"tools/workflow":              {"tools", "permissions"},
 	"tools":                       {"permissions", "internal/largeargs"},
 
-	"sandbox":          {"sandbox/launcher", "sandbox/egress", "permissions", "permissions/shellcmd"},
+	"sandbox":          {"sandbox/launcher", "sandbox/egress"},
 	"sandbox/egress":   {"internal/netguard"},
 	"sandbox/launcher": {},
 	"sandbox/proc":     {},

@@ -6,20 +6,20 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/agent-mcp/agent-mcp/permissions"
 )
 
 // credentialMasks lists what the namespaces layer masks for one command:
-// the credential paths (permissions.Credentials, the one list) that exist,
-// other sessions' state directories beside stateDir included. A
+// the credential paths ([Config.Credentials], the caller's one list) that
+// exist, other sessions' state directories beside stateDir included. A
 // credential path a Read allow rule names is left readable: wholly when
 // the rule covers all of it (`Read(~/.ssh/**)`), else all of it but the
 // entries the rule matches (`Read(~/.ssh/known_hosts)` leaves that file).
 func (s *Sandbox) credentialMasks(stateDir string) []string {
-	creds := permissions.Credentials{Home: s.cfg.Home, StateHome: s.cfg.StateHome, StateDir: stateDir, Files: s.cfg.SecretFiles}
+	if s.cfg.Credentials == nil {
+		return nil
+	}
 	var out []string
-	for _, c := range creds.Paths() {
+	for _, c := range s.cfg.Credentials(stateDir) {
 		st, err := os.Lstat(c)
 		if err != nil {
 			continue

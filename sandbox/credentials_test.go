@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// TestCredentialMasks: every existing credential path is masked, other
-// sessions' state beside the command's own too; one a Read allow rule
-// names wholly is not, and one a rule names in part keeps only that part.
+// TestCredentialMasks: every existing credential path the configuration
+// lists for the command's state directory is masked (other sessions'
+// state beside the command's own is one); one a Read allow rule names
+// wholly is not, and one a rule names in part keeps only that part.
 func TestCredentialMasks(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -42,7 +43,17 @@ func TestCredentialMasks(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := &Sandbox{cfg: Config{Home: home, ReadAllow: tt.allow}}
+			creds := func(stateDir string) []string {
+				if stateDir != own {
+					t.Errorf("Credentials asked for %s, not the command's state directory %s", stateDir, own)
+				}
+				var out []string
+				for _, p := range []string{".ssh", ".aws", ".gnupg", ".kube", ".netrc", ".local/state/agent-mcp"} {
+					out = append(out, filepath.Join(home, p))
+				}
+				return append(out, other)
+			}
+			s := &Sandbox{cfg: Config{Home: home, ReadAllow: tt.allow, Credentials: creds}}
 			got := s.credentialMasks(own)
 			var want []string
 			for _, w := range tt.want {

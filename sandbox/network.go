@@ -38,10 +38,12 @@ const (
 // of DNS in the egress proxy ("name=address,name=address"): a test and
 // diagnostic hook, as /etc/hosts is for the machine. The addresses are
 // checked as resolved ones are (a loopback one needs a rule naming it).
+// internal/cli reads it into [Config.Hosts].
 const HostsEnv = "AGENT_MCP_EGRESS_HOSTS"
 
-// parseHosts reads [HostsEnv].
-func parseHosts(v string) (map[string]netip.Addr, error) {
+// ParseHosts reads [HostsEnv]'s value: "name=address" pairs separated by
+// commas or spaces.
+func ParseHosts(v string) (map[string]netip.Addr, error) {
 	out := map[string]netip.Addr{}
 	for _, kv := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
 		name, addr, ok := strings.Cut(kv, "=")
@@ -143,12 +145,12 @@ func (s *Sandbox) EgressRules() egress.Rules {
 	return egress.Rules{Allowed: s.cfg.AllowedDomains, Denied: s.cfg.DeniedDomains}
 }
 
-// EgressHosts is the [HostsEnv] map the proxy resolves with first.
+// EgressHosts is the [Config.Hosts] map the proxy resolves with first.
 func (s *Sandbox) EgressHosts() map[string]netip.Addr {
 	if s == nil {
 		return nil
 	}
-	return s.hosts
+	return s.cfg.Hosts
 }
 
 // proxyEnv points a command's proxy variables at 127.0.0.1:port (the

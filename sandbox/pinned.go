@@ -8,8 +8,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/agent-mcp/agent-mcp/permissions"
 )
 
 // Protected names that do not exist yet. The namespaces layer binds an
@@ -67,11 +65,15 @@ type absentGuard struct {
 // clock that can lag the clock the clean point is read from.
 const linkSlack = 100 * time.Millisecond
 
-// pinnedPaths are the protected paths of the writable roots and home,
-// and the configured Pinned paths (agent-mcp's and Claude Code's user
+// pinnedPaths are the protected paths of the writable roots and home
+// ([Config.Protected]) with the repositories found in the roots, and the
+// configured Pinned paths (agent-mcp's and Claude Code's user
 // configuration), which must never be created or changed by a command.
 func (s *Sandbox) pinnedPaths(roots []string, seen map[string]dirState) ([]string, repos) {
-	paths := permissions.SandboxReadOnlyPaths(roots, s.cfg.Home)
+	var paths []string
+	if s.cfg.Protected != nil {
+		paths = slices.Clone(s.cfg.Protected(roots))
+	}
 	found := scanRepos(roots, seen)
 	// The repositories the indexes name are found however far the
 	// bounded scan got: the user's git status enters each.

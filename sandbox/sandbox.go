@@ -20,7 +20,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
 	"github.com/agent-mcp/agent-mcp/sandbox/egress"
 	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
@@ -35,18 +34,19 @@ const HiddenCommand = launcher.HiddenCommand
 func Main(args []string) int { return launcher.Main(args) }
 
 // Probe reports what this machine offers; launcherPath is the agent-mcp
-// binary that tries the namespaces.
-func Probe(launcherPath string) Support {
-	s := probeLandlock()
-	probeProcesses(&s, launcherPath)
+// binary that tries the namespaces. allowed, when not nil, limits the
+// layers reported as [Config.AllowedLayers] does.
+func Probe(launcherPath string, allowed []string) Support {
+	s := probeLandlock(allowed)
+	probeProcesses(&s, launcherPath, allowed)
 	return s
 }
 
 // probeLandlock asks the kernel for its Landlock ABI: one system call.
-func probeLandlock() Support {
+func probeLandlock(allowed []string) Support {
 	var s Support
 	s.Landlock, s.LandlockErr = launcher.LandlockABI()
-	allowedLayers(&s)
+	allowedLayers(&s, allowed)
 	switch {
 	case s.Landlock == 0:
 		s.SupervisorErr = errors.New("no Landlock")
@@ -60,18 +60,19 @@ func probeLandlock() Support {
 
 // probeProcesses tries the namespaces and a cgroup with the launcher: a
 // child process, tens of milliseconds.
-func probeProcesses(s *Support, launcherPath string) {
+func probeProcesses(s *Support, launcherPath string, allowed []string) {
 	s.NamespacesErr = launcher.ProbeNamespaces(launcherPath)
 	s.Namespaces = s.NamespacesErr == nil
 	s.Cgroup, s.CgroupErr = launcher.ProbeCgroup(launcherPath)
-	allowedLayers(s)
+	allowedLayers(s, allowed)
 	probeLimits(s)
 }
 
 // LayersEnv is the variable that, when set, limits the layers the sandbox
 // may use to the comma separated list it holds ("namespaces", "landlock",
 // "cgroup"; "none" for none): a test and diagnostic hook that simulates a
-// machine offering less than this one.
+// machine offering less than this one. internal/cli reads it into
+// [Config.AllowedLayers].
 const LayersEnv = "AGENT_MCP_SANDBOX_LAYERS"
 
 // Mode says how strongly the sandbox is wanted.
@@ -181,7 +182,7 @@ type Config struct {
 	// rules (sandbox.network.allowedDomains and deniedDomains, and the
 	// WebFetch(domain:…) allow and deny rules).
 	AllowedDomains, DeniedDomains []string
-	// Home is the user's home directory (protected rc files, caches).
+	// Home is the user's home directory (the build caches).
 	Home string
 	// BuildCaches are the user's build caches (caches.go): never
 	// writable by a command; each one agent-mcp knows a variable for
@@ -202,15 +203,26 @@ type Config struct {
 	// ReadAllow are the Read allow rules' paths: a credential path one of
 	// them names is not masked (credentials.go).
 	ReadAllow []Pattern
-	// StateHome is $XDG_STATE_HOME, where agent-mcp keeps chat's
-	// conversations (masked); empty means Home/.local/state.
-	StateHome string
-	// SecretFiles are the server's own secret files (--token-file),
-	// masked.
-	SecretFiles []string
-	// Excluded are commands that run outside the sandbox (each the start
-	// of a command line, e.g. "docker" or "git push").
-	Excluded []string
+	// Credentials lists the credential paths of a command whose session
+	// keeps its state in stateDir, whether or not they exist: the
+	// namespaces layer masks those that exist (credentials.go). The
+	// caller keeps the one list (the permission check refuses reading
+	// the same paths); nil means none.
+	Credentials func(stateDir string) []string
+	// Protected lists the paths a command may never create or change in
+	// the writable roots and the home directory (a .git's hooks and
+	// config, .mcp.json, .envrc, ...; pinned.go), whether or not they
+	// exist; nil means none. The sandbox adds the parts of the
+	// repositories it finds.
+	Protected func(roots []string) []string
+	// Hosts maps names to addresses ahead of DNS in the egress proxy
+	// ([HostsEnv], read by [ParseHosts]).
+	Hosts map[string]netip.Addr
+	// AllowedLayers, when not nil, limits the layers the sandbox may use
+	// to those it names ("namespaces", "landlock", "cgroup"; an empty list
+	// or "none" for none): [LayersEnv]. nil: every layer the machine
+	// offers.
+	AllowedLayers []string
 	// Limits caps each command's processes and memory where it runs in
 	// a cgroup of its own.
 	Limits Limits
@@ -249,8 +261,6 @@ type Sandbox struct {
 	guard absentGuard
 	// repos are the .git entries every scan so far found (git.go).
 	repos repoMemory
-	// hosts are the egress proxy's names resolved ahead of DNS (HostsEnv).
-	hosts map[string]netip.Addr
 	// proxy is the egress proxy's listener with Landlock alone, made on
 	// first use (supervise_linux.go).
 	proxyOnce sync.Once
@@ -281,20 +291,13 @@ func New(cfg Config) (*Sandbox, error) {
 	// server answers initialize first: on two cores the probe's children
 	// would take a core from that answer) or the first method that needs
 	// the layers.
-	s := &Sandbox{cfg: cfg, probed: make(chan struct{}), support: probeLandlock()}
+	s := &Sandbox{cfg: cfg, probed: make(chan struct{}), support: probeLandlock(cfg.AllowedLayers)}
 	s.guard.memory = &s.repos
 	if cfg.Mode == ModeRequired && s.support.Landlock == 0 {
 		s.probeStart.Do(s.probe)
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
 	}
 	s.landlock, s.supervisorErr = s.support.Landlock, s.support.SupervisorErr
-	if v := os.Getenv(HostsEnv); v != "" {
-		h, err := parseHosts(v)
-		if err != nil {
-			return nil, err
-		}
-		s.hosts = h
-	}
 	s.caches = newBuildCaches(cfg)
 	// A cache of the user's that does not exist yet is made now, so that
 	// a command cannot make one (and fill it) where a working directory
@@ -321,7 +324,7 @@ func (s *Sandbox) probe() {
 	defer close(s.probed)
 	s.caches.prune()
 	sup := s.support
-	probeProcesses(&sup, s.cfg.Launcher)
+	probeProcesses(&sup, s.cfg.Launcher, s.cfg.AllowedLayers)
 	s.support = sup
 	s.layers = Layers{Namespaces: sup.Namespaces, Landlock: sup.Landlock}
 	s.layers.Cgroup = s.layers.Any() && sup.Cgroup != ""
@@ -340,13 +343,12 @@ func (s *Sandbox) ready() {
 	}
 }
 
-// allowedLayers applies [LayersEnv] to what the machine supports.
-func allowedLayers(sup *Support) {
-	v, ok := os.LookupEnv(LayersEnv)
-	if !ok {
+// allowedLayers applies [Config.AllowedLayers] to what the machine
+// supports.
+func allowedLayers(sup *Support, want []string) {
+	if want == nil {
 		return
 	}
-	want := strings.Split(strings.ToLower(v), ",")
 	if !slices.Contains(want, "namespaces") && sup.Namespaces {
 		sup.Namespaces, sup.NamespacesErr = false, fmt.Errorf("turned off by %s", LayersEnv)
 	}
@@ -377,60 +379,17 @@ func (s *Sandbox) Support() Support {
 	return s.support
 }
 
-// Confines reports whether command runs confined: a layer is in use and
-// the command is not one of the excluded ones.
-func (s *Sandbox) Confines(command string) bool {
-	return s != nil && s.Layers().Any() && !s.Excluded(command)
+// Confines reports whether commands run confined: a layer is in use. A
+// command its [Spec] marks Excluded runs outside the sandbox whatever
+// this says: the caller decides that.
+func (s *Sandbox) Confines() bool {
+	return s != nil && s.Layers().Any()
 }
 
 // HoldsPaths reports whether the kernel keeps protected and Edit-denied
 // paths read-only and masks Read-denied ones: the namespaces layer does;
 // Landlock alone cannot take back part of a writable root.
 func (s *Sandbox) HoldsPaths() bool { return s != nil && s.Layers().Namespaces }
-
-// Excluded reports whether command runs only excluded programs: every
-// simple command of the line (split and looked into as Bash permission
-// rules are: across ;, &&, |, subshells, substitutions, bash -c and
-// wrappers) starts with the words of one of the excluded commands. Such a
-// line runs outside the sandbox; a line that also runs anything else, or
-// that does not parse, runs confined.
-func (s *Sandbox) Excluded(command string) bool {
-	if s == nil || len(s.cfg.Excluded) == 0 {
-		return false
-	}
-	script, err := shellcmd.Parse(command)
-	if err != nil || len(script.Commands) == 0 {
-		return false
-	}
-	for _, c := range script.Commands {
-		if c.Opaque || !s.excludedCommand(c) {
-			return false
-		}
-	}
-	return true
-}
-
-// excludedCommand reports whether c's leading words are those of an
-// excluded command.
-func (s *Sandbox) excludedCommand(c shellcmd.Command) bool {
-	for _, e := range s.cfg.Excluded {
-		ew := strings.Fields(e)
-		if len(ew) == 0 || len(c.Args) < len(ew) {
-			continue
-		}
-		match := true
-		for i, w := range ew {
-			if v, ok := c.Args[i].Literal(); !ok || v != w {
-				match = false
-				break
-			}
-		}
-		if match {
-			return true
-		}
-	}
-	return false
-}
 
 // Describe is the one line `serve` logs at start.
 func (s *Sandbox) Describe() string {
@@ -471,8 +430,10 @@ func DefaultBuildCaches(home string) []string {
 type Spec struct {
 	// Shell runs Script with -c.
 	Shell, Script string
-	// Command is the command line as given, for [Sandbox.Excluded].
-	Command string
+	// Excluded runs the command outside the sandbox, as the plain shell:
+	// the caller found that it runs only programs the user excluded
+	// (sandbox.excludedCommands).
+	Excluded bool
 	// Dir is where it starts.
 	Dir string
 	// WorkDirs are the session's working directories (writable).
@@ -540,7 +501,7 @@ func (l *Launch) Refused() []string {
 // Command returns how to run spec confined. A nil Sandbox, one without
 // layers, or an excluded command gives the plain shell.
 func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
-	if !s.Confines(spec.Command) {
+	if spec.Excluded || !s.Confines() {
 		cmd := exec.Command(spec.Shell, "-c", spec.Script)
 		cmd.ExtraFiles = spec.Files
 		if s == nil || !s.Layers().Any() {

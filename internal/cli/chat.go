@@ -216,7 +216,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if err != nil {
 		return nil, err
 	}
-	toolOpts.Sandbox = perm.sandbox
+	toolOpts.Sandbox, toolOpts.Excluded = perm.sandbox, perm.excluded
 	toolOpts.EnvAllow = perm.settings.Sandbox.EnvAllow
 	// The sandbox's probe runs while the chat sets up and the user types.
 	perm.sandbox.StartProbe()

@@ -45,7 +45,7 @@ func (w *workspaceFlags) lspService(perm *permissionSetup, project string) (*lsp
 	if err != nil {
 		return nil, err
 	}
-	return lsp.New(lsp.Options{Servers: servers, Sandbox: perm.sandbox, EnvAllow: perm.settings.Sandbox.EnvAllow, DiagnosticsWait: perm.settings.LSPDiagnosticsWait}), nil
+	return lsp.New(lsp.Options{Servers: servers, Sandbox: perm.sandbox, Excluded: perm.excluded.Match, EnvAllow: perm.settings.Sandbox.EnvAllow, DiagnosticsWait: perm.settings.LSPDiagnosticsWait}), nil
 }
 
 // printLSPServers lists the language servers for `tools` and `sandbox

@@ -14,6 +14,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
 	"github.com/agent-mcp/agent-mcp/sandbox"
+	"github.com/agent-mcp/agent-mcp/tools/shell"
 )
 
 // permissionFlags configure permission rules and hooks.
@@ -47,6 +48,9 @@ type permissionSetup struct {
 	hooks *hooks.Runner
 	// sandbox confines Bash's commands; nil when off.
 	sandbox *sandbox.Sandbox
+	// excluded are the commands that run outside it
+	// (sandbox.excludedCommands).
+	excluded shell.ExcludedCommands
 }
 
 // permissionSetup loads the settings of project (once per project) and
@@ -59,7 +63,7 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 	if p.loaded != nil && p.loadedProject == project {
 		return p.loaded, nil
 	}
-	loc := settings.DefaultLocations(project)
+	loc := settings.DefaultLocations(project, w.env.configDir)
 	loc.Extra = p.settings
 	loc.TrustProject = p.trustProject
 	s, err := settings.Load(loc)
@@ -88,10 +92,11 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 		return nil, err
 	}
 	pc := permit.Config{Rules: s.Rules, TrustHost: policy.TrustHost, Home: loc.Home, StateHome: stateHome(), SecretFiles: w.secretFiles}
+	excluded := shell.ExcludedCommands(s.Sandbox.Excluded)
 	if sb != nil && (s.Sandbox.AutoAllow == nil || *s.Sandbox.AutoAllow) {
-		pc.Sandbox = sb
+		pc.Sandbox = bashSandbox{sb: sb, excluded: excluded}
 	}
-	setup := &permissionSetup{settings: s, policy: policy, permit: permit.New(pc), sandbox: sb}
+	setup := &permissionSetup{settings: s, policy: policy, permit: permit.New(pc), sandbox: sb, excluded: excluded}
 	if len(s.PreToolUse)+len(s.PostToolUse) > 0 {
 		r, err := hooks.New(hooks.Config{PreToolUse: s.PreToolUse, PostToolUse: s.PostToolUse, ProjectDir: project})
 		if err != nil {

@@ -14,17 +14,29 @@ import (
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
 	"github.com/agent-mcp/agent-mcp/sandbox"
+	"github.com/agent-mcp/agent-mcp/tools/shell"
 )
 
-// newSandbox builds Bash's sandbox from --sandbox and the settings: their
-// sandbox object, Edit allow rules' directories (writable), Edit deny
-// rules (read-only) and Read deny rules (masked).
+// newSandbox builds Bash's sandbox from [workspaceFlags.sandboxConfig].
 func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox.Sandbox, error) {
+	cfg, err := w.sandboxConfig(s, home)
+	if err != nil {
+		return nil, err
+	}
+	return sandbox.New(cfg)
+}
+
+// sandboxConfig is Bash's sandbox as --sandbox, the environment and the
+// settings make it: their sandbox object, Edit allow rules' directories
+// (writable), Edit deny rules (read-only) and Read deny rules (masked),
+// with the permission package's lists of credential and protected paths.
+// The sandbox takes these as facts; the policy is decided here.
+func (w *workspaceFlags) sandboxConfig(s *settings.Settings, home string) (sandbox.Config, error) {
 	mode := sandbox.ModeAuto
 	if w.sandbox != "" {
 		m, err := sandbox.ParseMode(w.sandbox)
 		if err != nil {
-			return nil, fmt.Errorf("--sandbox: %w", err)
+			return sandbox.Config{}, fmt.Errorf("--sandbox: %w", err)
 		}
 		mode = m
 	} else if e := s.Sandbox.Enabled; e != nil && !*e {
@@ -32,16 +44,34 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 	}
 	cfg := sandbox.Config{
 		Mode: mode, Home: home,
-		BuildCaches: s.Sandbox.BuildCaches, Excluded: s.Sandbox.Excluded,
-		StateHome: stateHome(), SecretFiles: w.secretFiles, AllowUserNamespaces: s.Sandbox.AllowUserNamespaces,
-		Limits: sandbox.Limits{Processes: s.Sandbox.LimitProcesses, Memory: s.Sandbox.LimitMemory},
+		BuildCaches: s.Sandbox.BuildCaches, AllowUserNamespaces: s.Sandbox.AllowUserNamespaces,
+		Limits:        sandbox.Limits{Processes: s.Sandbox.LimitProcesses, Memory: s.Sandbox.LimitMemory},
+		AllowedLayers: w.env.layers,
 	}
+	// Off, there is no proxy to resolve names for (sandbox.New makes no
+	// sandbox).
+	if w.env.hosts != "" && mode != sandbox.ModeOff {
+		h, err := sandbox.ParseHosts(w.env.hosts)
+		if err != nil {
+			return sandbox.Config{}, err
+		}
+		cfg.Hosts = h
+	}
+	// The one list of credential paths: the permission check refuses
+	// reading them, the sandbox masks them.
+	creds := permissions.Credentials{Home: home, StateHome: stateHome(), Files: w.secretFiles}
+	cfg.Credentials = func(stateDir string) []string {
+		c := creds
+		c.StateDir = stateDir
+		return c.Paths()
+	}
+	cfg.Protected = func(roots []string) []string { return permissions.SandboxReadOnlyPaths(roots, home) }
 	// agent-mcp's user configuration (settings, trust store) and Claude
 	// Code's are never a command's to write.
-	loc := settings.DefaultLocations("")
+	loc := settings.DefaultLocations("", w.env.configDir)
 	cfg.Pinned = append(cfg.Pinned, loc.ConfigDir, loc.ClaudeDir)
 	if err := egressConfig(&cfg, s); err != nil {
-		return nil, err
+		return sandbox.Config{}, err
 	}
 	for _, r := range s.Rules.Rules(permissions.Allow) {
 		base, glob, ok := r.PathPattern()
@@ -68,8 +98,29 @@ func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox
 			cfg.ReadDeny = append(cfg.ReadDeny, sandbox.Pattern{Base: base, Glob: glob})
 		}
 	}
-	return sandbox.New(cfg)
+	return cfg, nil
 }
+
+// bashSandbox is Bash's sandbox as the permission check asks about it:
+// the kernel mechanism, and the lines the settings exclude from it
+// (sandbox.excludedCommands, which the Bash tool decides).
+type bashSandbox struct {
+	sb       *sandbox.Sandbox
+	excluded shell.ExcludedCommands
+}
+
+// Confines reports whether line runs confined: a layer is in use and the
+// line is not an excluded one.
+func (b bashSandbox) Confines(line string) bool { return b.sb.Confines() && !b.excluded.Match(line) }
+
+// Excluded reports whether line is configured to run outside.
+func (b bashSandbox) Excluded(line string) bool { return b.sb != nil && b.excluded.Match(line) }
+
+// HoldsPaths is [sandbox.Sandbox.HoldsPaths].
+func (b bashSandbox) HoldsPaths() bool { return b.sb.HoldsPaths() }
+
+// HoldsNetwork is [sandbox.Sandbox.HoldsNetwork].
+func (b bashSandbox) HoldsNetwork() bool { return b.sb.HoldsNetwork() }
 
 // literalDir is base joined with the glob's leading components that hold
 // no wildcard.
@@ -110,7 +161,7 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if w.sandbox == "" {
 		w.sandbox = string(sandbox.ModeAuto)
 	}
-	sup := sandbox.Probe("/proc/self/exe")
+	sup := sandbox.Probe("/proc/self/exe", w.env.layers)
 	fmt.Fprintf(stdout, "landlock:   %s\n", supportLine(sup.Landlock > 0, fmt.Sprintf("ABI %d", sup.Landlock), sup.LandlockErr))
 	fmt.Fprintf(stdout, "namespaces: %s\n", supportLine(sup.Namespaces, "user, mount, pid, ipc, net", sup.NamespacesErr))
 	fmt.Fprintf(stdout, "cgroup:     %s\n", supportLine(sup.Cgroup != "", "a cgroup per command beneath "+sup.Cgroup+
@@ -185,7 +236,7 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 		return err
 	}
 	run := func(script string) (string, error) {
-		l, err := sb.Command(sandbox.Spec{Shell: "/bin/sh", Script: script, Command: script, Dir: work,
+		l, err := sb.Command(sandbox.Spec{Shell: "/bin/sh", Script: script, Dir: work,
 			WorkDirs: []string{work}, StateDir: state}, 2*time.Second)
 		if err != nil {
 			return "", err

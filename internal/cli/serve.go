@@ -47,6 +47,8 @@ type workspaceFlags struct {
 	// secretFiles are the server's own secret files (--token-file):
 	// credential paths to every tool and command.
 	secretFiles []string
+	// env is what the command read of its AGENT_MCP_* variables.
+	env environ
 }
 
 func (w *workspaceFlags) add(fs *flag.FlagSet) {
@@ -62,6 +64,7 @@ func (w *workspaceFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&w.lsp, "lsp", "auto", "language servers for diagnostics after edits and the LSP tool: auto (lspServers in settings, the project's .lsp.json once trusted, and gopls, typescript-language-server, pyright, rust-analyzer or clangd found on PATH) or off")
 	w.perm.add(fs)
 	w.web.add(fs)
+	w.env = readEnviron()
 }
 
 // toolOptions checks the flags and turns them into the built-in tools'
@@ -78,6 +81,7 @@ func (w *workspaceFlags) toolOptions() (builtin.Options, error) {
 	}
 	opts, err := w.web.toolOptions()
 	opts.MaxBackgroundTasks, opts.MaxServerBackgroundTasks = w.maxTasks, w.maxSrvTasks
+	opts.DisableBackground = w.env.disableBackground
 	return opts, err
 }
 
@@ -146,7 +150,7 @@ func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, stats *shell.Stat
 	if err != nil {
 		return nil, err
 	}
-	toolOpts.Sandbox = perm.sandbox
+	toolOpts.Sandbox, toolOpts.Excluded = perm.sandbox, perm.excluded
 	toolOpts.EnvAllow = perm.settings.Sandbox.EnvAllow
 	toolOpts.ShellStats = stats
 	if toolOpts.LSP, err = w.lspService(perm, project); err != nil {

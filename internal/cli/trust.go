@@ -26,7 +26,7 @@ func cmdTrust(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 	dir := fs.Arg(0)
-	file, err := settings.Trust(settings.DefaultLocations("").ConfigDir, dir)
+	file, err := settings.Trust(settings.DefaultLocations("", readEnviron().configDir).ConfigDir, dir)
 	if err != nil {
 		return err
 	}

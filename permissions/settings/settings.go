@@ -80,10 +80,11 @@ type Locations struct {
 }
 
 // DefaultLocations are the standard places for project: ~/.claude (or
-// $CLAUDE_CONFIG_DIR), and $AGENT_MCP_CONFIG_DIR or
-// $XDG_CONFIG_HOME/agent-mcp (os.UserConfigDir).
-func DefaultLocations(project string) Locations {
-	loc := Locations{Project: project, ClaudeDir: os.Getenv("CLAUDE_CONFIG_DIR"), ConfigDir: os.Getenv("AGENT_MCP_CONFIG_DIR")}
+// $CLAUDE_CONFIG_DIR), and configDir or, when it is empty,
+// $XDG_CONFIG_HOME/agent-mcp (os.UserConfigDir). configDir is what the
+// caller read of $AGENT_MCP_CONFIG_DIR.
+func DefaultLocations(project, configDir string) Locations {
+	loc := Locations{Project: project, ClaudeDir: os.Getenv("CLAUDE_CONFIG_DIR"), ConfigDir: configDir}
 	if h, err := os.UserHomeDir(); err == nil {
 		loc.Home = h
 	}

@@ -30,11 +30,17 @@ type Options struct {
 	// across all the sessions of one server; 0 means
 	// shell.DefaultMaxServerBackgroundTasks.
 	MaxServerBackgroundTasks int
+	// DisableBackground turns Bash's background tasks off
+	// (shell.Options.DisableBackground).
+	DisableBackground bool
 	// Sandbox confines Bash's commands (nil: unconfined).
 	Sandbox *sandbox.Sandbox
 	// EnvAllow are the server's variables Bash's commands get beyond
 	// those a shell and a build need (sandbox.env.allow).
 	EnvAllow []string
+	// Excluded are the commands that run outside the sandbox
+	// (sandbox.excludedCommands).
+	Excluded shell.ExcludedCommands
 	// LSP is the language servers: diagnostics after Write, Edit and
 	// MultiEdit, and the LSP tool (nil: neither).
 	LSP *lsp.Service
@@ -59,7 +65,8 @@ func Tools(opts Options) []*tools.Tool {
 		fs.NotebookEdit(fo),
 		search.Glob(),
 		search.Grep(),
-		shell.Bash(shell.Options{MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks, Sandbox: opts.Sandbox, EnvAllow: opts.EnvAllow, Stats: opts.ShellStats}),
+		shell.Bash(shell.Options{DisableBackground: opts.DisableBackground, MaxBackgroundTasks: opts.MaxBackgroundTasks, MaxServerBackgroundTasks: opts.MaxServerBackgroundTasks,
+			Sandbox: opts.Sandbox, Excluded: opts.Excluded, EnvAllow: opts.EnvAllow, Stats: opts.ShellStats}),
 		shell.TaskOutput(),
 		shell.TaskInput(),
 		shell.TaskList(),

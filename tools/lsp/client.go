@@ -37,7 +37,10 @@ const (
 // env is what a client needs of its session: where it may write, and the
 // sandbox that confines it.
 type env struct {
-	sandbox  *sandbox.Sandbox
+	sandbox *sandbox.Sandbox
+	// excluded reports whether a command line runs outside the sandbox;
+	// nil means none does.
+	excluded func(line string) bool
 	workDirs []string
 	stateDir string
 	// envAllow are the further variables a server gets (serverEnv).
@@ -187,8 +190,9 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	if err != nil {
 		shell = "/bin/sh"
 	}
+	excluded := c.env.excluded != nil && c.env.excluded(line)
 	launch, err := c.env.sandbox.Command(sandbox.Spec{
-		Shell: shell, Script: "exec " + line, Command: line, Dir: c.root,
+		Shell: shell, Script: "exec " + line, Excluded: excluded, Dir: c.root,
 		WorkDirs: c.env.workDirs, StateDir: c.env.stateDir, ReadOnly: !c.cfg.WritesWorkspace,
 	}, stopGrace)
 	if err != nil {
@@ -197,7 +201,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	cmd := launch.Cmd
 	cmd.Dir = c.root
 	cmd.Env = append(serverEnv(c.env.envAllow), launch.Env...)
-	if c.env.sandbox.Confines(line) && c.env.stateDir != "" {
+	if !excluded && c.env.sandbox.Confines() && c.env.stateDir != "" {
 		// gopls keeps its cache under the user's cache directory, which
 		// the sandbox holds read-only.
 		cmd.Env = append(cmd.Env, "GOPLSCACHE="+filepath.Join(c.env.stateDir, "gopls-cache"))

@@ -37,6 +37,10 @@ type Options struct {
 	// those a shell and a build need (sandbox.env.allow), as Bash's
 	// commands do.
 	EnvAllow []string
+	// Excluded reports whether a server's command line runs outside the
+	// sandbox (sandbox.excludedCommands, as the Bash tool decides it);
+	// nil means none does.
+	Excluded func(line string) bool
 	// DiagnosticsWait bounds the wait for a warm server's diagnostics
 	// after a change; 0 means DefaultDiagnosticsWait.
 	DiagnosticsWait time.Duration
@@ -151,7 +155,7 @@ func (s *Service) clientFor(sess *tools.Session, path string) (*client, string, 
 	}
 	c := m.clients[key]
 	if c == nil {
-		c = newClient(*cfg, root, env{sandbox: s.opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(), envAllow: s.opts.EnvAllow})
+		c = newClient(*cfg, root, env{sandbox: s.opts.Sandbox, excluded: s.opts.Excluded, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(), envAllow: s.opts.EnvAllow})
 		m.clients[key] = c
 	}
 	return c, lang, true

@@ -42,12 +42,13 @@ const (
 // DisableBackgroundEnv is the variable that, set to a true value ("1",
 // "true"), turns off background tasks: run_in_background is refused and a
 // command that times out is stopped instead of moved to the background.
+// internal/cli reads it into [Options.DisableBackground].
 const DisableBackgroundEnv = "AGENT_MCP_DISABLE_BACKGROUND_TASKS"
 
 // Options configure the shell tools. The zero value gives the defaults.
 type Options struct {
-	// DisableBackground turns background tasks off (see
-	// [DisableBackgroundEnv], which does the same).
+	// DisableBackground turns background tasks off (internal/cli sets it
+	// from [DisableBackgroundEnv]).
 	DisableBackground bool
 	// KillGrace is how long a process group has between SIGTERM and
 	// SIGKILL; default 2s.
@@ -71,12 +72,16 @@ type Options struct {
 	// slots counts the running background tasks of every session this
 	// tool serves; Bash makes it.
 	slots *backgroundSlots
-	// Sandbox confines every command (nil: commands run unconfined).
+	// Sandbox confines every command (nil: commands run unconfined)
+	// but the excluded ones.
 	Sandbox *sandbox.Sandbox
 	// EnvAllow are the server's variables a command gets beyond those a
 	// shell and a build need (sandbox.env.allow; proc.CommandEnv): a
 	// name, or a prefix ending in "*".
 	EnvAllow []string
+	// Excluded are the commands that run outside the sandbox
+	// (sandbox.excludedCommands).
+	Excluded ExcludedCommands
 	// Stats, if set, counts the commands started and the background
 	// tasks running, for the server's metrics.
 	Stats *Stats
@@ -94,17 +99,6 @@ const DefaultMaxBackgroundTasks = 32
 const DefaultMaxServerBackgroundTasks = 128
 
 func (o Options) maxBackground() int { return cmpOr(o.MaxBackgroundTasks, DefaultMaxBackgroundTasks) }
-
-func (o Options) backgroundDisabled() bool {
-	if o.DisableBackground {
-		return true
-	}
-	switch strings.ToLower(os.Getenv(DisableBackgroundEnv)) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}
 
 // BashInput is Bash's input.
 type BashInput struct {
@@ -190,7 +184,7 @@ func Bash(opts Options) *tools.Tool {
 			if _, err := timeoutOf(in.Timeout, BashDefaultTimeoutMS, "timeout"); err != nil {
 				return err
 			}
-			if in.RunInBackground && opts.backgroundDisabled() {
+			if in.RunInBackground && opts.DisableBackground {
 				return fmt.Errorf("run_in_background is not available: background tasks are turned off on this server (%s)", DisableBackgroundEnv)
 			}
 			return validateWait(in)
@@ -245,7 +239,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 		command: in.Command, description: in.Description, script: in.Command, dir: dir,
 		grace: cmpOr(opts.KillGrace, defaultGrace), fileLimit: cmpOr(opts.OutputFileLimit, defaultFileLimit),
 		maxBackground: opts.maxBackground(), slots: opts.slots, stats: opts.Stats,
-		sandbox: opts.Sandbox, workDirs: sess.WorkDirs(), stateDir: sess.StateDir(), envAllow: opts.EnvAllow,
+		sandbox: opts.Sandbox, excluded: opts.Excluded.Match(in.Command), workDirs: sess.WorkDirs(), stateDir: sess.StateDir(), envAllow: opts.EnvAllow,
 		egress: egressFor(ctx, opts.Sandbox, uc, in.Command), session: sess,
 	}
 
@@ -317,7 +311,7 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 			m.letGo(t, false)
 			return nil, fmt.Errorf("the command was stopped and its processes ended: %w", context.Cause(ctx))
 		case <-timer.C:
-			return timedOutResult(m, t, timeout, opts.backgroundDisabled(), opts.maxBackground(), opts.slots, notice), nil
+			return timedOutResult(m, t, timeout, opts.DisableBackground, opts.maxBackground(), opts.slots, notice), nil
 		case <-ticker.C:
 			if line := t.out.lastLine(); line != "" && line != lastLine {
 				lastLine = line

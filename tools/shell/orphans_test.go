@@ -18,18 +18,14 @@ func grandchildren(m string) string {
 }
 
 func TestOrphans_timeout_with_background_off(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		opts Options
-		env  string
 	}{
-		{"option", Options{DisableBackground: true, KillGrace: testOpts.KillGrace}, ""},
-		{"environment", testOpts, "1"},
+		{"option", Options{DisableBackground: true, KillGrace: testOpts.KillGrace}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.env != "" {
-				t.Setenv(DisableBackgroundEnv, tt.env)
-			}
 			s := newSession(t)
 			m := marker()
 			res := mustCall(t, Bash(tt.opts), s, map[string]any{"command": "echo partial; " + grandchildren(m), "timeout": 300})

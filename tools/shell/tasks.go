@@ -295,7 +295,10 @@ type startSpec struct {
 	stats *Stats
 	// sandbox confines the command (nil: unconfined), with the session's
 	// working and state directories writable.
-	sandbox  *sandbox.Sandbox
+	sandbox *sandbox.Sandbox
+	// excluded runs the command outside the sandbox (an excluded
+	// command's line).
+	excluded bool
 	workDirs []string
 	stateDir string
 	// files are inherited by the shell as descriptors 3, 4, ...
@@ -402,7 +405,7 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		return nil, err
 	}
 	launch, err := spec.sandbox.Command(sandbox.Spec{
-		Shell: shell, Script: spec.script, Command: spec.command, Dir: spec.dir,
+		Shell: shell, Script: spec.script, Excluded: spec.excluded, Dir: spec.dir,
 		WorkDirs: spec.workDirs, StateDir: spec.stateDir, Files: spec.files, Egress: spec.egress,
 	}, t.grace)
 	if err != nil {
