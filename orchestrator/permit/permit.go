@@ -402,23 +402,6 @@ func ruleList(rules []permissions.Rule) string {
 	return strings.Join(s, ", ")
 }
 
-// The IDs of the choices a permission question offers
-// ([tools.PermissionChoice]).
-const (
-	// ChoiceAllowOnce runs the call.
-	ChoiceAllowOnce = "allow_once"
-	// ChoiceAllowSession runs it and allows for the session what the
-	// question's rules name exactly (the file, the command).
-	ChoiceAllowSession = "allow_session"
-	// ChoiceAllowSessionDir runs it and allows for the session the
-	// directory of a file outside the working directories.
-	ChoiceAllowSessionDir = "allow_session_dir"
-	// ChoiceDeny refuses it.
-	ChoiceDeny = "deny"
-	// ChoiceDenyInstead refuses it with what the model should do instead.
-	ChoiceDenyInstead = "deny_instead"
-)
-
 // ask puts the question to the user, failing closed: no asker, an error,
 // a timeout, or any answer but an allow leaves the call refused. exact
 // and wide are the rules the two "don't ask again" choices grant (nil
@@ -445,19 +428,19 @@ func (p *Permitter) ask(ctx context.Context, req orchestrator.PermissionRequest,
 		return d
 	}
 	switch ans.Choice {
-	case ChoiceAllowOnce:
+	case tools.ChoiceAllowOnce:
 		return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed once by the user."}
-	case ChoiceAllowSession:
+	case tools.ChoiceAllowSession:
 		if len(exact) > 0 {
 			sessionGrants(req.UC.Session).add(exact)
 			return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
 		}
-	case ChoiceAllowSessionDir:
+	case tools.ChoiceAllowSessionDir:
 		if len(wide) > 0 {
 			sessionGrants(req.UC.Session).add(wide)
 			return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
 		}
-	case ChoiceDeny, ChoiceDenyInstead:
+	case tools.ChoiceDeny, tools.ChoiceDenyInstead:
 		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
 			return permissions.Decision{Behavior: permissions.Deny, Reason: "The user denied the call and said what to do instead: " + fb}
 		}
@@ -485,18 +468,18 @@ func question(req orchestrator.PermissionRequest, tg *permissions.Target, d perm
 	for _, a := range tg.Accesses {
 		q.Paths = append(q.Paths, tools.PathAccess{Path: a.Path, Write: a.Write})
 	}
-	q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowOnce, Label: "Yes"})
+	q.Choices = append(q.Choices, tools.PermissionChoice{ID: tools.ChoiceAllowOnce, Label: "Yes"})
 	if len(exact) > 0 {
-		q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowSession,
+		q.Choices = append(q.Choices, tools.PermissionChoice{ID: tools.ChoiceAllowSession,
 			Label: "Yes, and don't ask again this session for " + ruleList(exact)})
 		if w := ruleList(wide); w != q.Rule {
-			q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowSessionDir,
+			q.Choices = append(q.Choices, tools.PermissionChoice{ID: tools.ChoiceAllowSessionDir,
 				Label: "Yes, and don't ask again this session for " + w})
 		}
 	}
 	q.Choices = append(q.Choices,
-		tools.PermissionChoice{ID: ChoiceDeny, Label: "No"},
-		tools.PermissionChoice{ID: ChoiceDenyInstead, Label: "No, and tell the model what to do instead", Feedback: true})
+		tools.PermissionChoice{ID: tools.ChoiceDeny, Label: "No"},
+		tools.PermissionChoice{ID: tools.ChoiceDenyInstead, Label: "No, and tell the model what to do instead", Feedback: true})
 	return q
 }
 
