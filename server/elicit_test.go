@@ -104,7 +104,7 @@ func answer(choice string, asked *atomic.Int32, msg *atomic.Value) func(context.
 				return nil, ctx.Err()
 			case <-time.After(2 * time.Second):
 			}
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": permit.ChoiceAllowOnce}}, nil
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": tools.ChoiceAllowOnce}}, nil
 		case "decline":
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}
@@ -120,9 +120,9 @@ func TestElicitation_endToEnd(t *testing.T) {
 		wantText   string
 		askedAgain bool
 	}{
-		{permit.ChoiceAllowOnce, false, "outside words", true},
-		{permit.ChoiceAllowSession, false, "outside words", false},
-		{permit.ChoiceDeny, true, "The user denied the call", true},
+		{tools.ChoiceAllowOnce, false, "outside words", true},
+		{tools.ChoiceAllowSession, false, "outside words", false},
+		{tools.ChoiceDeny, true, "The user denied the call", true},
 		{"decline", true, "The user declined the call", true},
 		{"timeout", true, "No answer came within", true},
 	}

@@ -42,6 +42,25 @@ type PermissionQuestion struct {
 	Choices []PermissionChoice
 }
 
+// The IDs of the choices a [PermissionQuestion] offers
+// ([PermissionChoice.ID], [PermissionAnswer.Choice]): the permission
+// decision's (orchestrator/permit) and the network question's
+// (tools/shell), read by the askers that draw them.
+const (
+	// ChoiceAllowOnce runs the call.
+	ChoiceAllowOnce = "allow_once"
+	// ChoiceAllowSession runs it and allows for the session what the
+	// question's rules name exactly (the file, the command, the host).
+	ChoiceAllowSession = "allow_session"
+	// ChoiceAllowSessionDir runs it and allows for the session the
+	// directory of a file outside the working directories.
+	ChoiceAllowSessionDir = "allow_session_dir"
+	// ChoiceDeny refuses it.
+	ChoiceDeny = "deny"
+	// ChoiceDenyInstead refuses it with what the model should do instead.
+	ChoiceDenyInstead = "deny_instead"
+)
+
 // PermissionChoice is one answer to a [PermissionQuestion].
 type PermissionChoice struct {
 	// ID is what the answer carries ([PermissionAnswer.Choice]).

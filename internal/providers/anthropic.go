@@ -228,84 +228,117 @@ func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.H
 		return nil, p.wrapErr(err)
 	}
 	defer resp.Body.Close()
-	var usage llm.Usage
-	var content []*anthropicContent
-	var stop string
-	err = events(resp.Body, func(e event) (bool, error) {
-		if e.name == "error" {
-			if ae := asError(e.data, 0); ae != nil {
-				return true, ae
-			}
-		}
-		var ev anthropicEvent
-		if err := json.Unmarshal(e.data, &ev); err != nil {
-			return true, fmt.Errorf("anthropic: reading the stream: %w", err)
-		}
-		switch ev.Type {
-		case "message_start":
-			if ev.Message != nil {
-				usage = anthropicUsage(ev.Message.Usage, usage)
-			}
-			if h.OnUsage != nil {
-				h.OnUsage(usage)
-			}
-		case "message_delta":
-			if ev.Delta.StopReason != "" {
-				stop = ev.Delta.StopReason
-			}
-			if ev.Usage != nil {
-				usage = anthropicUsage(*ev.Usage, usage)
-			}
-			if h.OnUsage != nil {
-				h.OnUsage(usage)
-			}
-		case "content_block_start":
-			if ev.ContentBlock == nil || ev.Index != len(content) {
-				return true, fmt.Errorf("anthropic: reading the stream: block %d started out of order", ev.Index)
-			}
-			content = append(content, ev.ContentBlock)
-		case "content_block_delta":
-			if ev.Index < 0 || ev.Index >= len(content) {
-				return true, fmt.Errorf("anthropic: reading the stream: a delta for block %d, which has not started", ev.Index)
-			}
-			c := content[ev.Index]
-			switch ev.Delta.Type {
-			case "text_delta":
-				c.Text += ev.Delta.Text
-				if h.OnText != nil && ev.Delta.Text != "" {
-					h.OnText(ev.Delta.Text)
-				}
-			case "thinking_delta":
-				c.Thinking += ev.Delta.Thinking
-				if h.OnThinking != nil && ev.Delta.Thinking != "" {
-					h.OnThinking(ev.Delta.Thinking)
-				}
-			case "signature_delta":
-				c.Signature += ev.Delta.Signature
-			case "input_json_delta":
-				c.partial.WriteString(ev.Delta.PartialJSON)
-			}
-		case "content_block_stop":
-			if ev.Index < 0 || ev.Index >= len(content) {
-				return true, fmt.Errorf("anthropic: reading the stream: block %d stopped before it started", ev.Index)
-			}
-			c := content[ev.Index]
-			if c.partial.Len() > 0 {
-				c.Input = json.RawMessage(c.partial.String())
-			}
-			if c.Type == "tool_use" && h.OnToolUse != nil {
-				h.OnToolUse(toolUseOf(c.ID, c.Name, c.Input))
-			}
-		case "message_stop":
-			return true, nil
-		}
-		return false, nil
-	})
-	if err != nil {
+	st := &anthropicStream{h: h}
+	if err := events(resp.Body, st.event); err != nil {
 		return nil, p.wrapErr(err)
 	}
-	out := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Stop: llm.StopReason(stop), Usage: usage}
-	for _, c := range content {
+	return st.response(), nil
+}
+
+// anthropicStream is one streamed reply being read: the usage so far,
+// the content blocks as they are started and completed, why it stopped,
+// and the handler told of each piece as it arrives.
+type anthropicStream struct {
+	h       llm.Handler
+	usage   llm.Usage
+	content []*anthropicContent
+	stop    string
+}
+
+// event reads one server-sent event; done is true at the end of the
+// message.
+func (s *anthropicStream) event(e event) (done bool, err error) {
+	if e.name == "error" {
+		if ae := asError(e.data, 0); ae != nil {
+			return true, ae
+		}
+	}
+	var ev anthropicEvent
+	if err := json.Unmarshal(e.data, &ev); err != nil {
+		return true, fmt.Errorf("anthropic: reading the stream: %w", err)
+	}
+	switch ev.Type {
+	case "message_start":
+		if ev.Message != nil {
+			s.usage = anthropicUsage(ev.Message.Usage, s.usage)
+		}
+		s.reportUsage()
+	case "message_delta":
+		if ev.Delta.StopReason != "" {
+			s.stop = ev.Delta.StopReason
+		}
+		if ev.Usage != nil {
+			s.usage = anthropicUsage(*ev.Usage, s.usage)
+		}
+		s.reportUsage()
+	case "content_block_start":
+		if ev.ContentBlock == nil || ev.Index != len(s.content) {
+			return true, fmt.Errorf("anthropic: reading the stream: block %d started out of order", ev.Index)
+		}
+		s.content = append(s.content, ev.ContentBlock)
+	case "content_block_delta":
+		return false, s.blockDelta(&ev)
+	case "content_block_stop":
+		return false, s.blockStop(ev.Index)
+	case "message_stop":
+		return true, nil
+	}
+	return false, nil
+}
+
+func (s *anthropicStream) reportUsage() {
+	if s.h.OnUsage != nil {
+		s.h.OnUsage(s.usage)
+	}
+}
+
+// blockDelta adds a piece to a started block: text and thinking are shown
+// as they come, a signature and a tool's input JSON are kept.
+func (s *anthropicStream) blockDelta(ev *anthropicEvent) error {
+	if ev.Index < 0 || ev.Index >= len(s.content) {
+		return fmt.Errorf("anthropic: reading the stream: a delta for block %d, which has not started", ev.Index)
+	}
+	c, h := s.content[ev.Index], s.h
+	switch ev.Delta.Type {
+	case "text_delta":
+		c.Text += ev.Delta.Text
+		if h.OnText != nil && ev.Delta.Text != "" {
+			h.OnText(ev.Delta.Text)
+		}
+	case "thinking_delta":
+		c.Thinking += ev.Delta.Thinking
+		if h.OnThinking != nil && ev.Delta.Thinking != "" {
+			h.OnThinking(ev.Delta.Thinking)
+		}
+	case "signature_delta":
+		c.Signature += ev.Delta.Signature
+	case "input_json_delta":
+		c.partial.WriteString(ev.Delta.PartialJSON)
+	}
+	return nil
+}
+
+// blockStop completes block i: a tool call is reported at once, so that
+// safe calls can start while the rest streams.
+func (s *anthropicStream) blockStop(i int) error {
+	if i < 0 || i >= len(s.content) {
+		return fmt.Errorf("anthropic: reading the stream: block %d stopped before it started", i)
+	}
+	c := s.content[i]
+	if c.partial.Len() > 0 {
+		c.Input = json.RawMessage(c.partial.String())
+	}
+	if c.Type == "tool_use" && s.h.OnToolUse != nil {
+		s.h.OnToolUse(toolUseOf(c.ID, c.Name, c.Input))
+	}
+	return nil
+}
+
+// response is the reply read: its blocks in order, why it stopped, the
+// tokens used.
+func (s *anthropicStream) response() *llm.Response {
+	out := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Stop: llm.StopReason(s.stop), Usage: s.usage}
+	for _, c := range s.content {
 		switch c.Type {
 		case "text":
 			if c.Text != "" {
@@ -322,7 +355,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req llm.Request, h llm.H
 	if out.Stop == "" {
 		out.Stop = llm.StopEndTurn
 	}
-	return out, nil
+	return out
 }
 
 // anthropicUsage is the usage so far: message_start gives every count,

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
@@ -208,18 +208,21 @@ func imagePart(b llm.Block) map[string]any {
 
 // openAIChunk is one streamed chunk (or an error object in its place).
 type openAIChunk struct {
-	Choices []struct {
-		Index        int                        `json:"index"`
-		Delta        map[string]json.RawMessage `json:"delta"`
-		FinishReason string                     `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
+	Choices []openAIChoice `json:"choices"`
+	Usage   *struct {
 		PromptTokens        int64 `json:"prompt_tokens"`
 		CompletionTokens    int64 `json:"completion_tokens"`
 		PromptTokensDetails struct {
 			CachedTokens int64 `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
+}
+
+// openAIChoice is a streamed chunk's piece of one choice.
+type openAIChoice struct {
+	Index        int                        `json:"index"`
+	Delta        map[string]json.RawMessage `json:"delta"`
+	FinishReason string                     `json:"finish_reason"`
 }
 
 // openAIToolDelta is a piece of a streamed tool call.
@@ -253,101 +256,138 @@ func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Hand
 		return nil, p.wrapErr(err)
 	}
 	defer resp.Body.Close()
-	var text strings.Builder
-	calls := map[int64]*pendingCall{}
-	var order []int64
-	var finish string
-	var usage llm.Usage
-	// A call is complete once a later call starts or the choice finishes;
-	// report it then, so safe calls can start while the rest streams.
-	flush := func(before int64, all bool) {
-		for _, idx := range order {
-			c := calls[idx]
-			if !c.reported && (all || idx < before) {
-				c.reported = true
-				if h.OnToolUse != nil {
-					h.OnToolUse(c.block())
-				}
-			}
-		}
-	}
-	err = events(resp.Body, func(e event) (bool, error) {
-		if string(e.data) == "[DONE]" {
-			return true, nil
-		}
-		if ae := asError(e.data, 0); ae != nil {
-			return true, ae
-		}
-		var chunk openAIChunk
-		if err := json.Unmarshal(e.data, &chunk); err != nil {
-			return true, fmt.Errorf("%s: reading the stream: %w", p.name, err)
-		}
-		if u := chunk.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
-			usage = llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, CacheReadTokens: u.PromptTokensDetails.CachedTokens}
-			if h.OnUsage != nil {
-				h.OnUsage(usage)
-			}
-		}
-		for _, ch := range chunk.Choices {
-			if ch.Index != 0 {
-				continue
-			}
-			if d := reasoningDelta(ch.Delta); d != "" && h.OnThinking != nil {
-				h.OnThinking(d)
-			}
-			var d string
-			if json.Unmarshal(ch.Delta["content"], &d) == nil && d != "" {
-				flush(0, true) // text after a call means the call is complete
-				text.WriteString(d)
-				if h.OnText != nil {
-					h.OnText(d)
-				}
-			}
-			var toolCalls []openAIToolDelta
-			if raw := ch.Delta["tool_calls"]; len(raw) > 0 && string(raw) != "null" {
-				if err := json.Unmarshal(raw, &toolCalls); err != nil {
-					return true, fmt.Errorf("%s: reading the stream: tool_calls: %w", p.name, err)
-				}
-			}
-			for _, tc := range toolCalls {
-				c, ok := calls[tc.Index]
-				if !ok {
-					flush(tc.Index, false)
-					c = &pendingCall{}
-					calls[tc.Index] = c
-					order = append(order, tc.Index)
-				}
-				if tc.ID != "" {
-					c.id = tc.ID
-				}
-				if tc.Function.Name != "" {
-					c.name = tc.Function.Name
-				}
-				c.args.WriteString(tc.Function.Arguments)
-			}
-			if ch.FinishReason != "" {
-				finish = ch.FinishReason
-				flush(0, true)
-			}
-		}
-		return false, nil
-	})
-	if errors.Is(err, io.ErrUnexpectedEOF) && finish != "" {
+	st := &openAIStream{name: p.name, h: h, calls: map[int64]*pendingCall{}}
+	err = events(resp.Body, st.event)
+	if errors.Is(err, io.ErrUnexpectedEOF) && st.finish != "" {
 		err = nil // a server that ends the stream without [DONE]
 	}
 	if err != nil {
 		return nil, p.wrapErr(err)
 	}
-	flush(0, true)
-	out := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Usage: usage}
-	if text.Len() > 0 {
-		out.Message.Content = append(out.Message.Content, llm.Text(text.String()))
+	st.flush(0, true)
+	return st.response(), nil
+}
+
+// openAIStream is one streamed reply being read: its text, the tool calls
+// by index as they accumulate, why it finished, the usage, and the
+// handler told of each piece as it arrives.
+type openAIStream struct {
+	name   string // the provider's, for messages
+	h      llm.Handler
+	text   strings.Builder
+	calls  map[int64]*pendingCall
+	order  []int64 // the calls' indexes, in the order they started
+	finish string
+	usage  llm.Usage
+}
+
+// flush reports the calls that are complete: those before index before,
+// or all. A call is complete once a later call starts or the choice
+// finishes; it is reported then, so safe calls can start while the rest
+// streams.
+func (s *openAIStream) flush(before int64, all bool) {
+	for _, idx := range s.order {
+		c := s.calls[idx]
+		if !c.reported && (all || idx < before) {
+			c.reported = true
+			if s.h.OnToolUse != nil {
+				s.h.OnToolUse(c.block())
+			}
+		}
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+}
+
+// event reads one server-sent chunk; done is true at [DONE].
+func (s *openAIStream) event(e event) (done bool, err error) {
+	if string(e.data) == "[DONE]" {
+		return true, nil
+	}
+	if ae := asError(e.data, 0); ae != nil {
+		return true, ae
+	}
+	var chunk openAIChunk
+	if err := json.Unmarshal(e.data, &chunk); err != nil {
+		return true, fmt.Errorf("%s: reading the stream: %w", s.name, err)
+	}
+	if u := chunk.Usage; u != nil && (u.PromptTokens > 0 || u.CompletionTokens > 0) {
+		s.usage = llm.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, CacheReadTokens: u.PromptTokensDetails.CachedTokens}
+		if s.h.OnUsage != nil {
+			s.h.OnUsage(s.usage)
+		}
+	}
+	for _, ch := range chunk.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		if err := s.choice(ch); err != nil {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// choice reads the first choice's delta: reasoning, text, tool calls and
+// the finish reason.
+func (s *openAIStream) choice(ch openAIChoice) error {
+	h := s.h
+	if d := reasoningDelta(ch.Delta); d != "" && h.OnThinking != nil {
+		h.OnThinking(d)
+	}
+	var d string
+	if json.Unmarshal(ch.Delta["content"], &d) == nil && d != "" {
+		s.flush(0, true) // text after a call means the call is complete
+		s.text.WriteString(d)
+		if h.OnText != nil {
+			h.OnText(d)
+		}
+	}
+	var toolCalls []openAIToolDelta
+	if raw := ch.Delta["tool_calls"]; len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &toolCalls); err != nil {
+			return fmt.Errorf("%s: reading the stream: tool_calls: %w", s.name, err)
+		}
+	}
+	for _, tc := range toolCalls {
+		s.toolDelta(tc)
+	}
+	if ch.FinishReason != "" {
+		s.finish = ch.FinishReason
+		s.flush(0, true)
+	}
+	return nil
+}
+
+// toolDelta adds a piece of a tool call; a call's first piece completes
+// the calls before it.
+func (s *openAIStream) toolDelta(tc openAIToolDelta) {
+	c, ok := s.calls[tc.Index]
+	if !ok {
+		s.flush(tc.Index, false)
+		c = &pendingCall{}
+		s.calls[tc.Index] = c
+		s.order = append(s.order, tc.Index)
+	}
+	if tc.ID != "" {
+		c.id = tc.ID
+	}
+	if tc.Function.Name != "" {
+		c.name = tc.Function.Name
+	}
+	c.args.WriteString(tc.Function.Arguments)
+}
+
+// response is the reply read: its text, then its tool calls by index,
+// and why it stopped.
+func (s *openAIStream) response() *llm.Response {
+	out := &llm.Response{Message: llm.Message{Role: llm.Assistant}, Usage: s.usage}
+	if s.text.Len() > 0 {
+		out.Message.Content = append(out.Message.Content, llm.Text(s.text.String()))
+	}
+	order := slices.Sorted(slices.Values(s.order))
 	for _, idx := range order {
-		out.Message.Content = append(out.Message.Content, calls[idx].block())
+		out.Message.Content = append(out.Message.Content, s.calls[idx].block())
 	}
-	switch finish {
+	switch s.finish {
 	case "tool_calls", "function_call":
 		out.Stop = llm.StopToolUse
 	case "length":
@@ -360,7 +400,7 @@ func (p *openAIProvider) Stream(ctx context.Context, req llm.Request, h llm.Hand
 	if len(order) > 0 {
 		out.Stop = llm.StopToolUse
 	}
-	return out, nil
+	return out
 }
 
 func (c *pendingCall) block() llm.Block {

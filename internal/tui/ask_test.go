@@ -14,7 +14,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
-	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/workflow"
@@ -101,11 +100,11 @@ func TestAsk_forms(t *testing.T) {
 		{name: "boolean_wrong_answer_retried", schema: planApproval, input: "maybe\nyes\n\n", action: "accept",
 			content: map[string]any{"approve": true}, output: []string{`"maybe" is not one of the answers (y or n); try again (empty for the default)`}},
 		{name: "permission_no_is_the_refusal", schema: permissionForm(), input: "n\n", action: "accept",
-			content: map[string]any{"decision": permit.ChoiceDeny}, output: []string{"1. Yes", "Choose 1-3: "}},
+			content: map[string]any{"decision": tools.ChoiceDeny}, output: []string{"1. Yes", "Choose 1-3: "}},
 		{name: "permission_yes_is_the_first", schema: permissionForm(), input: "y\n", action: "accept",
-			content: map[string]any{"decision": permit.ChoiceAllowOnce}},
+			content: map[string]any{"decision": tools.ChoiceAllowOnce}},
 		{name: "permission_ambiguous_prefix_retried", schema: permissionForm(), input: "ye\n2\n", action: "accept",
-			content: map[string]any{"decision": permit.ChoiceAllowSession}, output: []string{`"ye" is not one of the answers; try again (empty to decline)`}},
+			content: map[string]any{"decision": tools.ChoiceAllowSession}, output: []string{`"ye" is not one of the answers; try again (empty to decline)`}},
 		{name: "required_empty_declines", schema: permissionForm(), input: "\n", action: "decline"},
 		{name: "slash_decline", schema: planApproval, input: "/decline\n", action: "decline"},
 		{name: "slash_cancel_midway", schema: planApproval, input: "y\n/cancel\n", action: "cancel"},
@@ -268,10 +267,10 @@ func TestAsk_workflow_tools(t *testing.T) {
 func permissionForm() map[string]any {
 	q := &tools.PermissionQuestion{Tool: "Bash", Command: "make", Reason: "No rule allows the command \"make\".",
 		Choices: []tools.PermissionChoice{
-			{ID: permit.ChoiceAllowOnce, Label: "Yes"},
-			{ID: permit.ChoiceAllowSession, Label: "Yes, and don't ask again this session for Bash(make)"},
-			{ID: permit.ChoiceDeny, Label: "No"},
-			{ID: permit.ChoiceDenyInstead, Label: "No, and tell the model what to do instead", Feedback: true},
+			{ID: tools.ChoiceAllowOnce, Label: "Yes"},
+			{ID: tools.ChoiceAllowSession, Label: "Yes, and don't ask again this session for Bash(make)"},
+			{ID: tools.ChoiceDeny, Label: "No"},
+			{ID: tools.ChoiceDenyInstead, Label: "No, and tell the model what to do instead", Feedback: true},
 		}}
 	_, schema := q.Form()
 	return schema

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -90,7 +89,7 @@ func (u *UI) AskPermission(ctx context.Context, q *tools.PermissionQuestion) (to
 		line, err := u.readFull(ctx, prompt, true, labels)
 		switch {
 		case errors.Is(err, errEscape):
-			return tools.PermissionAnswer{Choice: permit.ChoiceDeny}, nil
+			return tools.PermissionAnswer{Choice: tools.ChoiceDeny}, nil
 		case errors.Is(err, ErrInterruptKey):
 			u.keyInterrupt()
 			return tools.PermissionAnswer{}, nil
@@ -129,7 +128,7 @@ func pickChoice(choices []tools.PermissionChoice, line string) (tools.Permission
 		return choices[0], true
 	case "n", "no":
 		for _, c := range choices {
-			if c.ID == permit.ChoiceDeny {
+			if c.ID == tools.ChoiceDeny {
 				return c, true
 			}
 		}

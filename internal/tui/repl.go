@@ -8,12 +8,10 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/agent-mcp/agent-mcp/internal/providers"
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
@@ -55,43 +53,6 @@ type REPL struct {
 
 // ErrInterrupted is returned when the user pressed Ctrl-C twice.
 var ErrInterrupted = errors.New("interrupted")
-
-// commands are the built-in slash commands, for the menu (keys.go).
-var commands = []Command{
-	{"help", "this help"}, {"tools", "the tools the model can use"}, {"mcp", "upstream MCP servers"},
-	{"permissions", "the permission mode and rules"}, {"mode", "show or set the permission mode"},
-	{"clear", "start a new conversation"}, {"resume", "continue a saved conversation"},
-	{"model", "show or switch the model"}, {"compact", "replace the conversation with a summary"},
-	{"cost", "tokens used and their price"}, {"fullscreen", "toggle full-screen mode"},
-	{"think", "toggle thinking"}, {"exit", "leave"},
-}
-
-const helpText = `Commands:
-  /help          this help
-  /tools         the tools the model can use
-  /mcp           upstream MCP servers and their status
-  /permissions   the permission mode and rules
-  /mode [MODE]   show or set the permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)
-  /clear         start a new conversation
-  /resume [ID]   pick a saved conversation of this directory (or give its id) and continue it
-  /model [SPEC]  show or switch the model (provider/name, e.g. openai/gpt-4.1; a bare name keeps the provider)
-  /compact [INSTRUCTIONS]  replace the conversation with a summary (what to keep, optionally)
-  /cost          tokens used and their estimated price, per model
-  /fullscreen    toggle full-screen mode (the alternate screen; also --fullscreen)
-  /think [on|off|TOKENS]  toggle thinking: Anthropic's budget, OpenAI-compatible reasoning effort (shown dimmed)
-  /exit          leave (also Ctrl-D)
-Ctrl-C cancels the running turn and its tools (or a question being asked);
-a second Ctrl-C exits. Ctrl-D at an empty prompt exits too. Ctrl-O shows
-every output cut short (inline: the transcript over the screen, Ctrl-O or
-Esc goes back; with --fullscreen: expanded and collapsed in place, PgUp/PgDn
-and the mouse wheel scroll the conversation).
-Keys in the terminal UI: typing / lists the commands, narrowing as you
-type (Tab completes); Shift+Tab cycles the permission mode (default,
-acceptEdits, plan); Ctrl-R searches the prompts typed before (type to
-narrow, Ctrl-R for an older one, Enter to take it, Esc to leave); Esc
-refuses a permission question. The spinner and each turn's token line
-show how full the model's context window is.
-`
 
 // Run reads prompts until /exit, end of input (Ctrl-D), two Ctrl-C in a
 // row (ErrInterrupted) or the end of ctx.
@@ -273,7 +234,7 @@ func (r *REPL) turn(ctx context.Context, prompt string) (cancelled bool, err err
 // permission modes Shift+Tab cycles through, and the context's size.
 func (r *REPL) setupKeys() {
 	u := r.UI
-	cs := append([]Command(nil), commands...)
+	cs := menuCommands()
 	home, _ := os.UserHomeDir()
 	for _, c := range customCommands(r.Session.Cwd(), home) {
 		cs = append(cs, Command{Name: c.name, Desc: c.description})
@@ -300,163 +261,10 @@ func usageLine(now, before llm.Usage, turns int) string {
 	return fmt.Sprintf("%s · %d model call(s) · session total %d in, %d out", s, turns, now.InputTokens, now.OutputTokens)
 }
 
-// command runs a slash command; quit is true for /exit.
-func (r *REPL) command(line string) (quit bool, err error) {
-	u := r.UI
-	fields := strings.Fields(line)
-	switch fields[0] {
-	case "/help":
-		u.Printf("%s", helpText)
-		home, _ := os.UserHomeDir()
-		if cs := customCommands(r.Session.Cwd(), home); len(cs) > 0 {
-			u.Printf("Custom commands (.claude/commands/*.md; $ARGUMENTS is what follows the command):\n")
-			for _, c := range cs {
-				u.Printf("  /%-13s %s\n", c.name, c.description)
-			}
-		}
-	case "/exit", "/quit":
-		return true, nil
-	case "/tools":
-		pool := r.Agent.Pipeline().Pool
-		for i, t := range pool.Tools() {
-			kind := "built-in"
-			if i >= pool.Builtins() {
-				kind = "mcp"
-			}
-			u.Printf("  %-40s %s\n", t.Name, kind)
-		}
-	case "/mcp":
-		if r.Servers == nil || len(r.Servers()) == 0 {
-			u.Printf("No upstream MCP servers are configured (.mcp.json, --mcp-config).\n")
-			return false, nil
-		}
-		for _, s := range r.Servers() {
-			line := fmt.Sprintf("  %-20s %-6s %-10s %d tools", s.Name, s.Type, s.State, s.Tools)
-			if s.Error != "" {
-				line += " · " + s.Error
-			}
-			u.Printf("%s\n", line)
-		}
-	case "/permissions":
-		u.Printf("Mode: %s\n", r.Session.Mode())
-		if r.Permissions != nil {
-			u.Printf("%s\n", strings.TrimRight(r.Permissions(), "\n"))
-		}
-	case "/mode":
-		if len(fields) == 1 {
-			u.Printf("Mode: %s\n", r.Session.Mode())
-			return false, nil
-		}
-		m, err := permissions.ParseMode(fields[1])
-		if err != nil {
-			return false, err
-		}
-		r.Session.SetMode(m)
-		u.Printf("Mode: %s\n", m)
-	case "/clear":
-		r.Agent.SetMessages(nil)
-		if r.NewConversation != nil {
-			c, err := r.NewConversation()
-			if err != nil {
-				return false, err
-			}
-			r.Agent.SetStore(c)
-			u.Printf("New conversation %s.\n", c.ID)
-		} else {
-			u.Printf("Conversation cleared.\n")
-		}
-	case "/model":
-		if len(fields) == 1 {
-			u.Printf("Model: %s\n", r.Model)
-			return false, nil
-		}
-		if r.NewModel == nil {
-			return false, errors.New("/model: this chat cannot switch models")
-		}
-		spec := fields[1]
-		if prov, _, ok := strings.Cut(r.Model, "/"); ok && !strings.Contains(spec, "/") && !strings.HasPrefix(spec, "claude") {
-			// A bare name stays with the current provider.
-			spec = prov + "/" + spec
-		}
-		m, err := r.NewModel(spec)
-		if err != nil {
-			return false, fmt.Errorf("/model: %w", err)
-		}
-		r.Agent.SetModel(m)
-		r.Model = spec
-		u.Printf("Model: %s (from the next request on)\n", r.Model)
-	case "/compact":
-		instructions := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
-		ctx := r.ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		before := r.Agent.Usage()
-		u.Printf("%s\n", u.style("2", "Compacting the conversation…"))
-		n, err := r.Agent.Compact(ctx, instructions)
-		r.count(r.Agent.Usage(), before)
-		if err != nil {
-			return false, fmt.Errorf("/compact: %w", err)
-		}
-		if n == 0 {
-			u.Printf("Nothing to compact.\n")
-			return false, nil
-		}
-		u.Printf("Compacted %d message(s) into a summary.\n", n)
-	case "/cost":
-		u.Printf("%s", r.costReport())
-	case "/fullscreen":
-		if !u.Full() {
-			return false, errors.New("/fullscreen: only in the full terminal UI (a terminal that takes colours)")
-		}
-		on := !u.FullScreen()
-		u.SetFullScreen(on)
-		if on {
-			u.Printf("Full screen: on (PgUp/PgDn and the mouse wheel scroll; /fullscreen again goes back)\n")
-		} else {
-			u.Printf("Full screen: off\n")
-		}
-	case "/think":
-		budget := 0
-		switch {
-		case len(fields) == 1 && r.Agent.Thinking() == 0, len(fields) > 1 && fields[1] == "on":
-			budget = DefaultThinkingBudget
-		case len(fields) == 1, fields[1] == "off":
-		default:
-			n, err := strconv.Atoi(fields[1])
-			if err != nil || n < 1024 {
-				return false, fmt.Errorf("/think %s: expected on, off or a budget of at least 1024 tokens", fields[1])
-			}
-			budget = n
-		}
-		r.Agent.SetThinking(budget)
-		if budget == 0 {
-			u.Printf("Extended thinking: off\n")
-		} else {
-			u.Printf("Extended thinking: on, %d tokens (Anthropic; reasoning effort %s for OpenAI-compatible models)\n", budget, providers.ReasoningEffort(budget))
-		}
-	case "/resume":
-		ctx := r.ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		id := ""
-		if len(fields) > 1 {
-			id = fields[1]
-		}
-		if err := r.resume(ctx, id); err != nil {
-			return false, fmt.Errorf("/resume: %w", err)
-		}
-	default:
-		return false, fmt.Errorf("unknown command %s: type /help for the list", fields[0])
-	}
-	return false, nil
-}
-
 // custom finds the custom command line names; prompt is what it sends.
 func (r *REPL) custom(line string) (prompt string, ok bool, err error) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
-	if builtinCommands[name] {
+	if _, builtin := builtinCommand(name); builtin {
 		return "", false, nil
 	}
 	home, _ := os.UserHomeDir()
@@ -472,11 +280,6 @@ func (r *REPL) custom(line string) (prompt string, ok bool, err error) {
 // DefaultThinkingBudget is the extended thinking budget of --think and
 // /think on.
 const DefaultThinkingBudget = 8192
-
-// builtinCommands are the commands a custom one cannot replace.
-var builtinCommands = map[string]bool{"help": true, "exit": true, "quit": true, "tools": true, "mcp": true, "permissions": true,
-	"mode": true, "clear": true, "model": true, "compact": true, "cost": true, "resume": true, "think": true,
-	"fullscreen": true}
 
 // count adds the tokens used since before to the current model's total.
 func (r *REPL) count(now, before llm.Usage) {

@@ -196,68 +196,98 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 	return p.resolve(ctx, req, tg, mode, needs, hookAllow)
 }
 
-// partNeeds lists what of the call is not allowed by a rule or by policy.
+// partNeeds lists what of the call is not allowed by a rule or by policy:
+// its command line's parts, the paths it touches, and what else it names
+// (a host, an MCP tool).
 func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permissions.Target, rules *permissions.RuleSet, unknownPaths bool, bashUnknown []shellcmd.Unknown) []need {
 	var needs []need
-	name := req.Tool.Name
 	sandboxed := false
-	if cl := tg.Bash; cl != nil && p.sandbox != nil {
-		if p.sandbox.Excluded(cl.Raw) {
-			needs = append(needs, need{reason: "the command runs outside the sandbox (sandbox.excludedCommands)",
-				byBypass: true, byHook: true})
-		} else {
-			// The sandbox answers a question only where the kernel holds
-			// all it was about: what a command writes inside the working
-			// directories, which the namespaces layer keeps to the
-			// writable roots with protected and Edit-denied paths
-			// read-only. Landlock alone cannot take part of a grant back:
-			// there a command is asked about as it would be without a
-			// sandbox. Reads outside the working directories, and
-			// writes the parser cannot place, are judged by the rules
-			// and the mode, sandbox or not.
-			// An unrestricted network (sandbox.network true) would let
-			// a waived command send what it reads anywhere.
-			sandboxed = p.sandbox.Confines(cl.Raw) && p.sandbox.HoldsPaths() && p.sandbox.HoldsNetwork()
-		}
-	}
 	if cl := tg.Bash; cl != nil {
-		unknownOK := !rules.HasCommandRules(permissions.Deny) && !rules.HasCommandRules(permissions.Ask)
-		if cl.Err != nil {
-			needs = append(needs, need{reason: "the command could not be analysed (" + cl.Err.Error() + ")",
+		var excluded *need
+		excluded, sandboxed = p.sandboxFacts(cl)
+		if excluded != nil {
+			needs = append(needs, *excluded)
+		}
+		needs = append(needs, commandNeeds(tg, cl, rules, bashUnknown, sandboxed)...)
+	}
+	needs = append(needs, accessNeeds(req, tg, rules, sandboxed)...)
+	return append(needs, otherNeeds(req, tg, rules, unknownPaths)...)
+}
+
+// sandboxFacts is what the sandbox says of a command line: the need of a
+// line it runs unconfined (sandbox.excludedCommands), or whether it holds
+// all the line does (sandboxed), which waives some needs.
+func (p *Permitter) sandboxFacts(cl *permissions.CommandLine) (excluded *need, sandboxed bool) {
+	if p.sandbox == nil {
+		return nil, false
+	}
+	if p.sandbox.Excluded(cl.Raw) {
+		return &need{reason: "the command runs outside the sandbox (sandbox.excludedCommands)",
+			byBypass: true, byHook: true}, false
+	}
+	// The sandbox answers a question only where the kernel holds
+	// all it was about: what a command writes inside the working
+	// directories, which the namespaces layer keeps to the
+	// writable roots with protected and Edit-denied paths
+	// read-only. Landlock alone cannot take part of a grant back:
+	// there a command is asked about as it would be without a
+	// sandbox. Reads outside the working directories, and
+	// writes the parser cannot place, are judged by the rules
+	// and the mode, sandbox or not.
+	// An unrestricted network (sandbox.network true) would let
+	// a waived command send what it reads anywhere.
+	return nil, p.sandbox.Confines(cl.Raw) && p.sandbox.HoldsPaths() && p.sandbox.HoldsNetwork()
+}
+
+// commandNeeds lists what of a Bash command line no rule allows: a line
+// that could not be analysed, its commands, the reads and writes the
+// parser could not place, and the connections it opens.
+func commandNeeds(tg *permissions.Target, cl *permissions.CommandLine, rules *permissions.RuleSet, bashUnknown []shellcmd.Unknown, sandboxed bool) []need {
+	var needs []need
+	unknownOK := !rules.HasCommandRules(permissions.Deny) && !rules.HasCommandRules(permissions.Ask)
+	if cl.Err != nil {
+		needs = append(needs, need{reason: "the command could not be analysed (" + cl.Err.Error() + ")",
+			byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed && unknownOK})
+	}
+	for _, c := range cl.Commands {
+		switch {
+		case rules.AllowsCommand(tg, c) != nil:
+		case !c.Known:
+			needs = append(needs, need{reason: fmt.Sprintf("the program run by %q is only known when it runs", c.Cmd.Source),
 				byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed && unknownOK})
-		}
-		for _, c := range cl.Commands {
-			switch {
-			case rules.AllowsCommand(tg, c) != nil:
-			case !c.Known:
-				needs = append(needs, need{reason: fmt.Sprintf("the program run by %q is only known when it runs", c.Cmd.Source),
-					byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed && unknownOK})
-			case c.Cmd.IsReadOnly():
-			default:
-				s := c.Suggestion()
-				needs = append(needs, need{reason: fmt.Sprintf("no rule allows the command %q", c.Text),
-					suggestion: &s, byTrust: true, byBypass: true, byHook: true, bySandbox: sandboxed})
-			}
-		}
-		for _, u := range bashUnknown {
-			// An unknown read could be a denied one; an unknown write
-			// could change a protected path, which exist everywhere: in
-			// bypass mode it is refused rather than allowed.
-			// Neither is waived by a sandbox: an unknown read may lead
-			// outside the working directories, an unknown write outside
-			// them too, and both are judged as without one.
-			n := need{reason: u.Why, byHook: true}
-			if u.Write {
-				n.refuseInBypass = true
-			} else {
-				n.byBypass = !rules.HasPathRules(permissions.Deny, false) && !rules.HasPathRules(permissions.Ask, false)
-			}
-			needs = append(needs, n)
-		}
-		for _, addr := range cl.Network {
-			needs = append(needs, need{reason: fmt.Sprintf("the command opens a network connection (%s)", addr), byBypass: true, byHook: true})
+		case c.Cmd.IsReadOnly():
+		default:
+			s := c.Suggestion()
+			needs = append(needs, need{reason: fmt.Sprintf("no rule allows the command %q", c.Text),
+				suggestion: &s, byTrust: true, byBypass: true, byHook: true, bySandbox: sandboxed})
 		}
 	}
+	for _, u := range bashUnknown {
+		// An unknown read could be a denied one; an unknown write
+		// could change a protected path, which exist everywhere: in
+		// bypass mode it is refused rather than allowed.
+		// Neither is waived by a sandbox: an unknown read may lead
+		// outside the working directories, an unknown write outside
+		// them too, and both are judged as without one.
+		n := need{reason: u.Why, byHook: true}
+		if u.Write {
+			n.refuseInBypass = true
+		} else {
+			n.byBypass = !rules.HasPathRules(permissions.Deny, false) && !rules.HasPathRules(permissions.Ask, false)
+		}
+		needs = append(needs, n)
+	}
+	for _, addr := range cl.Network {
+		needs = append(needs, need{reason: fmt.Sprintf("the command opens a network connection (%s)", addr), byBypass: true, byHook: true})
+	}
+	return needs
+}
+
+// accessNeeds lists the paths the call reads or writes that no rule or
+// grant allows: protected paths, paths outside the working directories,
+// and writes that need confirmation.
+func accessNeeds(req orchestrator.PermissionRequest, tg *permissions.Target, rules *permissions.RuleSet, sandboxed bool) []need {
+	var needs []need
 	conf := confine.New(req.UC.Session.WorkDirs())
 	// The session's own state (persisted results, background task output)
 	// is the server's output to this client: reading it needs no grant.
@@ -313,6 +343,15 @@ func (p *Permitter) partNeeds(req orchestrator.PermissionRequest, tg *permission
 				suggestion: &s, byTrust: true, byAcceptEdits: true, byBypass: true, byHook: true, bySandbox: sandboxed})
 		}
 	}
+	return needs
+}
+
+// otherNeeds lists what else of the call no rule allows: a tool that
+// does not say which files it touches, the host it fetches from, an MCP
+// tool that changes something.
+func otherNeeds(req orchestrator.PermissionRequest, tg *permissions.Target, rules *permissions.RuleSet, unknownPaths bool) []need {
+	var needs []need
+	name := req.Tool.Name
 	if unknownPaths {
 		s := permissions.Rule{Tool: name}
 		needs = append(needs, need{reason: name + " does not say which files it touches", suggestion: &s, byBypass: true, byHook: true})
@@ -402,23 +441,6 @@ func ruleList(rules []permissions.Rule) string {
 	return strings.Join(s, ", ")
 }
 
-// The IDs of the choices a permission question offers
-// ([tools.PermissionChoice]).
-const (
-	// ChoiceAllowOnce runs the call.
-	ChoiceAllowOnce = "allow_once"
-	// ChoiceAllowSession runs it and allows for the session what the
-	// question's rules name exactly (the file, the command).
-	ChoiceAllowSession = "allow_session"
-	// ChoiceAllowSessionDir runs it and allows for the session the
-	// directory of a file outside the working directories.
-	ChoiceAllowSessionDir = "allow_session_dir"
-	// ChoiceDeny refuses it.
-	ChoiceDeny = "deny"
-	// ChoiceDenyInstead refuses it with what the model should do instead.
-	ChoiceDenyInstead = "deny_instead"
-)
-
 // ask puts the question to the user, failing closed: no asker, an error,
 // a timeout, or any answer but an allow leaves the call refused. exact
 // and wide are the rules the two "don't ask again" choices grant (nil
@@ -445,19 +467,19 @@ func (p *Permitter) ask(ctx context.Context, req orchestrator.PermissionRequest,
 		return d
 	}
 	switch ans.Choice {
-	case ChoiceAllowOnce:
+	case tools.ChoiceAllowOnce:
 		return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed once by the user."}
-	case ChoiceAllowSession:
+	case tools.ChoiceAllowSession:
 		if len(exact) > 0 {
 			sessionGrants(req.UC.Session).add(exact)
 			return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
 		}
-	case ChoiceAllowSessionDir:
+	case tools.ChoiceAllowSessionDir:
 		if len(wide) > 0 {
 			sessionGrants(req.UC.Session).add(wide)
 			return permissions.Decision{Behavior: permissions.Allow, Reason: "Allowed by the user for this session."}
 		}
-	case ChoiceDeny, ChoiceDenyInstead:
+	case tools.ChoiceDeny, tools.ChoiceDenyInstead:
 		if fb := strings.TrimSpace(ans.Feedback); fb != "" {
 			return permissions.Decision{Behavior: permissions.Deny, Reason: "The user denied the call and said what to do instead: " + fb}
 		}
@@ -485,18 +507,18 @@ func question(req orchestrator.PermissionRequest, tg *permissions.Target, d perm
 	for _, a := range tg.Accesses {
 		q.Paths = append(q.Paths, tools.PathAccess{Path: a.Path, Write: a.Write})
 	}
-	q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowOnce, Label: "Yes"})
+	q.Choices = append(q.Choices, tools.PermissionChoice{ID: tools.ChoiceAllowOnce, Label: "Yes"})
 	if len(exact) > 0 {
-		q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowSession,
+		q.Choices = append(q.Choices, tools.PermissionChoice{ID: tools.ChoiceAllowSession,
 			Label: "Yes, and don't ask again this session for " + ruleList(exact)})
 		if w := ruleList(wide); w != q.Rule {
-			q.Choices = append(q.Choices, tools.PermissionChoice{ID: ChoiceAllowSessionDir,
+			q.Choices = append(q.Choices, tools.PermissionChoice{ID: tools.ChoiceAllowSessionDir,
 				Label: "Yes, and don't ask again this session for " + w})
 		}
 	}
 	q.Choices = append(q.Choices,
-		tools.PermissionChoice{ID: ChoiceDeny, Label: "No"},
-		tools.PermissionChoice{ID: ChoiceDenyInstead, Label: "No, and tell the model what to do instead", Feedback: true})
+		tools.PermissionChoice{ID: tools.ChoiceDeny, Label: "No"},
+		tools.PermissionChoice{ID: tools.ChoiceDenyInstead, Label: "No, and tell the model what to do instead", Feedback: true})
 	return q
 }
 

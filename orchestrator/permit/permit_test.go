@@ -325,9 +325,9 @@ func TestDecide_asking(t *testing.T) {
 		asker *fakeAsker
 		want  permissions.Behavior
 	}{
-		{"allow once", &fakeAsker{answer: accept(ChoiceAllowOnce)}, permissions.Allow},
-		{"allow for the session", &fakeAsker{answer: accept(ChoiceAllowSession)}, permissions.Allow},
-		{"deny", &fakeAsker{answer: accept(ChoiceDeny)}, permissions.Deny},
+		{"allow once", &fakeAsker{answer: accept(tools.ChoiceAllowOnce)}, permissions.Allow},
+		{"allow for the session", &fakeAsker{answer: accept(tools.ChoiceAllowSession)}, permissions.Allow},
+		{"deny", &fakeAsker{answer: accept(tools.ChoiceDeny)}, permissions.Deny},
 		{"decline", &fakeAsker{answer: tools.Answer{Action: "decline"}}, permissions.Deny},
 		{"cancel", &fakeAsker{answer: tools.Answer{Action: "cancel"}}, permissions.Deny},
 		{"accept without a choice", &fakeAsker{answer: tools.Answer{Action: "accept"}}, permissions.Deny},
@@ -347,7 +347,7 @@ func TestDecide_asking(t *testing.T) {
 				t.Fatalf("the question %q does not show the tool and the command", tt.asker.last)
 			}
 			// Only "allow for this session" is remembered.
-			d2 := f.decide(t, p, bashTool, in, &fakeAsker{answer: accept(ChoiceDeny)}, permissions.Decision{})
+			d2 := f.decide(t, p, bashTool, in, &fakeAsker{answer: accept(tools.ChoiceDeny)}, permissions.Decision{})
 			if remembered := d2.Behavior == permissions.Allow; remembered != (tt.name == "allow for the session") {
 				t.Fatalf("second call: %+v", d2)
 			}

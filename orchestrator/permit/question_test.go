@@ -49,7 +49,7 @@ func TestQuestion_isData(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
 	p := New(Config{})
-	a := &dataAsker{answer: tools.PermissionAnswer{Choice: ChoiceDeny}}
+	a := &dataAsker{answer: tools.PermissionAnswer{Choice: tools.ChoiceDeny}}
 	in := `{"command": "npm publish"}`
 	if d := f.decideCall(t, p, bashTool, "call-7", in, a); d.Behavior != permissions.Deny {
 		t.Fatalf("a refusal gave %+v", d)
@@ -68,7 +68,7 @@ func TestQuestion_isData(t *testing.T) {
 	for _, c := range q.Choices {
 		ids = append(ids, c.ID)
 	}
-	if want := []string{ChoiceAllowOnce, ChoiceAllowSession, ChoiceDeny, ChoiceDenyInstead}; !slices.Equal(ids, want) {
+	if want := []string{tools.ChoiceAllowOnce, tools.ChoiceAllowSession, tools.ChoiceDeny, tools.ChoiceDenyInstead}; !slices.Equal(ids, want) {
 		t.Errorf("choices %v, want %v", ids, want)
 	}
 	if !strings.Contains(q.Choices[1].Label, "Bash(npm publish)") {
@@ -80,7 +80,7 @@ func TestQuestion_isData(t *testing.T) {
 		t.Errorf("an unknown answer gave %+v", d)
 	}
 	// What the user said instead goes back with the refusal.
-	a3 := &dataAsker{answer: tools.PermissionAnswer{Choice: ChoiceDenyInstead, Feedback: " use make release "}}
+	a3 := &dataAsker{answer: tools.PermissionAnswer{Choice: tools.ChoiceDenyInstead, Feedback: " use make release "}}
 	if d := f.decideCall(t, p, bashTool, "call-9", in, a3); d.Behavior != permissions.Deny || !strings.HasSuffix(d.Reason, ": use make release") {
 		t.Errorf("a refusal with feedback gave %+v", d)
 	}
@@ -90,7 +90,7 @@ func TestQuestion_isData(t *testing.T) {
 // that file; the directory is a choice of its own.
 func TestQuestion_dontAskAgainGrantsWhatItNames(t *testing.T) {
 	t.Parallel()
-	for _, choice := range []string{ChoiceAllowSession, ChoiceAllowSessionDir} {
+	for _, choice := range []string{tools.ChoiceAllowSession, tools.ChoiceAllowSessionDir} {
 		t.Run(choice, func(t *testing.T) {
 			f := newFixture(t, permissions.ModeDefault)
 			if err := os.WriteFile(f.outside+"/other.txt", []byte("o"), 0o644); err != nil {
@@ -113,12 +113,12 @@ func TestQuestion_dontAskAgainGrantsWhatItNames(t *testing.T) {
 			if !strings.Contains(all, "Read(/"+f.outside+"/secret.txt)") || !strings.Contains(all, "Read(/"+f.outside+"/**)") {
 				t.Fatalf("the choices do not offer the file and the directory:\n%s", all)
 			}
-			a.answer = tools.PermissionAnswer{Choice: ChoiceDeny}
+			a.answer = tools.PermissionAnswer{Choice: tools.ChoiceDeny}
 			if d := read("secret.txt"); d.Behavior != permissions.Allow || len(a.asked) != 1 {
 				t.Errorf("the same file was asked about again (%d) or refused: %+v", len(a.asked), d)
 			}
 			d := read("other.txt")
-			if granted := d.Behavior == permissions.Allow; granted != (choice == ChoiceAllowSessionDir) {
+			if granted := d.Behavior == permissions.Allow; granted != (choice == tools.ChoiceAllowSessionDir) {
 				t.Errorf("another file of the directory after %s: %+v", choice, d)
 			}
 		})
@@ -145,14 +145,14 @@ func TestQuestion_asAForm(t *testing.T) {
 	p := New(Config{})
 	// The choice that needs text is not offered in a form; answering it
 	// anyway is a dismissal.
-	a := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": ChoiceDenyInstead}}}
+	a := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": tools.ChoiceDenyInstead}}}
 	if d := f.decide(t, p, bashTool, `{"command": "npm publish"}`, a, permissions.Decision{}); d.Behavior != permissions.Deny || !strings.Contains(d.Reason, "declined") {
 		t.Fatalf("got %+v", d)
 	}
 	if !strings.Contains(a.last, "Allow Bash?") || !strings.Contains(a.last, "Command: npm publish") || !strings.Contains(a.last, "Why you are asked: ") {
 		t.Errorf("form message %q", a.last)
 	}
-	a2 := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": ChoiceAllowOnce}}}
+	a2 := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": tools.ChoiceAllowOnce}}}
 	if d := f.decide(t, p, bashTool, `{"command": "npm publish"}`, a2, permissions.Decision{}); d.Behavior != permissions.Allow {
 		t.Fatalf("allow once as a form: %+v", d)
 	}

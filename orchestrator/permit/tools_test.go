@@ -139,7 +139,7 @@ func TestPipeline_fileToolsConfined(t *testing.T) {
 func TestPipeline_askedWriteOutsideRunsOnceAllowed(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
-	asker := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": ChoiceAllowOnce}}}
+	asker := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": tools.ChoiceAllowOnce}}}
 	target := filepath.Join(f.outside, "new.txt")
 	in, _ := json.Marshal(map[string]string{"file_path": target, "content": "made"})
 	out := noSettingsPipeline(t).Run(context.Background(), &tools.UseContext{Session: f.sess, Asker: asker},

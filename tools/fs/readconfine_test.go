@@ -57,7 +57,7 @@ type allowOnce struct{ asked []string }
 
 func (a *allowOnce) Ask(_ context.Context, msg string, _ map[string]any) (tools.Answer, error) {
 	a.asked = append(a.asked, msg)
-	return tools.Answer{Action: "accept", Content: map[string]any{"decision": permit.ChoiceAllowOnce}}, nil
+	return tools.Answer{Action: "accept", Content: map[string]any{"decision": tools.ChoiceAllowOnce}}, nil
 }
 
 // callAsking runs a call whose permission questions asker answers.

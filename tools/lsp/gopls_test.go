@@ -10,7 +10,7 @@ import (
 
 	"github.com/agent-mcp/agent-mcp/internal/tooltest"
 	"github.com/agent-mcp/agent-mcp/tools"
-	"github.com/agent-mcp/agent-mcp/tools/fs"
+	"github.com/agent-mcp/agent-mcp/tools/builtin"
 	"github.com/agent-mcp/agent-mcp/tools/lsp"
 )
 
@@ -28,14 +28,16 @@ func needServer(t testing.TB, command string) string {
 	return p
 }
 
-// lspEnv is a session whose Write, Edit and LSP tools use svc.
+// lspEnv is a session whose Write, Edit and LSP tools use svc, wired as
+// the product wires them (tools/builtin).
 func lspEnv(t testing.TB, svc *lsp.Service) *tooltest.Env {
 	t.Helper()
-	fo := fs.Options{}
-	ts := []*tools.Tool{fs.Read(), fs.Write(fo), fs.Edit(fo), fs.MultiEdit(fo), fs.NotebookEdit(fo)}
-	if svc != nil {
-		fo.Diagnostics = svc
-		ts = []*tools.Tool{fs.Read(), fs.Write(fo), fs.Edit(fo), fs.MultiEdit(fo), fs.NotebookEdit(fo), lsp.Tool(svc)}
+	var ts []*tools.Tool
+	for _, tl := range builtin.Tools(builtin.Options{LSP: svc}) {
+		switch tl.Name {
+		case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "LSP":
+			ts = append(ts, tl)
+		}
 	}
 	return tooltest.New(t, ts, tooltest.Options{})
 }

@@ -18,13 +18,6 @@ import (
 // networkAskTimeout bounds a question about a host; no answer refuses.
 const networkAskTimeout = 5 * time.Minute
 
-// Choices of a question about a host (the permission question's IDs).
-const (
-	netAllowOnce    = "allow_once"
-	netAllowSession = "allow_session"
-	netDeny         = "deny"
-)
-
 type egressGrantsKey struct{}
 
 type proxiedKey struct{}
@@ -141,9 +134,9 @@ func egressFor(ctx context.Context, sb *sandbox.Sandbox, uc *tools.UseContext, c
 			Reason: fmt.Sprintf("The command connects to %s port %d, which no rule allows (sandbox.network.allowedDomains or WebFetch(domain:%s))%s.", host, port, host, when),
 			Rule:   "WebFetch(domain:" + host + ")",
 			Choices: []tools.PermissionChoice{
-				{ID: netAllowOnce, Label: "Yes, for this command"},
-				{ID: netAllowSession, Label: "Yes, and don't ask again this session for " + host},
-				{ID: netDeny, Label: "No"},
+				{ID: tools.ChoiceAllowOnce, Label: "Yes, for this command"},
+				{ID: tools.ChoiceAllowSession, Label: "Yes, and don't ask again this session for " + host},
+				{ID: tools.ChoiceDeny, Label: "No"},
 			},
 		}
 		ans, err := askWithin(qctx, a, q)
@@ -157,9 +150,9 @@ func egressFor(ctx context.Context, sb *sandbox.Sandbox, uc *tools.UseContext, c
 			return egress.Refuse, err
 		}
 		switch ans.Choice {
-		case netAllowOnce:
+		case tools.ChoiceAllowOnce:
 			return egress.AllowOnce, nil
-		case netAllowSession:
+		case tools.ChoiceAllowSession:
 			return egress.AllowSession, nil
 		}
 		return egress.Refuse, nil

@@ -337,36 +337,45 @@ var ErrManagerClosed = errors.New("the session is closing; no new commands can s
 
 // start runs spec.script with bash in its own process group.
 func (m *Manager) start(spec startSpec) (*Task, error) {
+	id, slot, err := m.admit(spec)
+	if err != nil {
+		return nil, err
+	}
+	t, err := m.launch(spec, id, slot)
+	if err != nil && slot != nil {
+		slot.give()
+	}
+	return t, err
+}
+
+// admit makes room for a start: it refuses one when the session is
+// closing or a background task over the caps, and names the task. slot is
+// the server-wide background slot taken, which the caller gives back if
+// the start fails.
+func (m *Manager) admit(spec startSpec) (id string, slot *backgroundSlots, err error) {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return nil, ErrManagerClosed
+		return "", nil, ErrManagerClosed
 	}
 	if spec.visible && spec.maxBackground > 0 {
 		if n := m.runningBackgroundLocked(); n >= spec.maxBackground {
 			m.mu.Unlock()
-			return nil, fmt.Errorf("this session already has %d background tasks running, the most allowed (--max-background-tasks): end one with TaskStop, or wait for one to finish (TaskOutput with block), then retry", n)
+			return "", nil, fmt.Errorf("this session already has %d background tasks running, the most allowed (--max-background-tasks): end one with TaskStop, or wait for one to finish (TaskOutput with block), then retry", n)
 		}
 	}
-	var slot *backgroundSlots
 	if spec.visible && spec.slots != nil {
 		if !spec.slots.take() {
 			m.mu.Unlock()
-			return nil, fmt.Errorf("%s: end one with TaskStop, or wait for one to finish (TaskOutput with block), then retry", spec.slots.full())
+			return "", nil, fmt.Errorf("%s: end one with TaskStop, or wait for one to finish (TaskOutput with block), then retry", spec.slots.full())
 		}
 		slot = spec.slots
 	}
-	started := false
-	defer func() {
-		if slot != nil && !started {
-			slot.give()
-		}
-	}()
 	// A background task is named for TaskOutput at once; a foreground
 	// command gets an internal name, and a public one only if it moves to
 	// the background.
 	m.seq++
-	id := fmt.Sprintf("cmd_%d", m.seq)
+	id = fmt.Sprintf("cmd_%d", m.seq)
 	if spec.visible {
 		m.public++
 		id = fmt.Sprintf("bash_%d", m.public)
@@ -378,7 +387,13 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		c.release()
 	}
 	m.sweepLeftovers()
+	return id, slot, nil
+}
 
+// launch starts the admitted task id: its output file, the confined
+// command, the pipe or terminal its output comes through, and the reaper
+// that records how it ended.
+func (m *Manager) launch(spec startSpec, id string, slot *backgroundSlots) (*Task, error) {
 	root, err := m.tasksDir()
 	if err != nil {
 		return nil, err
@@ -399,9 +414,32 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		// A refused connection is one line of the command's output.
 		spec.egress.Notice = (&refusalLines{write: func(line string) { _, _ = t.out.Write([]byte(line + "\n")) }}).say
 	}
-	shell, err := findBash()
+	launch, err := commandOf(spec, t)
 	if err != nil {
 		out.finish()
+		return nil, err
+	}
+	reader, writer, err := outputEnds(launch.Cmd, spec.pty, launch.Confined())
+	if err != nil {
+		out.finish()
+		return nil, err
+	}
+	launch.Cmd.Stdout, launch.Cmd.Stderr = writer, writer
+	if err := m.begin(spec, t, launch, reader, writer); err != nil {
+		out.finish()
+		return nil, err
+	}
+	go out.copyFrom(reader)
+	go t.reap(launch, reader, spec.stats)
+	return t, nil
+}
+
+// commandOf is the command that runs spec's script for t: bash, confined
+// by the sandbox, in the task's directory and environment, detached from
+// the server's terminal.
+func commandOf(spec startSpec, t *Task) (*sandbox.Launch, error) {
+	shell, err := findBash()
+	if err != nil {
 		return nil, err
 	}
 	launch, err := spec.sandbox.Command(sandbox.Spec{
@@ -409,7 +447,6 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 		WorkDirs: spec.workDirs, StateDir: spec.stateDir, Files: spec.files, Egress: spec.egress,
 	}, t.grace)
 	if err != nil {
-		out.finish()
 		return nil, err
 	}
 	if spec.egress != nil && spec.session != nil {
@@ -427,35 +464,39 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	// process's pid.
 	detach(cmd.SysProcAttr, launch.Confined())
 	// A foreground command's stdin stays nil: it reads /dev/null.
+	return launch, nil
+}
 
-	var reader *os.File
-	var writer *os.File
-	if spec.pty && hasTerminals {
-		// A background task reads its terminal: TaskInput types into it.
-		master, slave, err := openTerminal(cmd, launch.Confined())
+// outputEnds are the two ends the command's output goes through: a
+// terminal for a command that wants one (a background task reads its
+// terminal: TaskInput types into it), else a pipe.
+func outputEnds(cmd *exec.Cmd, pty, confined bool) (reader, writer *os.File, err error) {
+	if pty && hasTerminals {
+		master, slave, err := openTerminal(cmd, confined)
 		if err != nil {
-			out.finish()
-			return nil, err
+			return nil, nil, err
 		}
-		reader, writer = master, slave
-	} else {
-		r, w, err := os.Pipe()
-		if err != nil {
-			out.finish()
-			return nil, fmt.Errorf("creating the output pipe: %w", err)
-		}
-		reader, writer = r, w
+		return master, slave, nil
 	}
-	cmd.Stdout, cmd.Stderr = writer, writer
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the output pipe: %w", err)
+	}
+	return r, w, nil
+}
+
+// begin starts the command and records t as the manager's, unless the
+// session closed meanwhile. On failure it closes both output ends.
+func (m *Manager) begin(spec startSpec, t *Task, launch *sandbox.Launch, reader, writer *os.File) error {
+	cmd := launch.Cmd
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		reader.Close()
 		writer.Close()
-		out.finish()
-		return nil, ErrManagerClosed
+		return ErrManagerClosed
 	}
-	err = cmd.Start()
+	err := cmd.Start()
 	launch.Started(err)
 	if err == nil && spec.egress != nil && spec.session != nil {
 		proxiedOf(spec.session).add(launch)
@@ -464,64 +505,64 @@ func (m *Manager) start(spec startSpec) (*Task, error) {
 	if err != nil {
 		m.mu.Unlock()
 		reader.Close()
-		out.finish()
-		return nil, fmt.Errorf("starting bash: %w", err)
+		return fmt.Errorf("starting bash: %w", err)
 	}
 	spec.stats.started(launch.Confined())
 	t.cmd, t.pgid, t.reader = cmd, cmd.Process.Pid, reader
 	if spec.pty && hasTerminals {
 		t.term = reader
 	}
-	started = true
-	m.tasks[id] = t
+	m.tasks[t.ID] = t
 	m.order = append(m.order, t)
 	m.mu.Unlock()
+	return nil
+}
 
-	go out.copyFrom(reader)
+// reap waits for the task's shell to exit and records how it ended, once
+// its output is read (or has had time to be), then closes reader.
+func (t *Task) reap(launch *sandbox.Launch, reader *os.File, stats *Stats) {
+	out := t.out
+	code := launch.Wait()
+	refused := launch.Refused()
+	if stats != nil && launch.Confined() && code == sandbox.SetupFailed {
+		stats.setupFailures.Add(1)
+	}
+	// Output still in the pipe is read before the task is final;
+	// processes left running in the background may keep it open, so
+	// the wait is bounded (their output still reaches the file).
+	wait := drainWait
+	if proc.Gone(t.pgid) {
+		wait = drainWaitGone
+	}
+	select {
+	case <-out.done:
+	case <-time.After(wait):
+	}
+	t.mu.Lock()
+	t.reaped = true
+	t.exitCode = code
+	t.refused = refused
+	t.Ended = time.Now()
+	switch {
+	case t.killed:
+		t.status = StatusKilled
+	case code == 0:
+		t.status = StatusCompleted
+	default:
+		t.status = StatusFailed
+	}
+	if t.slot != nil {
+		t.slot.give()
+		t.slot = nil
+	}
+	t.mu.Unlock()
+	close(t.done)
 	go func() {
-		code := launch.Wait()
-		refused := launch.Refused()
-		if spec.stats != nil && launch.Confined() && code == sandbox.SetupFailed {
-			spec.stats.setupFailures.Add(1)
-		}
-		// Output still in the pipe is read before the task is final;
-		// processes left running in the background may keep it open, so
-		// the wait is bounded (their output still reaches the file).
-		wait := drainWait
-		if proc.Gone(t.pgid) {
-			wait = drainWaitGone
-		}
-		select {
-		case <-out.done:
-		case <-time.After(wait):
-		}
-		t.mu.Lock()
-		t.reaped = true
-		t.exitCode = code
-		t.refused = refused
-		t.Ended = time.Now()
-		switch {
-		case t.killed:
-			t.status = StatusKilled
-		case code == 0:
-			t.status = StatusCompleted
-		default:
-			t.status = StatusFailed
-		}
-		if t.slot != nil {
-			t.slot.give()
-			t.slot = nil
-		}
-		t.mu.Unlock()
-		close(t.done)
-		go func() {
-			// Close the reader once the output ends or the group is gone,
-			// so the copy does not outlive the processes.
-			<-out.done
-			reader.Close()
-		}()
+		// Close the reader once the output ends or the group is gone,
+		// so the copy does not outlive the processes.
+		<-out.done
+		reader.Close()
 	}()
-	return t, nil
 }
 
 // Get returns a visible task by id.
