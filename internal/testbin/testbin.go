@@ -343,3 +343,30 @@ func WaitProcs(t testing.TB, arg string, want int, bound time.Duration) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Text is the text of a tool result: its text contents, joined.
+func Text(t testing.TB, res *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// Bash runs command with the Bash tool (in the background when background
+// is set) and returns the result's text and whether it is an error.
+func Bash(t testing.TB, cs *mcp.ClientSession, command string, background bool) (string, bool) {
+	t.Helper()
+	args := map[string]any{"command": command}
+	if background {
+		args["run_in_background"] = true
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: args})
+	if err != nil {
+		t.Fatalf("Bash %q: %v", command, err)
+	}
+	return Text(t, res), res.IsError
+}
