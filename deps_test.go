@@ -89,7 +89,8 @@ var testOnly = []string{"internal/testbin", "internal/testmodel", "internal/test
 
 // outside are the directories that are not the product: tests of the
 // whole, the conformance fixture server, the benchmarks and the tests of
-// the deployment files, which may import anything.
+// the deployment files (deploy, a Go module of its own), which may import
+// anything.
 var outside = []string{"e2e", "conformance", "bench", "deploy"}
 
 func under(dir string, dirs []string) bool {

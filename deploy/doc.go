@@ -12,6 +12,11 @@
 // NetworkPolicy selecting every pod), start the binary with a workspace's
 // own arguments to probe it and read its metrics (every agent_mcp_* series
 // it serves is listed in docs/deploy.md), and check the Containerfile's
-// packages and build command. The Kubernetes modules are needed by these
-// tests only and are not linked into the binary.
+// packages and build command.
+//
+// deploy is a Go module of its own (go.mod here, requiring the agent-mcp
+// of this checkout through a replace directive): the Kubernetes API
+// modules are needed by these tests only, and the product's go.mod does
+// not carry them. Run its tests from this directory, `go test ./...`;
+// .ci/run does.
 package deploy

@@ -11,6 +11,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
 // treeListing lists every path beneath dir with its size, sorted: what an
@@ -86,16 +89,16 @@ func goModuleProxy(t *testing.T) string {
 }
 
 // chownTree gives dir and everything beneath it to the environment's user.
-func chownTree(t *testing.T, e *sandboxEnv, dir string) {
+func chownTree(t *testing.T, e *sandboxenv.Env, dir string) {
 	t.Helper()
-	if e.user.uid == os.Getuid() {
+	if e.User.UID == os.Getuid() {
 		return
 	}
 	if err := filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, e.user.uid, e.user.gid)
+		return os.Lchown(p, e.User.UID, e.User.GID)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -109,19 +112,19 @@ func chownTree(t *testing.T, e *sandboxEnv, dir string) {
 // at the workspace's stand-ins.
 func TestSandbox_builds_fill_per_workspace_caches(t *testing.T) {
 	t.Parallel()
-	gobin, err := goBinary()
+	gobin, err := sandboxenv.GoBinary()
 	if err != nil {
 		t.Skip(err)
 	}
 	proxy := goModuleProxy(t)
 	npm, npmErr := exec.LookPath("npm")
 	cargo, cargoErr := exec.LookPath("cargo")
-	forEachSandbox(t, func(t *testing.T, e *sandboxEnv, layers string) {
+	sandboxenv.ForEach(t, binary, func(t *testing.T, e *sandboxenv.Env, layers string) {
 		// The user's module cache gets the module as the user's own
 		// `go mod download` puts it there.
-		modcache := filepath.Join(e.home, "go", "pkg", "mod")
+		modcache := filepath.Join(e.Home, "go", "pkg", "mod")
 		dl := exec.Command(gobin, "mod", "download", "-json", "example.com/dep@v1.0.0")
-		dl.Dir = e.root
+		dl.Dir = e.Root
 		dl.Env = append(os.Environ(), "GOMODCACHE="+modcache, "GOPROXY=file://"+proxy, "GOSUMDB=off",
 			"GOFLAGS=-modcacherw", "GOENV=off", "GOTOOLCHAIN=local")
 		out, err := dl.Output()
@@ -132,7 +135,7 @@ func TestSandbox_builds_fill_per_workspace_caches(t *testing.T) {
 		if err := json.Unmarshal(out, &info); err != nil {
 			t.Fatalf("go mod download -json: %v: %s", err, out)
 		}
-		mod := filepath.Join(e.work, "mod")
+		mod := filepath.Join(e.Work, "mod")
 		files := map[string]string{
 			"go.mod":       "module m\n\ngo 1.21\n\nrequire example.com/dep v1.0.0\n",
 			"go.sum":       fmt.Sprintf("example.com/dep v1.0.0 %s\nexample.com/dep v1.0.0/go.mod %s\n", info.Sum, info.GoModSum),
@@ -155,12 +158,12 @@ func TestSandbox_builds_fill_per_workspace_caches(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := os.MkdirAll(filepath.Join(e.home, ".npm"), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(e.Home, ".npm"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		// The user's own build of package warm fills the user's build
 		// cache.
-		gocache := filepath.Join(e.home, ".cache", "go-build")
+		gocache := filepath.Join(e.Home, ".cache", "go-build")
 		build := exec.Command(gobin, "build", "./warm")
 		build.Dir = mod
 		build.Env = append(os.Environ(), "GOCACHE="+gocache, "GOMODCACHE="+modcache, "GOPROXY=off",
@@ -168,29 +171,32 @@ func TestSandbox_builds_fill_per_workspace_caches(t *testing.T) {
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("the user's go build: %v\n%s", err, out)
 		}
-		chownTree(t, e, e.home)
-		chownTree(t, e, e.work)
+		chownTree(t, e, e.Home)
+		chownTree(t, e, e.Work)
 
 		path := filepath.Dir(gobin) + ":" + os.Getenv("PATH")
-		env := []string{"PATH=" + path, "GOPROXY=off", "GOTOOLCHAIN=local"}
+		// The user's Go caches are named as a user with GOCACHE and
+		// GOMODCACHE set names them: the test process's own variables
+		// (a CI's GOCACHE) are not the user's here.
+		env := []string{"PATH=" + path, "GOPROXY=off", "GOTOOLCHAIN=local", "GOCACHE=" + gocache, "GOMODCACHE=" + modcache}
 		if rh := os.Getenv("RUSTUP_HOME"); rh != "" {
 			env = append(env, "RUSTUP_HOME="+rh)
 		} else if h, err := os.UserHomeDir(); err == nil {
 			env = append(env, "RUSTUP_HOME="+filepath.Join(h, ".rustup"))
 		}
-		cs, _ := e.serve(t, layers, env)
+		cs, _ := e.Serve(t, layers, env)
 		// After the server's start, which makes the caches it does not
 		// find.
 		userCaches := func() string {
 			var all []string
 			for _, c := range []string{filepath.Join("go", "pkg", "mod"), ".npm", filepath.Join(".cache", "go-build"), filepath.Join(".cache", "pip"), ".cargo"} {
-				all = append(all, c+":\n"+treeListing(t, filepath.Join(e.home, c)))
+				all = append(all, c+":\n"+treeListing(t, filepath.Join(e.Home, c)))
 			}
 			return strings.Join(all, "\n")
 		}
 		before := userCaches()
 
-		res, failed := bash(t, cs, `cd mod && go build ./... && echo BUILT && go list -m -f '{{.Dir}}' example.com/dep && go env GOCACHE`, false)
+		res, failed := testbin.Bash(t, cs, `cd mod && go build ./... && echo BUILT && go list -m -f '{{.Dir}}' example.com/dep && go env GOCACHE`, false)
 		if failed || !strings.Contains(res, "BUILT") {
 			t.Errorf("go build with a module from the user's cache, no network: %s", res)
 		}
@@ -199,25 +205,25 @@ func TestSandbox_builds_fill_per_workspace_caches(t *testing.T) {
 		}
 		// What the user compiled is read from the user's cache, not
 		// compiled again (GOCACHEPROG).
-		res, failed = bash(t, cs, `go list -export -f '{{.Export}}' ./warm`, false)
+		res, failed = testbin.Bash(t, cs, `go list -export -f '{{.Export}}' ./warm`, false)
 		if failed || !strings.HasPrefix(strings.TrimSpace(res), gocache+"/") {
 			t.Errorf("package warm's export data, want it from the user's build cache %s: %s", gocache, res)
 		}
 		if npmErr != nil {
 			t.Logf("npm install not tried: %v", npmErr)
 		} else {
-			out, failed := bash(t, cs, "cd "+filepath.Join(e.work, "npmproj")+` && `+npm+` install --no-audit --no-fund --offline 2>&1 && node -e 'console.log("answer", require("dep").answer)' && echo "cache=$npm_config_cache"`, false)
-			if failed || !strings.Contains(out, "answer 42") || strings.Contains(out, "cache="+filepath.Join(e.home, ".npm")) {
+			out, failed := testbin.Bash(t, cs, "cd "+filepath.Join(e.Work, "npmproj")+` && `+npm+` install --no-audit --no-fund --offline 2>&1 && node -e 'console.log("answer", require("dep").answer)' && echo "cache=$npm_config_cache"`, false)
+			if failed || !strings.Contains(out, "answer 42") || strings.Contains(out, "cache="+filepath.Join(e.Home, ".npm")) {
 				t.Errorf("npm install of a file: dependency: %s", out)
 			}
 		}
 		if cargoErr != nil {
 			t.Logf("cargo build not tried: %v", cargoErr)
-		} else if out, failed := bash(t, cs, cargo+" --version", false); failed {
+		} else if out, failed := testbin.Bash(t, cs, cargo+" --version", false); failed {
 			t.Logf("cargo build not tried: cargo does not run as this user here: %s", out)
 		} else {
-			out, failed := bash(t, cs, "cd "+e.work+" && "+cargo+` new --vcs none --name hello hello 2>&1 && cd hello && `+cargo+` build --offline 2>&1 && ./target/debug/hello && echo "home=$CARGO_HOME"`, false)
-			if failed || !strings.Contains(out, "Hello, world!") || strings.Contains(out, "home="+filepath.Join(e.home, ".cargo")+"\n") {
+			out, failed := testbin.Bash(t, cs, "cd "+e.Work+" && "+cargo+` new --vcs none --name hello hello 2>&1 && cd hello && `+cargo+` build --offline 2>&1 && ./target/debug/hello && echo "home=$CARGO_HOME"`, false)
+			if failed || !strings.Contains(out, "Hello, world!") || strings.Contains(out, "home="+filepath.Join(e.Home, ".cargo")+"\n") {
 				t.Errorf("cargo build: %s", out)
 			}
 		}

@@ -377,3 +377,31 @@ func TestChatPrint_refusals_reported(t *testing.T) {
 		t.Errorf("the model was told about elicitation: %q", text)
 	}
 }
+
+// TestChat_untrusted_project_mcp_servers_do_not_start: chat starts the
+// servers of a cloned repository's .mcp.json (or one a command planted)
+// only in a trusted workspace or after a yes at the terminal; on a pipe
+// it leaves them out and says how to trust the project.
+func TestChat_untrusted_project_mcp_servers_do_not_start(t *testing.T) {
+	t.Parallel()
+	c := newChatRun(t)
+	marker := filepath.Join(c.home, "started")
+	mcpJSON := fmt.Sprintf(`{"mcpServers":{"planted":{"command":"sh","args":["-c","touch %s"]}}}`, marker)
+	if err := os.WriteFile(filepath.Join(c.dir, ".mcp.json"), []byte(mcpJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t, testmodel.Say("hi"), testmodel.Say("hi"))
+	args := []string{"-p", "hello", "--model", "anthropic/test-model", "--base-url", srv.URL, "--mcp-connect-timeout", "5s"}
+	_, errOut, _ := c.run(t, "", anthropicEnv(), args...)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("an untrusted project's .mcp.json server was started: %s", errOut)
+	}
+	if !strings.Contains(errOut, "not starting the MCP servers of this project's .mcp.json (planted)") || !strings.Contains(errOut, "agent-mcp trust") {
+		t.Errorf("the warning does not name the server and the way to trust: %q", errOut)
+	}
+	// Trusted for this run, it starts.
+	_, errOut, _ = c.run(t, "", anthropicEnv(), append(args, "--trust-project")...)
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("with --trust-project the server did not start: %s", errOut)
+	}
+}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/sandbox"
@@ -136,10 +137,10 @@ func TestEgress_proxy(t *testing.T) {
 		}
 	}
 	for _, layers := range []string{"namespaces,landlock", "landlock"} {
-		for _, u := range sandboxUsers(t) {
-			t.Run(layers+"/"+u.name, func(t *testing.T) {
+		for _, u := range sandboxenv.Users(t) {
+			t.Run(layers+"/"+u.Name, func(t *testing.T) {
 				t.Parallel()
-				requireLayers(t, layers)
+				sandboxenv.RequireLayers(t, binary, layers)
 				if layers == "landlock" && supervisorMissing() != "" {
 					t.Skipf("no supervised egress proxy with Landlock alone here: %s", supervisorMissing())
 				}
@@ -161,9 +162,9 @@ func supervisorMissing() string {
 	return string(out)
 }
 
-func egressProxy(t *testing.T, layers string, u sandboxUser) {
-	e := newSandboxEnv(t, u)
-	site := newTLSSite(t, filepath.Join(e.root, "site"), "allowed.test", "asked.test", "declined.test", "denied.test", "other.allowed.test")
+func egressProxy(t *testing.T, layers string, u sandboxenv.User) {
+	e := sandboxenv.New(t, binary, u)
+	site := newTLSSite(t, filepath.Join(e.Root, "site"), "allowed.test", "asked.test", "declined.test", "denied.test", "other.allowed.test")
 	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -185,12 +186,12 @@ func egressProxy(t *testing.T, layers string, u sandboxUser) {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}}
 	settings := `{"sandbox":{"network":{"allowedDomains":["*.allowed.test","allowed.test","127.0.0.1"],"deniedDomains":["denied.test"]}}}`
-	argv := append(append([]string{}, e.user.wrap...), e.bin, "serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "bypassPermissions",
-		"--settings", allowEverythingHook, "--settings", settings)
+	argv := append(append([]string{}, e.User.Wrap...), e.Bin, "serve", "--cwd", e.Work, "--state-dir", e.State, "--permission-mode", "bypassPermissions",
+		"--settings", sandboxenv.AllowEverythingHook, "--settings", settings)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	env := testbin.HermeticEnv(t)
-	cmd.Env = append(env, "HOME="+e.home, sandbox.LayersEnv+"="+layers, "XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"),
-		"AGENT_MCP_CONFIG_DIR="+filepath.Join(e.home, ".config", "agent-mcp"), "XDG_CACHE_HOME="+filepath.Join(e.home, ".cache"),
+	cmd.Env = append(env, "HOME="+e.Home, sandbox.LayersEnv+"="+layers, "XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"),
+		"AGENT_MCP_CONFIG_DIR="+filepath.Join(e.Home, ".config", "agent-mcp"), "XDG_CACHE_HOME="+filepath.Join(e.Home, ".cache"),
 		sandbox.HostsEnv+"=allowed.test=127.0.0.1,other.allowed.test=127.0.0.1,asked.test=127.0.0.1,declined.test=127.0.0.1,denied.test=127.0.0.1")
 	cs := testbin.Stdio(t, cmd, opts)
 
@@ -199,7 +200,7 @@ func egressProxy(t *testing.T, layers string, u sandboxUser) {
 	curl := "curl -sS --max-time 20 --cacert " + site.caFile + " "
 	reached := func(name, command, path string) {
 		t.Helper()
-		out, _ := bash(t, cs, command, false)
+		out, _ := testbin.Bash(t, cs, command, false)
 		if !strings.Contains(out, "hello from "+path) {
 			t.Errorf("%s: %q", name, out)
 		}
@@ -220,7 +221,7 @@ t.start(); t.join()"`, "/thread")
 		t.Fatal(err)
 	}
 	reached("a Go program (net/http)", "SSL_CERT_FILE="+site.caFile+" "+goClient+" "+url("allowed.test", "/go"), "/go")
-	out, _ := bash(t, cs, "GIT_SSL_CAINFO="+site.caFile+" git clone -q -b main "+url("allowed.test", "/git/r.git")+" cloned && cat cloned/README", false)
+	out, _ := testbin.Bash(t, cs, "GIT_SSL_CAINFO="+site.caFile+" git clone -q -b main "+url("allowed.test", "/git/r.git")+" cloned && cat cloned/README", false)
 	if !strings.Contains(out, "through the proxy") {
 		t.Errorf("git clone over HTTPS: %q", out)
 	}
@@ -229,11 +230,11 @@ t.start(); t.join()"`, "/thread")
 	if _, ok := asked.Load("asked.test"); !ok {
 		t.Error("asked.test went through without a question")
 	}
-	out, _ = bash(t, cs, curl+url("declined.test", "/declined"), false)
+	out, _ = testbin.Bash(t, cs, curl+url("declined.test", "/declined"), false)
 	if site.saw("/declined") || !strings.Contains(out, "refused declined.test:"+port) || !strings.Contains(out, "WebFetch(domain:declined.test)") {
 		t.Errorf("an unlisted domain, declined: %q", out)
 	}
-	out, _ = bash(t, cs, curl+url("denied.test", "/denied"), false)
+	out, _ = testbin.Bash(t, cs, curl+url("denied.test", "/denied"), false)
 	if site.saw("/denied") || !strings.Contains(out, "refused denied.test:"+port) || !strings.Contains(out, `deny rule "denied.test"`) {
 		t.Errorf("a denied domain: %q", out)
 	}
@@ -250,7 +251,7 @@ t.start(); t.join()"`, "/thread")
 		"DNS":                           `python3 -c "import socket; print(socket.gethostbyname('example.com'))"`,
 		"an IP literal through a proxy": "curl -sS --max-time 5 http://1.1.1.1/",
 	} {
-		out, _ := bash(t, cs, command, false)
+		out, _ := testbin.Bash(t, cs, command, false)
 		if strings.Contains(out, "CONNECTED") || strings.Contains(out, "hello from") || strings.Contains(out, "<html") {
 			t.Errorf("%s reached something: %q", name, out)
 		}
@@ -271,15 +272,15 @@ t.start(); t.join()"`, "/thread")
 // naming the rule to add, in the Bash result, and the host sees nothing.
 func TestEgress_noElicitation(t *testing.T) {
 	t.Parallel()
-	requireLayers(t, "namespaces")
+	sandboxenv.RequireLayers(t, binary, "namespaces")
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
-	e := newSandboxEnv(t, sandboxUsers(t)[0])
-	site := newTLSSite(t, filepath.Join(e.root, "site"), "unlisted.test")
-	cs, _ := e.serve(t, "namespaces,landlock", []string{sandbox.HostsEnv + "=unlisted.test=127.0.0.1"},
+	e := sandboxenv.New(t, binary, sandboxenv.Users(t)[0])
+	site := newTLSSite(t, filepath.Join(e.Root, "site"), "unlisted.test")
+	cs, _ := e.Serve(t, "namespaces,landlock", []string{sandbox.HostsEnv + "=unlisted.test=127.0.0.1"},
 		"--settings", `{"sandbox":{"network":{"allowedDomains":["127.0.0.1"]}}}`)
-	out, _ := bash(t, cs, "curl -sS --max-time 20 --cacert "+site.caFile+" https://unlisted.test:"+strconv.Itoa(site.port)+"/nobody", false)
+	out, _ := testbin.Bash(t, cs, "curl -sS --max-time 20 --cacert "+site.caFile+" https://unlisted.test:"+strconv.Itoa(site.port)+"/nobody", false)
 	if site.saw("/nobody") || !strings.Contains(out, "refused unlisted.test:") || !strings.Contains(out, "nobody can be asked") ||
 		!strings.Contains(out, "WebFetch(domain:unlisted.test)") {
 		t.Errorf("an unlisted domain without elicitation: %q", out)
@@ -295,7 +296,7 @@ func TestEgress_noElicitation(t *testing.T) {
 // it is refused naming the rule.
 func TestEgress_backgroundAsks(t *testing.T) {
 	t.Parallel()
-	requireLayers(t, "namespaces")
+	sandboxenv.RequireLayers(t, binary, "namespaces")
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
@@ -315,8 +316,8 @@ func TestEgress_backgroundAsks(t *testing.T) {
 }
 
 func backgroundAsks(t *testing.T, version string, overHTTP, canAsk bool) {
-	e := newSandboxEnv(t, sandboxUsers(t)[0])
-	site := newTLSSite(t, filepath.Join(e.root, "site"), "later-yes.test", "later-no.test")
+	e := sandboxenv.New(t, binary, sandboxenv.Users(t)[0])
+	site := newTLSSite(t, filepath.Join(e.Root, "site"), "later-yes.test", "later-no.test")
 	var asked sync.Map
 	opts := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		switch {
@@ -328,13 +329,13 @@ func backgroundAsks(t *testing.T, version string, overHTTP, canAsk bool) {
 		}
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}}
-	argv := []string{"serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "bypassPermissions",
-		"--settings", allowEverythingHook, "--settings", `{"sandbox":{"network":{"allowedDomains":["127.0.0.1"]}}}`}
+	argv := []string{"serve", "--cwd", e.Work, "--state-dir", e.State, "--permission-mode", "bypassPermissions",
+		"--settings", sandboxenv.AllowEverythingHook, "--settings", `{"sandbox":{"network":{"allowedDomains":["127.0.0.1"]}}}`}
 	if overHTTP {
 		argv = append(argv, "--http", "--addr", "127.0.0.1:0", "--no-auth")
 	}
-	cmd := exec.Command(e.bin, argv...)
-	cmd.Env = append(testbin.HermeticEnv(t), "HOME="+e.home, sandbox.LayersEnv+"=namespaces,landlock",
+	cmd := exec.Command(e.Bin, argv...)
+	cmd.Env = append(testbin.HermeticEnv(t), "HOME="+e.Home, sandbox.LayersEnv+"=namespaces,landlock",
 		sandbox.HostsEnv+"=later-yes.test=127.0.0.1,later-no.test=127.0.0.1")
 	var cs *mcp.ClientSession
 	if overHTTP {
@@ -361,7 +362,7 @@ func backgroundAsks(t *testing.T, version string, overHTTP, canAsk bool) {
 	if isErr || id == nil {
 		t.Fatalf("no task started: %q", out)
 	}
-	if err := os.WriteFile(filepath.Join(e.work, "go"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Work, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _ = call(t, cs, "TaskOutput", map[string]any{"task_id": id[1], "block": true, "timeout": 120000})
@@ -387,7 +388,7 @@ func backgroundAsks(t *testing.T, version string, overHTTP, canAsk bool) {
 // is told, naming the rule.
 func TestEgress_chatAsksAtTheTerminal(t *testing.T) {
 	t.Parallel()
-	requireLayers(t, "namespaces")
+	sandboxenv.RequireLayers(t, binary, "namespaces")
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}
@@ -458,7 +459,7 @@ func main() {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module goclient\n\ngo 1.21\n"), 0o644); err != nil {
 		return "", err
 	}
-	gobin, err := goBinary()
+	gobin, err := sandboxenv.GoBinary()
 	if err != nil {
 		return "", err
 	}
@@ -477,12 +478,12 @@ func main() {
 // commands the server holds no more descriptors than after one.
 func TestEgress_supervisorEndsWithItsCommand(t *testing.T) {
 	t.Parallel()
-	requireLayers(t, "landlock")
+	sandboxenv.RequireLayers(t, binary, "landlock")
 	if m := supervisorMissing(); m != "" {
 		t.Skipf("no supervised egress proxy with Landlock alone here: %s", m)
 	}
-	e := newSandboxEnv(t, sandboxUsers(t)[0])
-	cs, cmd := e.serve(t, "landlock", nil)
+	e := sandboxenv.New(t, binary, sandboxenv.Users(t)[0])
+	cs, cmd := e.Serve(t, "landlock", nil)
 	fds := func() int {
 		entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid))
 		if err != nil {
@@ -493,7 +494,7 @@ func TestEgress_supervisorEndsWithItsCommand(t *testing.T) {
 	// Each command makes a socket through the supervisor (and a child
 	// that outlives the shell a moment holds the filter too).
 	const command = `python3 -c "import socket; socket.socket()" && (sleep 0.01 &)`
-	if out, isErr := bash(t, cs, command, false); isErr {
+	if out, isErr := testbin.Bash(t, cs, command, false); isErr {
 		t.Fatalf("the first command failed: %s", out)
 	}
 	after1 := fds()
@@ -513,7 +514,7 @@ func TestEgress_supervisorEndsWithItsCommand(t *testing.T) {
 	})
 	const n = 10
 	for range n {
-		if out, isErr := bash(t, cs, command, false); isErr {
+		if out, isErr := testbin.Bash(t, cs, command, false); isErr {
 			t.Fatalf("a command failed: %s", out)
 		}
 	}
@@ -521,7 +522,7 @@ func TestEgress_supervisorEndsWithItsCommand(t *testing.T) {
 		func() bool {
 			// A command's output file is let go when the next one starts,
 			// once every process of it has let the output go.
-			bash(t, cs, "true", false)
+			testbin.Bash(t, cs, "true", false)
 			return fds() < after1+n/2
 		})
 }

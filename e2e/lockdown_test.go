@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/sandbox"
 )
@@ -45,7 +46,7 @@ var attackerBinary = sync.OnceValues(func() (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module attacker\n\ngo 1.21\n"), 0o644); err != nil {
 		return "", err
 	}
-	gobin, err := goBinary()
+	gobin, err := sandboxenv.GoBinary()
 	if err != nil {
 		return "", err
 	}
@@ -186,26 +187,26 @@ func TestSandbox_lockdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forEachLayers(t, []string{"landlock", "landlock,cgroup", "namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
+	sandboxenv.ForEachLayers(t, binary, []string{"landlock", "landlock,cgroup", "namespaces,landlock"}, func(t *testing.T, e *sandboxenv.Env, layers string) {
 		shm, msg := ipcOf(t, a)
 		// The server starts in a session keyring of its own holding a
 		// key, with its token on its command line and in its
 		// environment.
-		e.user.wrap = append(append([]string{}, e.user.wrap...), a, "keyring-exec", "KEYSECRET")
-		cs, _ := e.serve(t, layers, []string{"AGENT_MCP_TOKEN=ENVSECRET", "AGENT_MCP_CLIENT_TOKENS=h=CLIENTSECRET", "P=" + pwned},
+		e.User.Wrap = append(append([]string{}, e.User.Wrap...), a, "keyring-exec", "KEYSECRET")
+		cs, _ := e.Serve(t, layers, []string{"AGENT_MCP_TOKEN=ENVSECRET", "AGENT_MCP_CLIENT_TOKENS=h=CLIENTSECRET", "P=" + pwned},
 			"--token", "CMDLINESECRET")
-		if err := os.WriteFile(filepath.Join(e.work, "secret600"), []byte("DACSECRET"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(e.Work, "secret600"), []byte("DACSECRET"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chown(filepath.Join(e.work, "secret600"), 4242, 4242); err != nil && os.Getuid() == 0 {
+		if err := os.Chown(filepath.Join(e.Work, "secret600"), 4242, 4242); err != nil && os.Getuid() == 0 {
 			t.Fatal(err)
 		}
-		attacks := lockdownAttacks(a, e.user.uid, shm, msg)
+		attacks := lockdownAttacks(a, e.User.UID, shm, msg)
 		if os.Getuid() == 0 {
 			attacks = append(attacks, attack{"another user's 0600 file (CAP_DAC_OVERRIDE)", `cat secret600 2>&1 | sed "s/DAC[S]ECRET/$P dac/"`, ""})
 		}
 		for _, at := range attacks {
-			out, _ := bash(t, cs, at.cmd+`; echo "RAN"`, false)
+			out, _ := testbin.Bash(t, cs, at.cmd+`; echo "RAN"`, false)
 			switch {
 			case strings.Contains(out, pwned):
 				t.Errorf("%s: the attack worked:\n%s", at.name, out)
@@ -217,7 +218,7 @@ func TestSandbox_lockdown(t *testing.T) {
 		}
 		// What the commands left on disk: no set-user-ID or set-group-ID
 		// file, no device node, no file given away.
-		_ = filepath.Walk(e.work, func(p string, fi os.FileInfo, err error) error {
+		_ = filepath.Walk(e.Work, func(p string, fi os.FileInfo, err error) error {
 			if err != nil {
 				return nil
 			}
@@ -239,7 +240,7 @@ func TestSandbox_lockdown(t *testing.T) {
 		}
 		// Last: SIGKILL the launcher. It must live on, and the command's
 		// processes with it end at the session's end as ever.
-		out, _ := bash(t, cs, a+` signal $PPID 9; echo "RAN"`, false)
+		out, _ := testbin.Bash(t, cs, a+` signal $PPID 9; echo "RAN"`, false)
 		if strings.Contains(out, pwned) || !strings.Contains(out, "RAN") {
 			t.Errorf("SIGKILL the launcher:\n%s", out)
 		}
@@ -257,10 +258,10 @@ func TestSandbox_unconfined_notice_reaches_the_model(t *testing.T) {
 		t.Run(layers, func(t *testing.T) {
 			t.Parallel()
 			if layers != "none" {
-				requireLayers(t, layers)
+				sandboxenv.RequireLayers(t, binary, layers)
 			}
-			e := newSandboxEnv(t, sandboxUsers(t)[0])
-			cs, _ := e.serve(t, layers, nil)
+			e := sandboxenv.New(t, binary, sandboxenv.Users(t)[0])
+			cs, _ := e.Serve(t, layers, nil)
 			want := layers == "none"
 			const notice = "Bash commands run unconfined"
 			if got := strings.Contains(cs.InitializeResult().Instructions, notice); got != want {
@@ -276,7 +277,7 @@ func TestSandbox_unconfined_notice_reaches_the_model(t *testing.T) {
 				}
 			}
 			for _, bg := range []bool{false, true} {
-				out, _ := bash(t, cs, "echo hello; exit 3", bg)
+				out, _ := testbin.Bash(t, cs, "echo hello; exit 3", bg)
 				if strings.Contains(out, notice) != want {
 					t.Errorf("background %v: the result holds the notice: %v, want %v:\n%s", bg, !want, want, out)
 				}
@@ -301,10 +302,10 @@ func TestSandbox_network_sentence_reaches_the_model(t *testing.T) {
 		t.Run(layers, func(t *testing.T) {
 			t.Parallel()
 			if layers != "none" {
-				requireLayers(t, layers)
+				sandboxenv.RequireLayers(t, binary, layers)
 			}
-			e := newSandboxEnv(t, sandboxUsers(t)[0])
-			cs, _ := e.serve(t, layers, nil)
+			e := sandboxenv.New(t, binary, sandboxenv.Users(t)[0])
+			cs, _ := e.Serve(t, layers, nil)
 			list, err := cs.ListTools(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -336,18 +337,18 @@ func TestSandbox_limits(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl not installed")
 	}
-	forEachLayers(t, []string{"landlock,cgroup", "namespaces,landlock,cgroup", "landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
-		cs, _ := e.serve(t, layers, []string{"P=" + pwned}, "--settings", `{"sandbox":{"limits":{"processes":64,"memory":"128MiB"}}}`)
-		capped, _ := bash(t, cs, `grep -h -E '^[0-9]+:(pids|memory):|^0::' /proc/self/cgroup`, false)
+	sandboxenv.ForEachLayers(t, binary, []string{"landlock,cgroup", "namespaces,landlock,cgroup", "landlock"}, func(t *testing.T, e *sandboxenv.Env, layers string) {
+		cs, _ := e.Serve(t, layers, []string{"P=" + pwned}, "--settings", `{"sandbox":{"limits":{"processes":64,"memory":"128MiB"}}}`)
+		capped, _ := testbin.Bash(t, cs, `grep -h -E '^[0-9]+:(pids|memory):|^0::' /proc/self/cgroup`, false)
 		// sandbox check says whether the limits can be set here with
 		// these layers, as this user.
-		argv := append(append([]string{}, e.user.wrap...), e.bin, "sandbox", "check")
+		argv := append(append([]string{}, e.User.Wrap...), e.Bin, "sandbox", "check")
 		check := exec.Command(argv[0], argv[1:]...)
-		check.Env = append(testbin.HermeticEnv(t), sandbox.LayersEnv+"="+layers, "HOME="+e.home)
+		check.Env = append(testbin.HermeticEnv(t), sandbox.LayersEnv+"="+layers, "HOME="+e.Home)
 		said, _ := check.CombinedOutput()
 		held := strings.Contains(string(said), "each command limited to")
 		if strings.Contains(layers, "cgroup") && !held {
-			t.Skipf("no limit can be set with %s for uid %d here: %s", layers, e.user.uid, said)
+			t.Skipf("no limit can be set with %s for uid %d here: %s", layers, e.User.UID, said)
 		}
 		if held && !strings.Contains(capped, "agent-mcp-") {
 			t.Fatalf("sandbox check says limits hold, but the command is in no cgroup of its own: %s", capped)
@@ -356,7 +357,7 @@ func TestSandbox_limits(t *testing.T) {
 			`print scalar(@k) >= 100 ? "$ENV{P} forked " : "forked ", scalar(@k), "\n"; kill 9, @k'; echo RAN`
 		mem := `perl -e '$x = "a" x (300*1024*1024); print "$ENV{P} allocated 300 MiB\n"'; echo RAN`
 		for _, c := range []string{forks, mem} {
-			out, _ := bash(t, cs, c, false)
+			out, _ := testbin.Bash(t, cs, c, false)
 			switch {
 			case !strings.Contains(out, "RAN"):
 				t.Errorf("the command did not run:\n%s", out)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
@@ -21,9 +22,9 @@ import (
 func TestLSP_gopls_runs_in_the_sandbox_and_ends_with_the_server(t *testing.T) {
 	t.Parallel()
 	path := goplsPath(t)
-	e := newSandboxEnv(t, sandboxUsers(t)[0])
-	goModule(t, e.work)
-	cs, cmd := e.serve(t, "namespaces,landlock", []string{"PATH=" + path, "GOFLAGS=-mod=mod", "GOPROXY=off"},
+	e := sandboxenv.New(t, binary, sandboxenv.Users(t)[0])
+	goModule(t, e.Work)
+	cs, cmd := e.Serve(t, "namespaces,landlock", []string{"PATH=" + path, "GOFLAGS=-mod=mod", "GOPROXY=off"},
 		"--settings", `{"lspDiagnosticsWaitMs": 20000}`)
 	call := toolCaller(t, cs)
 	call("Read", map[string]any{"file_path": "main.go"})
@@ -34,7 +35,7 @@ func TestLSP_gopls_runs_in_the_sandbox_and_ends_with_the_server(t *testing.T) {
 
 	// The gopls of this server is the one whose cache is in its state
 	// directory (set only for a sandboxed server).
-	pid := goplsOf(t, e.state)
+	pid := goplsOf(t, e.State)
 	if pid == 0 {
 		t.Fatal("no gopls process with this server's cache directory")
 	}
@@ -133,14 +134,14 @@ func TestLSP_a_sandboxed_server_sees_the_tree_read_only(t *testing.T) {
 	for _, writes := range []bool{false, true} {
 		t.Run(fmt.Sprintf("writesWorkspace=%v", writes), func(t *testing.T) {
 			t.Parallel()
-			e := newSandboxEnv(t, sandboxUsers(t)[0])
-			goModule(t, e.work)
+			e := sandboxenv.New(t, binary, sandboxenv.Users(t)[0])
+			goModule(t, e.Work)
 			server := map[string]any{"go": map[string]any{
 				"command": "sh", "args": []string{"-c", "touch written-by-server 2>/dev/null; exec gopls serve"},
 				"extensionToLanguage": map[string]string{".go": "go"}, "writesWorkspace": writes,
 			}}
 			settings, _ := json.Marshal(map[string]any{"lspDiagnosticsWaitMs": 20000, "lspServers": server})
-			cs, _ := e.serve(t, "namespaces,landlock", []string{"PATH=" + path, "GOFLAGS=-mod=mod", "GOPROXY=off"},
+			cs, _ := e.Serve(t, "namespaces,landlock", []string{"PATH=" + path, "GOFLAGS=-mod=mod", "GOPROXY=off"},
 				"--settings", string(settings))
 			call := toolCaller(t, cs)
 			call("Read", map[string]any{"file_path": "main.go"})
@@ -148,18 +149,18 @@ func TestLSP_a_sandboxed_server_sees_the_tree_read_only(t *testing.T) {
 			if !strings.Contains(out, "undefined: notDefined") {
 				t.Fatalf("no diagnostics from the sandboxed gopls:\n%s", out)
 			}
-			_, err := os.Lstat(filepath.Join(e.work, "written-by-server"))
+			_, err := os.Lstat(filepath.Join(e.Work, "written-by-server"))
 			if wrote := err == nil; wrote != writes {
 				t.Errorf("the server wrote in the working directory: %v, want %v", wrote, writes)
 			}
 			if writes {
 				return
 			}
-			envrc := filepath.Join(e.work, ".envrc")
+			envrc := filepath.Join(e.Work, ".envrc")
 			if err := os.WriteFile(envrc, []byte("export MINE=1\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if out, _ := bash(t, cs, "echo done", false); strings.Contains(out, "sandbox-refused") {
+			if out, _ := testbin.Bash(t, cs, "echo done", false); strings.Contains(out, "sandbox-refused") {
 				t.Errorf("the user's .envrc was taken for a command's while only the language server ran:\n%s", out)
 			}
 			if data, err := os.ReadFile(envrc); err != nil || string(data) != "export MINE=1\n" {
@@ -180,8 +181,8 @@ func goplsPath(t *testing.T) string {
 		}
 		t.Skip("gopls is not on PATH")
 	}
-	requireLayers(t, "namespaces,landlock")
-	gobin, err := goBinary()
+	sandboxenv.RequireLayers(t, binary, "namespaces,landlock")
+	gobin, err := sandboxenv.GoBinary()
 	if err != nil {
 		t.Skip(err)
 	}

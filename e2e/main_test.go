@@ -105,17 +105,6 @@ func postRPC(t *testing.T, url, body string, header map[string]string, host stri
 	return resp.StatusCode, string(msg)
 }
 
-func text(t *testing.T, res *mcp.CallToolResult) string {
-	t.Helper()
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
 // exerciseSession runs the spine's end-to-end checks on one client session;
 // structured says the server was started with --structured-output.
 func exerciseSession(t *testing.T, cs *mcp.ClientSession, dir string, structured bool) {
@@ -145,7 +134,7 @@ func exerciseSession(t *testing.T, cs *mcp.ClientSession, dir string, structured
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := text(t, res), "1\thello\n2\tworld\n3\t"; res.IsError || got != want {
+		if got, want := testbin.Text(t, res), "1\thello\n2\tworld\n3\t"; res.IsError || got != want {
 			t.Errorf("Read = %v %q, want %q", res.IsError, got, want)
 		}
 		sc, _ := json.Marshal(res.StructuredContent)
@@ -160,7 +149,7 @@ func exerciseSession(t *testing.T, cs *mcp.ClientSession, dir string, structured
 			for round := 0; round < 2; round++ {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "TodoWrite", Arguments: map[string]any{"todos": todos}})
 				if err != nil || res.IsError {
-					t.Fatalf("TodoWrite: %v %s", err, text(t, res))
+					t.Fatalf("TodoWrite: %v %s", err, testbin.Text(t, res))
 				}
 				var got struct{ OldTodos, NewTodos []map[string]any }
 				sc, _ := json.Marshal(res.StructuredContent)
@@ -183,7 +172,7 @@ func exerciseSession(t *testing.T, cs *mcp.ClientSession, dir string, structured
 		if err != nil {
 			t.Fatal(err)
 		}
-		msg := text(t, res)
+		msg := testbin.Text(t, res)
 		if !res.IsError || !strings.Contains(msg, `unknown parameter "extra"`) || !strings.Contains(msg, `parameter "todos[0].status" must be one of`) {
 			t.Errorf("invalid call: %v %q", res.IsError, msg)
 		}
@@ -262,7 +251,7 @@ func TestServeHTTP_state_per_token(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		return text(t, res), res.IsError
+		return testbin.Text(t, res), res.IsError
 	}
 	if out, isErr := call(first, "Read", map[string]any{"file_path": file}); isErr {
 		t.Fatalf("Read: %s", out)
@@ -414,7 +403,7 @@ func TestServeStdioBudgetProgressAndCancellation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		preview := text(t, res)
+		preview := testbin.Text(t, res)
 		if res.IsError || !strings.HasPrefix(preview, "<persisted-output>\nOutput too large (106.3KB). Full output saved to: ") {
 			t.Fatalf("result = %v %q", res.IsError, preview)
 		}
@@ -430,7 +419,7 @@ func TestServeStdioBudgetProgressAndCancellation(t *testing.T) {
 		params.SetProgressToken("p1")
 		res, err := cs.CallTool(ctx, params)
 		if err != nil || res.IsError {
-			t.Fatalf("%v %s", err, text(t, res))
+			t.Fatalf("%v %s", err, testbin.Text(t, res))
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -463,8 +452,8 @@ func TestServeStdioBudgetProgressAndCancellation(t *testing.T) {
 		}
 		// The session still serves calls afterwards.
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "echo alive"}})
-		if err != nil || text(t, res) != "alive" {
-			t.Errorf("after cancellation: %v %q", err, text(t, res))
+		if err != nil || testbin.Text(t, res) != "alive" {
+			t.Errorf("after cancellation: %v %q", err, testbin.Text(t, res))
 		}
 	})
 }

@@ -72,7 +72,7 @@ func refused(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]a
 	if err != nil {
 		t.Fatalf("%s %v: %v", tool, args, err)
 	}
-	got := text(t, res)
+	got := testbin.Text(t, res)
 	if !res.IsError || !strings.Contains(got, "Permission to use") {
 		t.Errorf("%s %v ran: %q", tool, args, got)
 	}
@@ -173,7 +173,7 @@ func TestPermissions_grepSkipsDenied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := text(t, res)
+	got := testbin.Text(t, res)
 	if res.IsError || strings.Contains(got, secret) || !strings.Contains(got, "orig") || !strings.Contains(got, "skipped: a permission deny rule covers") {
 		t.Fatalf("Grep: %q", got)
 	}
@@ -227,7 +227,7 @@ func TestPermissions_workspaceTrust(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Write",
 		Arguments: map[string]any{"file_path": filepath.Join(root, "outside", "w.txt"), "content": "trusted"}})
 	if err != nil || res.IsError {
-		t.Fatalf("after trust the write is refused: %v %q", err, text(t, res))
+		t.Fatalf("after trust the write is refused: %v %q", err, testbin.Text(t, res))
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Error("after trust the workspace's hook did not run")
@@ -243,7 +243,7 @@ func TestPermissions_unrelatedRuleKeepsPolicy(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Write",
 		Arguments: map[string]any{"file_path": "new.txt", "content": "ok"}})
 	if err != nil || res.IsError {
-		t.Fatalf("a write inside asks once an unrelated rule exists: %v %q", err, text(t, res))
+		t.Fatalf("a write inside asks once an unrelated rule exists: %v %q", err, testbin.Text(t, res))
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "new.txt")); string(b) != "ok" {
 		t.Fatalf("new.txt holds %q", b)

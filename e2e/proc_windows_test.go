@@ -1,13 +1,6 @@
 package e2e
 
-import (
-	"os"
-	"syscall"
-)
-
-// terminalAttr is nil on Windows, which has no controlling terminals:
-// the sandbox tests that set one skip there (no sandbox outside Linux).
-func terminalAttr(int) *syscall.SysProcAttr { return nil }
+import "os"
 
 // killProcess ends the process pid.
 func killProcess(pid int) error {

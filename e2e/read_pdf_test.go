@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/internal/testpdf"
 )
 
@@ -65,7 +66,7 @@ func TestReadPDFAndImages(t *testing.T) {
 	}
 
 	res := call("Read", map[string]any{"file_path": "report.pdf"})
-	got := text(t, res)
+	got := testbin.Text(t, res)
 	for _, want := range []string{"<page number=\"1\">\nPage 1 line 1\nPage 1 line 2\nPage 1 line 3\n</page>",
 		"<page number=\"2\">\nPage 2 line 1", "<page number=\"3\">\n[no text on this page", "Page 3 as an image:"} {
 		if res.IsError || !strings.Contains(got, want) {
@@ -79,26 +80,26 @@ func TestReadPDFAndImages(t *testing.T) {
 	}
 
 	res = call("Read", map[string]any{"file_path": "book.pdf"})
-	if got := text(t, res); res.IsError || strings.Count(got, "<page number=") != 10 || !strings.Contains(got, `500 pages`) || !strings.Contains(got, `pages="11-30"`) {
+	if got := testbin.Text(t, res); res.IsError || strings.Count(got, "<page number=") != 10 || !strings.Contains(got, `500 pages`) || !strings.Contains(got, `pages="11-30"`) {
 		t.Errorf("book.pdf: %.300q", got)
 	}
 	res = call("Read", map[string]any{"file_path": "book.pdf", "pages": "481-500"})
-	if got := text(t, res); res.IsError || strings.Count(got, "<page number=") != 20 || !strings.Contains(got, "Page 500 line 20\n</page>") {
+	if got := testbin.Text(t, res); res.IsError || strings.Count(got, "<page number=") != 20 || !strings.Contains(got, "Page 500 line 20\n</page>") {
 		t.Errorf("book.pdf 481-500: %.300q", got)
 	}
 
 	res = call("Read", map[string]any{"file_path": "locked.pdf"})
-	if got := text(t, res); !res.IsError || !strings.Contains(got, filepath.Join(dir, "locked.pdf")) || !strings.Contains(got, "password") {
+	if got := testbin.Text(t, res); !res.IsError || !strings.Contains(got, filepath.Join(dir, "locked.pdf")) || !strings.Contains(got, "password") {
 		t.Errorf("locked.pdf: %v %q", res.IsError, got)
 	}
 	res = call("Read", map[string]any{"file_path": "cut.pdf"})
-	if got := text(t, res); res.IsError && !strings.Contains(got, "damaged") || !res.IsError && !strings.Contains(got, "Page 1 line 1") {
+	if got := testbin.Text(t, res); res.IsError && !strings.Contains(got, "damaged") || !res.IsError && !strings.Contains(got, "Page 1 line 1") {
 		t.Errorf("cut.pdf: %v %q", res.IsError, got)
 	}
 
 	res = call("Read", map[string]any{"file_path": "wide.png"})
-	if imgs := images(res); res.IsError || len(imgs) != 1 || !strings.Contains(text(t, res), "3000x600 px") {
-		t.Errorf("wide.png: %v %q", res.IsError, text(t, res))
+	if imgs := images(res); res.IsError || len(imgs) != 1 || !strings.Contains(testbin.Text(t, res), "3000x600 px") {
+		t.Errorf("wide.png: %v %q", res.IsError, testbin.Text(t, res))
 	} else if cfg, err := png.DecodeConfig(bytes.NewReader(imgs[0].Data)); err != nil || cfg.Width != 2000 || cfg.Height != 400 {
 		t.Errorf("wide.png returned %v %+v, want 2000x400", err, cfg)
 	}
@@ -107,7 +108,7 @@ func TestReadPDFAndImages(t *testing.T) {
 	// compressed streams as binary (as ripgrep does, by their NUL bytes;
 	// the small cut.pdf and locked.pdf happen to have none, and match).
 	res = call("Grep", map[string]any{"pattern": "Catalog", "path": dir})
-	if got := text(t, res); res.IsError || strings.Contains(got, "report.pdf") || strings.Contains(got, "book.pdf") {
+	if got := testbin.Text(t, res); res.IsError || strings.Contains(got, "report.pdf") || strings.Contains(got, "book.pdf") {
 		t.Errorf("Grep found text in a PDF: %q", got)
 	}
 }

@@ -48,7 +48,7 @@ func TestEditsAcrossProcesses(t *testing.T) {
 				clients[p] = stdioClient(t, dir)
 				res, err := clients[p].CallTool(ctx, &mcp.CallToolParams{Name: "Read", Arguments: map[string]any{"file_path": file}})
 				if err != nil || res.IsError {
-					t.Fatalf("Read in process %d: %v %s", p, err, text(t, res))
+					t.Fatalf("Read in process %d: %v %s", p, err, testbin.Text(t, res))
 				}
 			}
 			var wg sync.WaitGroup
@@ -63,7 +63,7 @@ func TestEditsAcrossProcesses(t *testing.T) {
 							"new_string": fmt.Sprintf("slot %d.%d: done by process %d\n", p, i, p),
 						}})
 						if err != nil || res.IsError {
-							t.Errorf("Edit %d.%d: %v %s", p, i, err, text(t, res))
+							t.Errorf("Edit %d.%d: %v %s", p, i, err, testbin.Text(t, res))
 						}
 					}()
 				}
@@ -99,13 +99,13 @@ func TestBashOutputPersistedWhole(t *testing.T) {
 	ctx := context.Background()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "seq 1 200000"}})
 	if err != nil || res.IsError {
-		t.Fatalf("Bash: %v %s", err, text(t, res))
+		t.Fatalf("Bash: %v %s", err, testbin.Text(t, res))
 	}
 	var want strings.Builder
 	for i := 1; i <= 200000; i++ {
 		fmt.Fprintf(&want, "%d\n", i)
 	}
-	block := text(t, res)
+	block := testbin.Text(t, res)
 	if !strings.HasPrefix(block, "<persisted-output>\nOutput too large (1.2MB). Full output saved to: ") {
 		t.Fatalf("result %q", block[:min(len(block), 300)])
 	}
@@ -179,8 +179,8 @@ func TestReadCancelledOnAHugeLine(t *testing.T) {
 	})
 	t.Logf("idle %v after the cancellation", time.Since(cancelled).Round(10*time.Millisecond))
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Read", Arguments: map[string]any{"file_path": p, "offset": 1, "limit": 1}})
-	if err != nil || res.IsError || text(t, res) != "1\tfirst line" {
-		t.Fatalf("Read after the cancellation: %v %q", err, text(t, res))
+	if err != nil || res.IsError || testbin.Text(t, res) != "1\tfirst line" {
+		t.Fatalf("Read after the cancellation: %v %q", err, testbin.Text(t, res))
 	}
 }
 
@@ -194,11 +194,11 @@ func TestCapsOnTheBinary(t *testing.T) {
 		cs := stdioClient(t, t.TempDir(), "--max-background-tasks", "1")
 		bg := map[string]any{"command": "sleep 300", "run_in_background": true}
 		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: bg}); err != nil || res.IsError {
-			t.Fatalf("the first background task: %v %s", err, text(t, res))
+			t.Fatalf("the first background task: %v %s", err, testbin.Text(t, res))
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: bg})
-		if err != nil || !res.IsError || !strings.Contains(text(t, res), "already has 1 background tasks running, the most allowed (--max-background-tasks)") {
-			t.Fatalf("a second background task: %v %s", err, text(t, res))
+		if err != nil || !res.IsError || !strings.Contains(testbin.Text(t, res), "already has 1 background tasks running, the most allowed (--max-background-tasks)") {
+			t.Fatalf("a second background task: %v %s", err, testbin.Text(t, res))
 		}
 	})
 	t.Run("server_background_tasks", func(t *testing.T) {
@@ -206,11 +206,11 @@ func TestCapsOnTheBinary(t *testing.T) {
 		bg := map[string]any{"command": "sleep 300", "run_in_background": true}
 		first, second := httpClient(t, url, "s3cret"), httpClient(t, url, "s3cret")
 		if res, err := first.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: bg}); err != nil || res.IsError {
-			t.Fatalf("the first session's background task: %v %s", err, text(t, res))
+			t.Fatalf("the first session's background task: %v %s", err, testbin.Text(t, res))
 		}
 		res, err := second.CallTool(ctx, &mcp.CallToolParams{Name: "Bash", Arguments: bg})
-		if err != nil || !res.IsError || !strings.Contains(text(t, res), "this server already has 1 background tasks running across its sessions, the most allowed (--max-server-background-tasks)") {
-			t.Fatalf("a second session's background task: %v %s", err, text(t, res))
+		if err != nil || !res.IsError || !strings.Contains(testbin.Text(t, res), "this server already has 1 background tasks running across its sessions, the most allowed (--max-server-background-tasks)") {
+			t.Fatalf("a second session's background task: %v %s", err, testbin.Text(t, res))
 		}
 	})
 	t.Run("input_bytes", func(t *testing.T) {
@@ -218,8 +218,8 @@ func TestCapsOnTheBinary(t *testing.T) {
 		cs := stdioClient(t, dir, "--max-input-bytes", "1000")
 		path := filepath.Join(dir, "big.txt")
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Write", Arguments: map[string]any{"file_path": path, "content": strings.Repeat("x", 2000)}})
-		if err != nil || !res.IsError || !strings.Contains(text(t, res), "over the largest accepted, 1000 bytes (--max-input-bytes)") {
-			t.Fatalf("a Write over the cap: %v %s", err, text(t, res))
+		if err != nil || !res.IsError || !strings.Contains(testbin.Text(t, res), "over the largest accepted, 1000 bytes (--max-input-bytes)") {
+			t.Fatalf("a Write over the cap: %v %s", err, testbin.Text(t, res))
 		}
 		if _, err := os.Stat(path); err == nil {
 			t.Error("the Write over the cap created its file")
@@ -249,7 +249,7 @@ func TestCapsOnTheBinary(t *testing.T) {
 		path := filepath.Join(dir, "nine.txt")
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Write", Arguments: map[string]any{"file_path": path, "content": content}})
 		if err != nil || res.IsError {
-			t.Fatalf("a 9MB Write over HTTP with the default caps: %v %s", err, text(t, res))
+			t.Fatalf("a 9MB Write over HTTP with the default caps: %v %s", err, testbin.Text(t, res))
 		}
 		if got, err := os.ReadFile(path); err != nil || string(got) != content {
 			t.Fatalf("the file holds %d bytes (%v), want the %d written", len(got), err, len(content))
@@ -315,7 +315,7 @@ func TestLargeWriteMemory(t *testing.T) {
 				t.Helper()
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Write", Arguments: map[string]any{"file_path": filepath.Join(dir, name), "content": content}})
 				if err != nil || res.IsError {
-					t.Fatalf("Write %s: %v %s", name, err, text(t, res))
+					t.Fatalf("Write %s: %v %s", name, err, testbin.Text(t, res))
 				}
 			}
 			write("small.txt", "warm up\n")

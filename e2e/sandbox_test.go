@@ -11,376 +11,27 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
-// The sandbox tests run the real binary with each layer on its own and both
-// together, as root and as an unprivileged user (uid 65534, through
-// setpriv, when the tests run as root), and check facts: files on disk,
-// /proc, a loopback listener's accept count.
-
-// sandboxUser is who a sandbox test's server runs as.
-type sandboxUser struct {
-	name     string
-	uid, gid int
-	wrap     []string // command prefix that switches to the user
-}
-
-func sandboxUsers(t *testing.T) []sandboxUser {
-	self := sandboxUser{name: "self", uid: os.Getuid(), gid: os.Getgid()}
-	if os.Getuid() != 0 {
-		return []sandboxUser{self}
-	}
-	self.name = "root"
-	users := []sandboxUser{self}
-	if p, err := exec.LookPath("setpriv"); err == nil {
-		users = append(users, sandboxUser{name: "unprivileged", uid: 65534, gid: 65534,
-			wrap: []string{p, "--reuid=65534", "--regid=65534", "--clear-groups", "--"}})
-	} else {
-		t.Log("setpriv not found: the unprivileged runs are skipped")
-	}
-	return users
-}
-
-// sandboxLayers are the layer sets tested: each alone, both together.
-var sandboxLayers = []string{"namespaces", "landlock", "namespaces,landlock"}
-
-// requireLayers skips the test when the machine lacks a layer of want.
-func requireLayers(t *testing.T, want string) {
-	t.Helper()
-	sup := sandboxSupport()
-	if strings.Contains(want, "namespaces") && !sup.Namespaces {
-		t.Skipf("no namespaces here: %v", sup.NamespacesErr)
-	}
-	if strings.Contains(want, "landlock") && sup.Landlock == 0 {
-		t.Skipf("no Landlock here: %v", sup.LandlockErr)
-	}
-}
-
-var sandboxSupport = sync.OnceValue(func() sandbox.Support {
-	out, err := exec.Command(binary, "sandbox", "check").CombinedOutput()
-	s := sandbox.Support{}
-	text := string(out)
-	if strings.Contains(text, "landlock:   yes") {
-		s.Landlock = 1
-	} else {
-		s.LandlockErr = fmt.Errorf("%s (%v)", text, err)
-	}
-	if strings.Contains(text, "namespaces: yes") {
-		s.Namespaces = true
-	} else {
-		s.NamespacesErr = fmt.Errorf("%s (%v)", text, err)
-	}
-	if strings.Contains(text, "cgroup:     yes") {
-		s.Cgroup = "yes"
-	} else {
-		s.CgroupErr = fmt.Errorf("%s (%v)", text, err)
-	}
-	return s
-})
-
-// sandboxEnv is a world-reachable tree for one server: the working
-// directory, a directory outside it that the user could write without a
-// sandbox, a home, a state directory, and a copy of the binary.
-type sandboxEnv struct {
-	root, work, outside, home, state, bin string
-	user                                  sandboxUser
-	// ctty, when set, is the terminal the server runs on (its
-	// controlling terminal).
-	ctty *os.File
-	// inherit, when set, is a descriptor the server inherits without
-	// knowing of it.
-	inherit *os.File
-}
-
-func newSandboxEnv(t *testing.T, u sandboxUser) *sandboxEnv {
-	t.Helper()
-	root, err := os.MkdirTemp("", "agent-mcp-sandbox-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	e := &sandboxEnv{root: root, work: filepath.Join(root, "work"), outside: filepath.Join(root, "outside"),
-		home: filepath.Join(root, "home"), state: filepath.Join(root, "state"), bin: filepath.Join(root, "bin", "agent-mcp"), user: u}
-	for _, d := range []string{e.work, e.outside, e.home, e.state, filepath.Dir(e.bin), filepath.Join(e.work, ".git"), filepath.Join(e.work, "secret")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]string{
-		filepath.Join(e.work, ".git", "config"):  "[core]\n",
-		filepath.Join(e.work, ".mcp.json"):       "{}\n",
-		filepath.Join(e.work, "secret", "s.txt"): "TOPSECRET\n",
-		filepath.Join(e.outside, "keep.txt"):     "keep\n",
-	}
-	for p, c := range files {
-		if err := os.WriteFile(p, []byte(c), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := testbin.CopyExecutable(e.bin, binary); err != nil {
-		t.Fatal(err)
-	}
-	// Without a sandbox the user could write (and delete in) outside.
-	for _, p := range []string{root, e.outside, filepath.Join(e.outside, "keep.txt")} {
-		if err := os.Chmod(p, 0o777); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Chmod(filepath.Join(e.outside, "keep.txt"), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	if u.uid != os.Getuid() {
-		for _, d := range []string{e.work, e.home, e.state} {
-			if err := filepath.Walk(d, func(p string, _ os.FileInfo, err error) error {
-				if err != nil {
-					return err
-				}
-				return os.Lchown(p, u.uid, u.gid)
-			}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return e
-}
-
-// allowEverythingHook is a PreToolUse hook that allows every call, so that
-// nothing but the kernel stands between a command and what it attempts.
-const allowEverythingHook = `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command",` +
-	`"command":"echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\"}}'"}]}]}}`
-
-// env is a hermetic environment whose home, configuration and caches are
-// the environment's.
-func (e *sandboxEnv) env(t *testing.T) []string {
-	env := testbin.HermeticEnv(t)
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "HOME=") {
-			env[i] = "HOME=" + e.home
-		}
-	}
-	return append(env, "XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"), "AGENT_MCP_CONFIG_DIR="+filepath.Join(e.home, ".config", "agent-mcp"),
-		"XDG_CACHE_HOME="+filepath.Join(e.home, ".cache"))
-}
-
-// serve starts the server as the environment's user with the given layers
-// (AGENT_MCP_SANDBOX_LAYERS) and flags.
-func (e *sandboxEnv) serve(t *testing.T, layers string, extraEnv []string, args ...string) (*mcp.ClientSession, *exec.Cmd) {
-	t.Helper()
-	argv := append(append([]string{}, e.user.wrap...), e.bin, "serve", "--cwd", e.work, "--state-dir", e.state,
-		"--permission-mode", "bypassPermissions", "--settings", allowEverythingHook)
-	argv = append(argv, args...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(e.env(t), append([]string{sandbox.LayersEnv + "=" + layers}, extraEnv...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &lockedWriter{w: &stderr}
-	if e.ctty != nil {
-		// The server runs on a terminal, as chat or serve started by hand.
-		cmd.ExtraFiles = append(cmd.ExtraFiles, e.ctty)
-		cmd.SysProcAttr = terminalAttr(3)
-	}
-	if e.inherit != nil {
-		// At a high number, as a leaked descriptor usually is: the low
-		// ones are the server's own children's.
-		for len(cmd.ExtraFiles) < 40 {
-			cmd.ExtraFiles = append(cmd.ExtraFiles, nil)
-		}
-		cmd.ExtraFiles = append(cmd.ExtraFiles, e.inherit)
-	}
-	cs := testbin.Stdio(t, cmd, nil)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", cmd.Stderr.(*lockedWriter).String())
-		}
-	})
-	return cs, cmd
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *strings.Builder
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.String()
-}
-
-// bash runs command with Bash and returns its text and whether it failed.
-func bash(t *testing.T, cs *mcp.ClientSession, command string, background bool) (string, bool) {
-	t.Helper()
-	args := map[string]any{"command": command}
-	if background {
-		args["run_in_background"] = true
-	}
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: args})
-	if err != nil {
-		t.Fatalf("Bash %q: %v", command, err)
-	}
-	return text(t, res), res.IsError
-}
-
-// helperBinary is a compiled program (not an interpreter the shell knows)
-// that writes, deletes and reads the paths it is given.
-var helperBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "agent-mcp-sandbox-helper-")
-	if err != nil {
-		return "", err
-	}
-	src := `package main
-
-import (
-	"fmt"
-	"os"
-	"syscall"
-	"unsafe"
-)
-
-func main() {
-	switch os.Args[1] {
-	case "uring-create":
-		fmt.Println("uring-create:", uringCreate(os.Args[2], 0o4755))
-	case "write":
-		fmt.Println(os.WriteFile(os.Args[2], []byte("pwned"), 0o644))
-	case "append":
-		f, err := os.OpenFile(os.Args[2], os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			_, err = f.WriteString("pwned")
-			f.Close()
-		}
-		fmt.Println(err)
-	case "remove":
-		fmt.Println(os.Remove(os.Args[2]))
-	case "read":
-		b, err := os.ReadFile(os.Args[2])
-		fmt.Println(string(b), err)
-	}
-}
-
-// uringCreate creates path with mode through io_uring's openat, which no
-// seccomp filter sees the arguments of: the result (a descriptor, or
-// -errno), or why io_uring could not be set up.
-func uringCreate(path string, mode uint32) string {
-	var p [120]byte // struct io_uring_params
-	fd, _, errno := syscall.Syscall(425, 1, uintptr(unsafe.Pointer(&p[0])), 0)
-	if errno != 0 {
-		return "io_uring_setup: " + errno.Error()
-	}
-	u32 := func(off int) uint32 { return *(*uint32)(unsafe.Pointer(&p[off])) }
-	sqEntries, features := u32(0), u32(20)
-	sqOff, cqOff := 40, 80 // sq_off, cq_off
-	sqSize := int(u32(sqOff+24)) + int(sqEntries)*4
-	cqSize := int(u32(cqOff+20)) + int(u32(4))*16
-	if features&1 != 0 && cqSize > sqSize { // IORING_FEAT_SINGLE_MMAP
-		sqSize = cqSize
-	}
-	sq, err := syscall.Mmap(int(fd), 0, sqSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED|syscall.MAP_POPULATE)
-	if err != nil {
-		return "mmap sq: " + err.Error()
-	}
-	cq := sq
-	if features&1 == 0 {
-		if cq, err = syscall.Mmap(int(fd), 0x8000000, cqSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED|syscall.MAP_POPULATE); err != nil {
-			return "mmap cq: " + err.Error()
-		}
-	}
-	sqes, err := syscall.Mmap(int(fd), 0x10000000, int(sqEntries)*64, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED|syscall.MAP_POPULATE)
-	if err != nil {
-		return "mmap sqes: " + err.Error()
-	}
-	name := append([]byte(path), 0)
-	sqe := sqes[:64]
-	sqe[0] = 18                                                 // IORING_OP_OPENAT
-	*(*int32)(unsafe.Pointer(&sqe[4])) = -100                   // AT_FDCWD
-	*(*uint64)(unsafe.Pointer(&sqe[16])) = uint64(uintptr(unsafe.Pointer(&name[0])))
-	*(*uint32)(unsafe.Pointer(&sqe[24])) = mode                 // len: the mode
-	*(*uint32)(unsafe.Pointer(&sqe[28])) = syscall.O_CREAT | syscall.O_WRONLY
-	at := func(b []byte, off uint32) *uint32 { return (*uint32)(unsafe.Pointer(&b[off])) }
-	tail := at(sq, u32(sqOff+4))
-	mask := *at(sq, u32(sqOff+8))
-	*at(sq, u32(sqOff+24)+(*tail&mask)*4) = 0
-	*tail++
-	if _, _, errno := syscall.Syscall6(426, fd, 1, 1, 1, 0, 0); errno != 0 {
-		return "io_uring_enter: " + errno.Error()
-	}
-	res := *(*int32)(unsafe.Pointer(&cq[u32(cqOff+20)+8]))
-	return fmt.Sprint(res)
-}
-`
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module helper\n\ngo 1.21\n"), 0o644); err != nil {
-		return "", err
-	}
-	gobin, err := goBinary()
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "helper")
-	cmd := exec.Command(gobin, "build", "-o", out, ".")
-	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the helper: %v\n%s", err, b)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return "", err
-	}
-	return out, nil
-})
-
-// goBinary finds the go command: on PATH, else in /usr/local/go.
-func goBinary() (string, error) {
-	if p, err := exec.LookPath("go"); err == nil {
-		return filepath.EvalSymlinks(p)
-	}
-	if _, err := os.Stat("/usr/local/go/bin/go"); err == nil {
-		return "/usr/local/go/bin/go", nil
-	}
-	return "", fmt.Errorf("the go command is not installed")
-}
-
-func forEachSandbox(t *testing.T, fn func(t *testing.T, e *sandboxEnv, layers string)) {
-	forEachLayers(t, sandboxLayers, fn)
-}
-
-func forEachLayers(t *testing.T, sets []string, fn func(t *testing.T, e *sandboxEnv, layers string)) {
-	for _, u := range sandboxUsers(t) {
-		for _, layers := range sets {
-			t.Run(u.name+"/"+strings.ReplaceAll(layers, ",", "+"), func(t *testing.T) {
-				t.Parallel()
-				requireLayers(t, layers)
-				fn(t, newSandboxEnv(t, u), layers)
-			})
-		}
-	}
-}
-
 func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *testing.T) {
 	t.Parallel()
-	helper, err := helperBinary()
+	helper, err := sandboxenv.HelperBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	forEachSandbox(t, func(t *testing.T, e *sandboxEnv, layers string) {
+	sandboxenv.ForEach(t, binary, func(t *testing.T, e *sandboxenv.Env, layers string) {
 		settings := `{"permissions":{"deny":["Read(./secret/**)"]}}`
-		cs, _ := e.serve(t, layers, nil, "--settings", settings)
-		o := e.outside
+		cs, _ := e.Serve(t, layers, nil, "--settings", settings)
+		o := e.Outside
 		attempts := map[string]string{
 			"python3": fmt.Sprintf(`python3 -c "open('%s/py.txt','w').write('x')"`, o),
 			"perl":    fmt.Sprintf(`perl -e 'open(F, ">", "%s/pl.txt") or die; print F "x"; unlink "%s/keep.txt"'`, o, o),
@@ -396,7 +47,7 @@ func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *
 				}
 			}
 			// The command must have run: the kernel, not a rule, stops it.
-			out, _ := bash(t, cs, cmd+"; echo RAN", false)
+			out, _ := testbin.Bash(t, cs, cmd+"; echo RAN", false)
 			if !strings.Contains(out, "RAN") {
 				t.Errorf("%s did not run: %s", name, out)
 			}
@@ -410,11 +61,11 @@ func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *
 			t.Errorf("outside the writable roots now holds %v, want only keep.txt", names)
 		}
 		// Writing inside the working directory and the private TMPDIR works.
-		if out, failed := bash(t, cs, `python3 -c "open('in.txt','w').write('x')" && `+helper+` write in2.txt && t=$(mktemp) && echo ok > "$t" && cat "$t"`, false); failed || !strings.Contains(out, "ok") {
+		if out, failed := testbin.Bash(t, cs, `python3 -c "open('in.txt','w').write('x')" && `+helper+` write in2.txt && t=$(mktemp) && echo ok > "$t" && cat "$t"`, false); failed || !strings.Contains(out, "ok") {
 			t.Errorf("writing inside: %v %s", failed, out)
 		}
 		for _, f := range []string{"in.txt", "in2.txt"} {
-			if _, err := os.Stat(filepath.Join(e.work, f)); err != nil {
+			if _, err := os.Stat(filepath.Join(e.Work, f)); err != nil {
 				t.Errorf("%s was not written inside the working directory: %v", f, err)
 			}
 		}
@@ -428,14 +79,14 @@ func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *
 			`perl -e 'unlink ".mcp.json"; mkdir ".git/hooks"'`,
 			`awk 'BEGIN{print "x" > ".git/config"}'`,
 		} {
-			if out, _ := bash(t, cs, c+"; echo RAN", false); !strings.Contains(out, "RAN") {
+			if out, _ := testbin.Bash(t, cs, c+"; echo RAN", false); !strings.Contains(out, "RAN") {
 				t.Errorf("%s did not run: %s", c, out)
 			}
 		}
-		if b, _ := os.ReadFile(filepath.Join(e.work, ".git", "config")); string(b) != "[core]\n" {
+		if b, _ := os.ReadFile(filepath.Join(e.Work, ".git", "config")); string(b) != "[core]\n" {
 			t.Errorf(".git/config changed: %q", b)
 		}
-		if b, _ := os.ReadFile(filepath.Join(e.work, ".mcp.json")); string(b) != "{}\n" {
+		if b, _ := os.ReadFile(filepath.Join(e.Work, ".mcp.json")); string(b) != "{}\n" {
 			t.Errorf(".mcp.json changed: %q", b)
 		}
 		for _, c := range []string{
@@ -445,11 +96,11 @@ func TestSandbox_interpreters_cannot_write_outside_or_change_protected_paths(t *
 			helper + ` read "$(printf secret)/s.txt"`,
 			`perl -e 'open(F, "<", "secret/s.txt"); print <F>'`,
 		} {
-			if out, _ := bash(t, cs, c+"; echo RAN", false); strings.Contains(out, "TOPSECRET") || !strings.Contains(out, "RAN") {
+			if out, _ := testbin.Bash(t, cs, c+"; echo RAN", false); strings.Contains(out, "TOPSECRET") || !strings.Contains(out, "RAN") {
 				t.Errorf("%s read a Read-denied file, or did not run: %s", c, out)
 			}
 		}
-		if b, _ := os.ReadFile(filepath.Join(e.work, "secret", "s.txt")); string(b) != "TOPSECRET\n" {
+		if b, _ := os.ReadFile(filepath.Join(e.Work, "secret", "s.txt")); string(b) != "TOPSECRET\n" {
 			t.Errorf("the masked file changed on disk: %q", b)
 		}
 	})
@@ -472,16 +123,16 @@ func cgroup2Mount() string {
 // launcher as a child subreaper otherwise ("landlock").
 func TestSandbox_escaped_processes_end_with_TaskStop_and_the_session(t *testing.T) {
 	t.Parallel()
-	forEachLayers(t, append(slices.Clone(sandboxLayers), "landlock,cgroup"), func(t *testing.T, e *sandboxEnv, layers string) {
-		cs, srv := e.serve(t, layers, nil)
+	sandboxenv.ForEachLayers(t, binary, append(slices.Clone(sandboxenv.LayerSets), "landlock,cgroup"), func(t *testing.T, e *sandboxenv.Env, layers string) {
+		cs, srv := e.Serve(t, layers, nil)
 		if strings.Contains(layers, "cgroup") {
-			out, _ := bash(t, cs, "grep '^0::' /proc/self/cgroup", false)
+			out, _ := testbin.Bash(t, cs, "grep '^0::' /proc/self/cgroup", false)
 			path := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(out), "0::"))
 			if !strings.Contains(path, "/agent-mcp-") {
-				if sup := sandboxSupport(); e.user.uid == os.Getuid() && sup.Cgroup != "" {
+				if sup := sandboxenv.Support(binary); e.User.UID == os.Getuid() && sup.Cgroup != "" {
 					t.Fatalf("sandbox check says cgroups can be made, but the command is in no cgroup of its own: %s", out)
 				}
-				t.Skipf("no cgroup can be made for uid %d here: %s", e.user.uid, out)
+				t.Skipf("no cgroup can be made for uid %d here: %s", e.User.UID, out)
 			}
 			// The cgroup goes once the command's processes have.
 			dir := filepath.Join(cgroup2Mount(), path)
@@ -501,21 +152,21 @@ func TestSandbox_escaped_processes_end_with_TaskStop_and_the_session(t *testing.
 		}
 		// TaskStop ends a background task's escaped processes.
 		cmd, args := escapes("1")
-		out, _ := bash(t, cs, cmd+"; sleep 300", true)
+		out, _ := testbin.Bash(t, cs, cmd+"; sleep 300", true)
 		id := strings.TrimSuffix(strings.Fields(strings.TrimPrefix(out, "Command running in the background as task "))[0], ".")
 		for _, a := range args {
 			testbin.WaitProcs(t, a, 1, 20*time.Second)
 		}
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "TaskStop", Arguments: map[string]any{"task_id": id}})
 		if err != nil || res.IsError {
-			t.Fatalf("TaskStop %s: %v %s", id, err, text(t, res))
+			t.Fatalf("TaskStop %s: %v %s", id, err, testbin.Text(t, res))
 		}
 		for _, a := range args {
 			testbin.WaitProcs(t, a, 0, 20*time.Second)
 		}
 		// The session's end ends what a foreground command left running.
 		cmd, args = escapes("2")
-		if out, failed := bash(t, cs, cmd, false); failed || !strings.Contains(out, "started") {
+		if out, failed := testbin.Bash(t, cs, cmd, false); failed || !strings.Contains(out, "started") {
 			t.Fatalf("foreground: %v %s", failed, out)
 		}
 		for _, a := range args {
@@ -537,16 +188,16 @@ func TestSandbox_escaped_processes_end_with_TaskStop_and_the_session(t *testing.
 // alone ("landlock").
 func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 	t.Parallel()
-	forEachLayers(t, []string{"namespaces,landlock", "landlock,cgroup", "landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
-		cs, srv := e.serve(t, layers, nil)
+	sandboxenv.ForEachLayers(t, binary, []string{"namespaces,landlock", "landlock,cgroup", "landlock"}, func(t *testing.T, e *sandboxenv.Env, layers string) {
+		cs, srv := e.Serve(t, layers, nil)
 		stale := "" // the glob of the commands' cgroups of the server killed
 		if strings.Contains(layers, "cgroup") {
-			out, _ := bash(t, cs, "grep '^0::' /proc/self/cgroup", false)
+			out, _ := testbin.Bash(t, cs, "grep '^0::' /proc/self/cgroup", false)
 			if !strings.Contains(out, "/agent-mcp-") {
-				if sup := sandboxSupport(); e.user.uid == os.Getuid() && sup.Cgroup != "" {
+				if sup := sandboxenv.Support(binary); e.User.UID == os.Getuid() && sup.Cgroup != "" {
 					t.Fatalf("sandbox check says cgroups can be made, but the command is in no cgroup of its own: %s", out)
 				}
-				t.Skipf("no cgroup can be made for uid %d here: %s", e.user.uid, out)
+				t.Skipf("no cgroup can be made for uid %d here: %s", e.User.UID, out)
 			}
 			path := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(out), "0::"))
 			stale = filepath.Join(cgroup2Mount(), filepath.Dir(path), fmt.Sprintf("agent-mcp-%d-*", srv.Process.Pid))
@@ -565,10 +216,10 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 		// from seeing the server die.
 		m := mark()
 		hold := fmt.Sprintf(`{ setsid -f sleep %s 7>/proc/$PPID/fd/4 || setsid -f sleep %s; } 2>/dev/null; `, m, m)
-		if out, failed := bash(t, cs, hold+leave()+"; sleep "+mark(), true); failed {
+		if out, failed := testbin.Bash(t, cs, hold+leave()+"; sleep "+mark(), true); failed {
 			t.Fatalf("background command: %s", out)
 		}
-		if out, failed := bash(t, cs, leave(), false); failed || !strings.Contains(out, "started") {
+		if out, failed := testbin.Bash(t, cs, leave(), false); failed || !strings.Contains(out, "started") {
 			t.Fatalf("foreground command: %v %s", failed, out)
 		}
 		for _, m := range marks {
@@ -593,8 +244,8 @@ func TestSandbox_processes_die_with_a_killed_server(t *testing.T) {
 		if left, _ := filepath.Glob(stale); len(left) == 0 {
 			t.Logf("no cgroup of the killed server's commands is left (%s)", stale)
 		}
-		cs2, _ := e.serve(t, layers, nil)
-		if out, failed := bash(t, cs2, "true", false); failed {
+		cs2, _ := e.Serve(t, layers, nil)
+		if out, failed := testbin.Bash(t, cs2, "true", false); failed {
 			t.Fatalf("a command of the next server: %s", out)
 		}
 		if left, _ := filepath.Glob(stale); len(left) > 0 {
@@ -659,14 +310,14 @@ func TestSandbox_launcher_skips_the_application_init(t *testing.T) {
 // the launcher.
 func TestSandbox_cgroup_ends_what_a_killed_launcher_left(t *testing.T) {
 	t.Parallel()
-	requireLayers(t, "landlock")
-	if sandboxSupport().Cgroup == "" {
+	sandboxenv.RequireLayers(t, binary, "landlock")
+	if sandboxenv.Support(binary).Cgroup == "" {
 		t.Skip("no cgroup can be made here")
 	}
-	e := newSandboxEnv(t, sandboxUsers(t)[0])
-	cs, _ := e.serve(t, "landlock,cgroup", nil)
+	e := sandboxenv.New(t, binary, sandboxenv.Users(t)[0])
+	cs, _ := e.Serve(t, "landlock,cgroup", nil)
 	m := fmt.Sprintf("300.%d", time.Now().UnixNano()%1_000_000_000)
-	if out, failed := bash(t, cs, "setsid sleep "+m+" & sleep 300", true); failed {
+	if out, failed := testbin.Bash(t, cs, "setsid sleep "+m+" & sleep 300", true); failed {
 		t.Fatalf("background command: %s", out)
 	}
 	testbin.WaitProcs(t, m, 1, 20*time.Second)
@@ -743,39 +394,39 @@ func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	forEachSandbox(t, func(t *testing.T, e *sandboxEnv, layers string) {
+	sandboxenv.ForEach(t, binary, func(t *testing.T, e *sandboxenv.Env, layers string) {
 		connect := `python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', %d), timeout=5); print('connected')"`
 		// UDP is not TCP: Landlock alone does not hold it (a seccomp
 		// filter does), a network namespace does.
 		send := `python3 -c "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'x', ('127.0.0.1', %d)); print('sent')"`
 		port, accepted := listener(t)
 		udpPort, received := udpListener(t)
-		on, _ := e.serve(t, layers, nil, "--settings", `{"sandbox":{"network":true}}`)
-		if out, failed := bash(t, on, fmt.Sprintf(connect, port), false); failed || !strings.Contains(out, "connected") {
+		on, _ := e.Serve(t, layers, nil, "--settings", `{"sandbox":{"network":true}}`)
+		if out, failed := testbin.Bash(t, on, fmt.Sprintf(connect, port), false); failed || !strings.Contains(out, "connected") {
 			t.Fatalf("network on: %v %s", failed, out)
 		}
 		// The accept may land just after the client returns.
 		if n := waitCount(t, accepted, 1); n != 1 {
 			t.Fatalf("network on: the listener accepted %d connections, want 1", n)
 		}
-		if out, failed := bash(t, on, fmt.Sprintf(send, udpPort), false); failed || !strings.Contains(out, "sent") {
+		if out, failed := testbin.Bash(t, on, fmt.Sprintf(send, udpPort), false); failed || !strings.Contains(out, "sent") {
 			t.Fatalf("network on: UDP: %v %s", failed, out)
 		}
 		if n := waitCount(t, received, 1); n != 1 {
 			t.Fatalf("network on: the UDP listener received %d datagrams, want 1", n)
 		}
-		off, _ := e.serve(t, layers, nil, "--settings", `{"sandbox":{"network":false}}`)
-		out, failed := bash(t, off, fmt.Sprintf(connect, port), false)
+		off, _ := e.Serve(t, layers, nil, "--settings", `{"sandbox":{"network":false}}`)
+		out, failed := testbin.Bash(t, off, fmt.Sprintf(connect, port), false)
 		if !failed || strings.Contains(out, "connected") {
 			t.Errorf("network off: the connection was made: %s", out)
 		}
 		// TCP Fast Open connects from sendto, without connect(2): the
 		// seccomp filter refuses it where Landlock alone holds TCP.
 		fastOpen := `python3 -c "import socket; s = socket.socket(); s.sendto(b'x', socket.MSG_FASTOPEN, ('127.0.0.1', %d)); print('sent')"`
-		if out, _ := bash(t, off, fmt.Sprintf(fastOpen, port), false); strings.Contains(out, "sent") {
+		if out, _ := testbin.Bash(t, off, fmt.Sprintf(fastOpen, port), false); strings.Contains(out, "sent") {
 			t.Errorf("network off: a TCP Fast Open send was made: %s", out)
 		}
-		out, _ = bash(t, off, fmt.Sprintf(send, udpPort)+"; echo RAN", false)
+		out, _ = testbin.Bash(t, off, fmt.Sprintf(send, udpPort)+"; echo RAN", false)
 		if !strings.Contains(out, "RAN") {
 			t.Errorf("network off: the UDP sender did not run: %s", out)
 		}
@@ -786,7 +437,7 @@ func TestSandbox_network_off_refuses_the_host_loopback(t *testing.T) {
 		// address, which Landlock does not see: with Landlock alone the
 		// filter refuses the socket itself.
 		listen := `python3 -c "import socket; s = socket.socket(); s.listen(); print('listening on', s.getsockname())"`
-		if out, _ := bash(t, off, listen, false); (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && !strings.Contains(layers, "namespaces") && strings.Contains(out, "listening") {
+		if out, _ := testbin.Bash(t, off, listen, false); (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && !strings.Contains(layers, "namespaces") && strings.Contains(out, "listening") {
 			t.Errorf("network off, Landlock alone: a TCP socket listened: %s", out)
 		}
 		time.Sleep(100 * time.Millisecond) // let a stray accept or datagram land
@@ -806,13 +457,13 @@ func TestSandbox_defaults_let_builds_git_and_local_servers_work(t *testing.T) {
 			t.Skipf("%s not installed", tool)
 		}
 	}
-	requireLayers(t, "namespaces,landlock")
-	u := sandboxUsers(t)[0]
-	e := newSandboxEnv(t, u)
+	sandboxenv.RequireLayers(t, binary, "namespaces,landlock")
+	u := sandboxenv.Users(t)[0]
+	e := sandboxenv.New(t, binary, u)
 	// GOCACHE names the user's build cache, which commands do not
 	// write: their go uses the workspace's stand-in (a first go test
 	// compiles the standard library's packages it needs).
-	gobin, err := goBinary()
+	gobin, err := sandboxenv.GoBinary()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -820,7 +471,7 @@ func TestSandbox_defaults_let_builds_git_and_local_servers_work(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := e.serve(t, "namespaces,landlock", []string{"GOCACHE=" + strings.TrimSpace(string(gocache)),
+	cs, _ := e.Serve(t, "namespaces,landlock", []string{"GOCACHE=" + strings.TrimSpace(string(gocache)),
 		"PATH=" + filepath.Dir(gobin) + ":" + os.Getenv("PATH")})
 	steps := []struct{ name, cmd, want string }{
 		{"go build and go test", `mkdir -p mod && cd mod && printf 'module m\n\ngo 1.21\n' > go.mod && ` +
@@ -831,7 +482,7 @@ func TestSandbox_defaults_let_builds_git_and_local_servers_work(t *testing.T) {
 			`git -c user.name=t -c user.email=t@e commit -qm first && git log --oneline | wc -l`, "1"},
 	}
 	for _, s := range steps {
-		out, failed := bash(t, cs, s.cmd, false)
+		out, failed := testbin.Bash(t, cs, s.cmd, false)
 		if failed || !strings.Contains(out, s.want) {
 			t.Errorf("%s: %v\n%s", s.name, failed, out)
 		}
@@ -847,12 +498,12 @@ func TestSandbox_defaults_let_builds_git_and_local_servers_work(t *testing.T) {
 		}
 		srvPort++
 	}
-	out, _ := bash(t, cs, fmt.Sprintf("echo served > page.txt; python3 -m http.server %d --bind 127.0.0.1", srvPort), true)
+	out, _ := testbin.Bash(t, cs, fmt.Sprintf("echo served > page.txt; python3 -m http.server %d --bind 127.0.0.1", srvPort), true)
 	if !strings.Contains(out, "background") {
 		t.Fatalf("background server: %s", out)
 	}
 	fetch := fmt.Sprintf(`for i in $(seq 50); do python3 -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:%d/page.txt').read().decode())" 2>/dev/null && exit 0; sleep 0.2; done; exit 1`, srvPort)
-	if out, failed := bash(t, cs, fetch, false); failed || !strings.Contains(out, "served") {
+	if out, failed := testbin.Bash(t, cs, fetch, false); failed || !strings.Contains(out, "served") {
 		t.Errorf("fetching from the background server: %v %s", failed, out)
 	}
 }
@@ -892,8 +543,8 @@ func errorsAs(err error, target **exec.ExitError) bool {
 // excluded command runs outside the sandbox, never without a question.
 func TestSandbox_questions(t *testing.T) {
 	t.Parallel()
-	requireLayers(t, "namespaces,landlock")
-	u := sandboxUsers(t)[0]
+	sandboxenv.RequireLayers(t, binary, "namespaces,landlock")
+	u := sandboxenv.Users(t)[0]
 	// A program no rule allows, writing inside the working directory: the
 	// client cannot be asked, so only the sandbox lets it run.
 	write := `cp .mcp.json copy.json`
@@ -913,17 +564,17 @@ func TestSandbox_questions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newSandboxEnv(t, u)
-			argv := append([]string{"serve", "--cwd", e.work, "--state-dir", e.state, "--permission-mode", "default"}, tc.args...)
-			cmd := exec.Command(e.bin, argv...)
-			cmd.Env = append(testbin.HermeticEnv(t), "HOME="+e.home)
+			e := sandboxenv.New(t, binary, u)
+			argv := append([]string{"serve", "--cwd", e.Work, "--state-dir", e.State, "--permission-mode", "default"}, tc.args...)
+			cmd := exec.Command(e.Bin, argv...)
+			cmd.Env = append(testbin.HermeticEnv(t), "HOME="+e.Home)
 			if tc.layers != "" {
-				requireLayers(t, tc.layers)
+				sandboxenv.RequireLayers(t, binary, tc.layers)
 				cmd.Env = append(cmd.Env, sandbox.LayersEnv+"="+tc.layers)
 			}
 			cs := testbin.Stdio(t, cmd, nil)
-			out, _ := bash(t, cs, write, false)
-			_, err := os.Stat(filepath.Join(e.work, "copy.json"))
+			out, _ := testbin.Bash(t, cs, write, false)
+			_, err := os.Stat(filepath.Join(e.Work, "copy.json"))
 			if ran := err == nil; ran != tc.wantRan {
 				t.Errorf("ran = %v, want %v: %s", ran, tc.wantRan, out)
 			}
@@ -934,14 +585,14 @@ func TestSandbox_questions(t *testing.T) {
 	}
 	// In bypass mode an excluded command runs, outside the sandbox: it
 	// can write where a confined one cannot.
-	e := newSandboxEnv(t, u)
-	cs, _ := e.serve(t, "namespaces,landlock", nil, "--settings", `{"sandbox":{"excludedCommands":["touch"]}}`)
-	bash(t, cs, "touch "+filepath.Join(e.outside, "excluded.txt"), false)
-	bash(t, cs, "cp /dev/null "+filepath.Join(e.outside, "confined.txt"), false)
-	if _, err := os.Stat(filepath.Join(e.outside, "excluded.txt")); err != nil {
+	e := sandboxenv.New(t, binary, u)
+	cs, _ := e.Serve(t, "namespaces,landlock", nil, "--settings", `{"sandbox":{"excludedCommands":["touch"]}}`)
+	testbin.Bash(t, cs, "touch "+filepath.Join(e.Outside, "excluded.txt"), false)
+	testbin.Bash(t, cs, "cp /dev/null "+filepath.Join(e.Outside, "confined.txt"), false)
+	if _, err := os.Stat(filepath.Join(e.Outside, "excluded.txt")); err != nil {
 		t.Errorf("the excluded command did not run outside the sandbox: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(e.outside, "confined.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.Outside, "confined.txt")); err == nil {
 		t.Error("a confined command wrote outside the writable roots")
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
@@ -20,7 +21,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 	if err != nil {
 		t.Fatalf("%s %v: %v", tool, args, err)
 	}
-	return text(t, res), res.IsError
+	return testbin.Text(t, res), res.IsError
 }
 
 // TestSecrets_envShowsNoToken: a command run by one HTTP client, in the
@@ -83,54 +84,54 @@ func TestSecrets_envShowsNoToken(t *testing.T) {
 // session's state; an allow rule naming it makes it readable.
 func TestSecrets_credentialsMasked(t *testing.T) {
 	t.Parallel()
-	helper, err := helperBinary()
+	helper, err := sandboxenv.HelperBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	const key = "PRIVATE-KEY-0451"
-	forEachLayers(t, []string{"namespaces", "namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
-		id := filepath.Join(e.home, ".ssh", "id_ed25519")
+	sandboxenv.ForEachLayers(t, binary, []string{"namespaces", "namespaces,landlock"}, func(t *testing.T, e *sandboxenv.Env, layers string) {
+		id := filepath.Join(e.Home, ".ssh", "id_ed25519")
 		if err := os.MkdirAll(filepath.Dir(id), 0o700); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(id, []byte(key+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		other := filepath.Join(e.state, "session-other")
+		other := filepath.Join(e.State, "session-other")
 		if err := os.MkdirAll(other, 0o700); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(other, "out.txt"), []byte(key+"-STATE\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if e.user.uid != os.Getuid() {
-			for _, p := range []string{filepath.Join(e.home, ".ssh"), id, other, filepath.Join(other, "out.txt")} {
-				if err := os.Lchown(p, e.user.uid, e.user.gid); err != nil {
+		if e.User.UID != os.Getuid() {
+			for _, p := range []string{filepath.Join(e.Home, ".ssh"), id, other, filepath.Join(other, "out.txt")} {
+				if err := os.Lchown(p, e.User.UID, e.User.GID); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		cs, _ := e.serve(t, layers, nil)
+		cs, _ := e.Serve(t, layers, nil)
 		out, isErr := call(t, cs, "Read", map[string]any{"file_path": id})
 		if !isErr || strings.Contains(out, key) || !strings.Contains(out, "Read(~/.ssh/**)") {
 			t.Errorf("Read of the key: %q", out)
 		}
-		out, _ = bash(t, cs, "cat "+id, false)
+		out, _ = testbin.Bash(t, cs, "cat "+id, false)
 		if strings.Contains(out, key) || !strings.Contains(out, "Read(~/.ssh/**)") {
 			t.Errorf("cat of the key: %q", out)
 		}
 		for _, p := range []string{id, filepath.Join(other, "out.txt")} {
-			out, _ = bash(t, cs, helper+" read "+p, false)
+			out, _ = testbin.Bash(t, cs, helper+" read "+p, false)
 			if strings.Contains(out, key) {
 				t.Errorf("a program the parser cannot see read %s: %q", p, out)
 			}
 		}
 
-		allowed, _ := e.serve(t, layers, nil, "--allowed-tools", "Read(~/.ssh/**)")
+		allowed, _ := e.Serve(t, layers, nil, "--allowed-tools", "Read(~/.ssh/**)")
 		if out, isErr := call(t, allowed, "Read", map[string]any{"file_path": id}); isErr || !strings.Contains(out, key) {
 			t.Errorf("Read under Read(~/.ssh/**): %q", out)
 		}
-		if out, _ := bash(t, allowed, "cat "+id, false); !strings.Contains(out, key) {
+		if out, _ := testbin.Bash(t, allowed, "cat "+id, false); !strings.Contains(out, key) {
 			t.Errorf("cat under Read(~/.ssh/**): %q", out)
 		}
 	})
@@ -141,29 +142,29 @@ func TestSecrets_credentialsMasked(t *testing.T) {
 // program the parser cannot see into reads nothing of it.
 func TestSecrets_tokenFileMasked(t *testing.T) {
 	t.Parallel()
-	helper, err := helperBinary()
+	helper, err := sandboxenv.HelperBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	const token = "token-file-secret-0123456789"
-	forEachLayers(t, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
-		f := filepath.Join(e.work, "token.txt")
+	sandboxenv.ForEachLayers(t, binary, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxenv.Env, layers string) {
+		f := filepath.Join(e.Work, "token.txt")
 		if err := os.WriteFile(f, []byte(token+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if e.user.uid != os.Getuid() {
-			if err := os.Lchown(f, e.user.uid, e.user.gid); err != nil {
+		if e.User.UID != os.Getuid() {
+			if err := os.Lchown(f, e.User.UID, e.User.GID); err != nil {
 				t.Fatal(err)
 			}
 		}
-		cs, _ := e.serve(t, layers, nil, "--token-file", f)
+		cs, _ := e.Serve(t, layers, nil, "--token-file", f)
 		if out, isErr := call(t, cs, "Read", map[string]any{"file_path": f}); !isErr || strings.Contains(out, token) {
 			t.Errorf("Read of the token file: %q", out)
 		}
-		if out, _ := bash(t, cs, "cat token.txt", false); strings.Contains(out, token) {
+		if out, _ := testbin.Bash(t, cs, "cat token.txt", false); strings.Contains(out, token) {
 			t.Errorf("cat of the token file: %q", out)
 		}
-		if out, _ := bash(t, cs, helper+` read "$PWD/token.txt"`, false); strings.Contains(out, token) {
+		if out, _ := testbin.Bash(t, cs, helper+` read "$PWD/token.txt"`, false); strings.Contains(out, token) {
 			t.Errorf("a program the parser cannot see read the token file: %q", out)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
@@ -24,26 +25,26 @@ import (
 // a terminal of its own.
 func TestServe_drops_its_terminal_so_commands_need_no_session(t *testing.T) {
 	t.Parallel()
-	for _, u := range sandboxUsers(t) {
-		t.Run(u.name, func(t *testing.T) {
+	for _, u := range sandboxenv.Users(t) {
+		t.Run(u.Name, func(t *testing.T) {
 			t.Parallel()
-			e := newSandboxEnv(t, u)
+			e := sandboxenv.New(t, binary, u)
 			ptmx, tty, err := pty.Open()
 			if err != nil {
 				t.Skipf("no pseudo-terminal: %v", err)
 			}
 			t.Cleanup(func() { ptmx.Close(); tty.Close() })
 			// The shell leads the terminal's session; serve is its child.
-			argv := append([]string{"/bin/sh", "-c", `"$@"; exit $?`, "sh"}, e.user.wrap...)
-			argv = append(argv, e.bin, "serve", "--cwd", e.work, "--state-dir", e.state, "--sandbox", "off",
-				"--permission-mode", "bypassPermissions", "--settings", allowEverythingHook)
+			argv := append([]string{"/bin/sh", "-c", `"$@"; exit $?`, "sh"}, e.User.Wrap...)
+			argv = append(argv, e.Bin, "serve", "--cwd", e.Work, "--state-dir", e.State, "--sandbox", "off",
+				"--permission-mode", "bypassPermissions", "--settings", sandboxenv.AllowEverythingHook)
 			cmd := exec.Command(argv[0], argv[1:]...)
-			cmd.Env = e.env(t)
+			cmd.Env = e.Environ(t)
 			cmd.ExtraFiles = []*os.File{tty}
-			cmd.SysProcAttr = terminalAttr(3)
+			cmd.SysProcAttr = sandboxenv.TerminalAttr(3)
 			cs := testbin.Stdio(t, cmd, nil)
 
-			out, _ := bash(t, cs, `(exec 4</dev/tty) 2>/dev/null && echo TTY-OPENED; `+
+			out, _ := testbin.Bash(t, cs, `(exec 4</dev/tty) 2>/dev/null && echo TTY-OPENED; `+
 				`echo "SESSIONS $(awk '{print $6}' /proc/$$/stat) $(awk '{print $6}' /proc/$PPID/stat)"`, false)
 			if strings.Contains(out, "TTY-OPENED") {
 				t.Errorf("an unconfined command opened the server's terminal: %s", out)
@@ -58,7 +59,7 @@ func TestServe_drops_its_terminal_so_commands_need_no_session(t *testing.T) {
 			// allows that (dev.tty.legacy_tiocsti=1), which only root's
 			// unconfined command holds: the gap docs/sandbox.md and sandbox
 			// check name.
-			out, _ = bash(t, cs, `for p in /proc/$PPID/fd/*; do python3 -c "
+			out, _ = testbin.Bash(t, cs, `for p in /proc/$PPID/fd/*; do python3 -c "
 import fcntl, os, sys, termios
 try:
     fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
@@ -72,18 +73,18 @@ if os.isatty(fd):
         print('refused', sys.argv[1], e)
 " "$p"; done; echo RAN`, false)
 			legacy, _ := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti")
-			gap := u.name == "root" && strings.TrimSpace(string(legacy)) != "0"
+			gap := u.Name == "root" && strings.TrimSpace(string(legacy)) != "0"
 			if !strings.Contains(out, "RAN") || strings.Contains(out, "TYPED-THROUGH") && !gap {
 				t.Errorf("an unconfined command typed into the server's terminal through its descriptor (legacy_tiocsti %q): %s", legacy, out)
 			}
-			out, _ = bash(t, cs, `(exec 4</dev/tty) && echo BG-TTY-OK; tty`, true)
+			out, _ = testbin.Bash(t, cs, `(exec 4</dev/tty) && echo BG-TTY-OK; tty`, true)
 			id := strings.TrimSuffix(strings.Fields(strings.TrimPrefix(out, "Command running in the background as task "))[0], ".")
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "TaskOutput",
 				Arguments: map[string]any{"task_id": id, "block": true, "timeout": 30000}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			bg := text(t, res)
+			bg := testbin.Text(t, res)
 			if !strings.Contains(bg, "BG-TTY-OK") || strings.Contains(bg, tty.Name()+"\n") {
 				t.Errorf("the background task's terminal is not its own (the server's is %s): %s", tty.Name(), bg)
 			}

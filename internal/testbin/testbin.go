@@ -50,8 +50,11 @@ func Main(m *testing.M, binary *string) {
 // user's cache directory shared by every test process (under a file lock,
 // and by go build, which links only when the sources changed since), then
 // hard-linked or copied to out: linking the binary costs seconds of CPU,
-// and `go test ./...` runs several packages that need it. The go command
-// is $GOROOT/bin/go when GOROOT is set, else the one on PATH.
+// and `go test ./...` runs several packages that need it. It is built in
+// the agent-mcp module's own directory, whose go.mod picks the versions,
+// also when the caller is a module of its own that requires agent-mcp
+// through a replace directive (deploy/). The go command is
+// $GOROOT/bin/go when GOROOT is set, else the one on PATH.
 func Build(out string) error {
 	gobin := "go"
 	if root := os.Getenv("GOROOT"); root != "" {
@@ -59,29 +62,30 @@ func Build(out string) error {
 			gobin = filepath.Join(root, "bin", "go")
 		}
 	}
-	gomod, err := exec.Command(gobin, "env", "GOMOD").Output()
+	root, err := exec.Command(gobin, "list", "-m", "-f", "{{.Dir}}", Module).Output()
 	if err != nil {
-		return fmt.Errorf("building agent-mcp: go env GOMOD: %w", err)
+		return fmt.Errorf("building agent-mcp: go list -m %s: %w", Module, err)
 	}
+	modDir := string(bytes.TrimSpace(root))
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	sum := sha256.Sum256(bytes.TrimSpace(gomod))
+	sum := sha256.Sum256([]byte(filepath.Join(modDir, "go.mod")))
 	dir := filepath.Join(cache, "agent-mcp-testbin", hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("building agent-mcp: %w", err)
 	}
 	unlock, err := lockDir(dir)
 	if errors.Is(err, errNoLock) {
-		return goBuild(gobin, out)
+		return goBuild(gobin, modDir, out)
 	}
 	if err != nil {
 		return fmt.Errorf("building agent-mcp: locking %s: %w", dir, err)
 	}
 	defer unlock()
 	shared := filepath.Join(dir, "agent-mcp")
-	if err := goBuild(gobin, shared); err != nil {
+	if err := goBuild(gobin, modDir, shared); err != nil {
 		return err
 	}
 	// go build replaces the shared file (it never writes into it), so a
@@ -95,9 +99,11 @@ func Build(out string) error {
 // errNoLock is lockDir's answer where there is no file locking.
 var errNoLock = errors.New("no file locking on this system")
 
-// goBuild links agent-mcp to out.
-func goBuild(gobin, out string) error {
-	if b, err := exec.Command(gobin, "build", "-o", out, Module).CombinedOutput(); err != nil {
+// goBuild links agent-mcp, the module in modDir, to out.
+func goBuild(gobin, modDir, out string) error {
+	cmd := exec.Command(gobin, "build", "-o", out, Module)
+	cmd.Dir = modDir
+	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building agent-mcp: %v\n%s", err, b)
 	}
 	return nil
@@ -336,4 +342,31 @@ func WaitProcs(t testing.TB, arg string, want int, bound time.Duration) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// Text is the text of a tool result: its text contents, joined.
+func Text(t testing.TB, res *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// Bash runs command with the Bash tool (in the background when background
+// is set) and returns the result's text and whether it is an error.
+func Bash(t testing.TB, cs *mcp.ClientSession, command string, background bool) (string, bool) {
+	t.Helper()
+	args := map[string]any{"command": command}
+	if background {
+		args["run_in_background"] = true
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: args})
+	if err != nil {
+		t.Fatalf("Bash %q: %v", command, err)
+	}
+	return Text(t, res), res.IsError
 }

@@ -1,4 +1,4 @@
-package e2e
+package attacks
 
 import (
 	"bytes"
@@ -18,14 +18,23 @@ import (
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
-	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
-// The attack corpus: every case in attacks/ (the format is in
-// attacks/README.md) runs through the real binary over MCP, as root and as
-// an unprivileged user, with each sandbox layer alone and both together.
+// The attack corpus: every case here (the format is in README.md) runs
+// through the real binary over MCP, as root and as an unprivileged user,
+// with each sandbox layer alone and both together.
+
+// binary is the agent-mcp built once for the corpus.
+var binary string
+
+func TestMain(m *testing.M) { testbin.Main(m, &binary) }
+
+// sandboxEnv is a case's sandbox environment, with what the corpus does
+// in it: its areas, its files planted, the user's own commands.
+type sandboxEnv struct{ *sandboxenv.Env }
 
 // attackCase is one parsed case.
 type attackCase struct {
@@ -184,9 +193,9 @@ func parseAttack(name string, data []byte) (*attackCase, error) {
 
 func loadAttacks(t *testing.T) []*attackCase {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("attacks", "*.txtar"))
+	files, err := filepath.Glob("*.txtar")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no attack cases in attacks/: %v", err)
+		t.Fatalf("no attack cases in e2e/attacks: %v", err)
 	}
 	var cases []*attackCase
 	for _, f := range files {
@@ -218,11 +227,11 @@ func (e *sandboxEnv) areaPath(p string) string {
 	area, rest, _ := strings.Cut(p, "/")
 	switch area {
 	case "work":
-		return filepath.Join(e.work, rest)
+		return filepath.Join(e.Work, rest)
 	case "home":
-		return filepath.Join(e.home, rest)
+		return filepath.Join(e.Home, rest)
 	case "outside":
-		return filepath.Join(e.outside, rest)
+		return filepath.Join(e.Outside, rest)
 	}
 	return ""
 }
@@ -230,12 +239,12 @@ func (e *sandboxEnv) areaPath(p string) string {
 // expand substitutes the environment's paths in a case's text.
 func (e *sandboxEnv) expand(s, helper string) string {
 	tty := "(no terminal)"
-	if e.ctty != nil {
-		tty = e.ctty.Name()
+	if e.Ctty != nil {
+		tty = e.Ctty.Name()
 	}
 	host, port := tcpTarget()
-	return strings.NewReplacer("@WORK@", e.work, "@HOME@", e.home, "@OUTSIDE@", e.outside,
-		"@STATE@", e.state, "@HELPER@", helper, "@TTY@", tty, "@TCPHOST@", host, "@TCPPORT@", port).Replace(s)
+	return strings.NewReplacer("@WORK@", e.Work, "@HOME@", e.Home, "@OUTSIDE@", e.Outside,
+		"@STATE@", e.State, "@HELPER@", helper, "@TTY@", tty, "@TCPHOST@", host, "@TCPPORT@", port).Replace(s)
 }
 
 // tcpTarget is a TCP listener outside every sandbox, on another loopback
@@ -287,9 +296,9 @@ func (e *sandboxEnv) plantAttack(t *testing.T, c *attackCase, helper string) {
 		} else if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if e.user.uid != os.Getuid() {
-			for d := path; strings.HasPrefix(d, e.root+"/") && d != e.outside; d = filepath.Dir(d) {
-				if err := os.Lchown(d, e.user.uid, e.user.gid); err != nil {
+		if e.User.UID != os.Getuid() {
+			for d := path; strings.HasPrefix(d, e.Root+"/") && d != e.Outside; d = filepath.Dir(d) {
+				if err := os.Lchown(d, e.User.UID, e.User.GID); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -349,7 +358,7 @@ func runAttack(t *testing.T, c *attackCase, e *sandboxEnv, cs *mcp.ClientSession
 	for _, s := range c.steps {
 		switch s.kind {
 		case "bash", "bash background":
-			out, _ := bash(t, cs, e.expand(s.text, helper), s.kind == "bash background")
+			out, _ := testbin.Bash(t, cs, e.expand(s.text, helper), s.kind == "bash background")
 			outputs = append(outputs, out)
 			if rest, ok := strings.CutPrefix(out, "Command running in the background as task "); ok {
 				lastTask = strings.TrimSuffix(strings.Fields(rest)[0], ".")
@@ -366,7 +375,7 @@ func runAttack(t *testing.T, c *attackCase, e *sandboxEnv, cs *mcp.ClientSession
 			if err != nil {
 				t.Fatalf("TaskOutput %s: %v", lastTask, err)
 			}
-			outputs = append(outputs, text(t, res))
+			outputs = append(outputs, testbin.Text(t, res))
 		}
 	}
 	failed := waitFailed
@@ -408,16 +417,16 @@ func (e *sandboxEnv) runAsUser(t *testing.T, script string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append(append([]string{}, e.user.wrap...), shell, "-c", script)
+	argv := append(append([]string{}, e.User.Wrap...), shell, "-c", script)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = e.work
+	cmd.Dir = e.Work
 	env := testbin.HermeticEnv(t)
 	for i, kv := range env {
 		if strings.HasPrefix(kv, "HOME=") {
-			env[i] = "HOME=" + e.home
+			env[i] = "HOME=" + e.Home
 		}
 	}
-	cmd.Env = append(env, "XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"))
+	cmd.Env = append(env, "XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"))
 	out, _ := cmd.CombinedOutput()
 	return string(out)
 }
@@ -472,19 +481,20 @@ var sandboxCheck = sync.OnceValue(func() func(layers string) string {
 func TestAttackCorpus(t *testing.T) {
 	t.Parallel()
 	cases := loadAttacks(t)
-	helper, err := helperBinary()
+	helper, err := sandboxenv.HelperBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, _ := os.ReadFile(filepath.Join("..", "docs", "sandbox.md"))
+	docs, _ := os.ReadFile(filepath.Join("..", "..", "docs", "sandbox.md"))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			forEachSandbox(t, func(t *testing.T, e *sandboxEnv, layers string) {
+			sandboxenv.ForEach(t, binary, func(t *testing.T, se *sandboxenv.Env, layers string) {
+				e := &sandboxEnv{se}
 				e.plantAttack(t, c, helper)
 				var args []string
 				if c.settings != "" {
@@ -499,23 +509,23 @@ func TestAttackCorpus(t *testing.T) {
 						t.Fatalf("opening a terminal for the server: %v", err)
 					}
 					t.Cleanup(func() { ptmx.Close(); tty.Close() })
-					e.ctty = tty
+					e.Ctty = tty
 				}
 				if c.inherit {
 					// As a careless host or script would: a descriptor it
 					// left open, which the server does not know of.
-					d, err := os.Open(e.outside)
+					d, err := os.Open(e.Outside)
 					if err != nil {
 						t.Fatal(err)
 					}
 					t.Cleanup(func() { d.Close() })
-					e.inherit = d
+					e.Inherit = d
 				}
 				var env []string
 				for _, kv := range c.env {
 					env = append(env, e.expand(kv, helper))
 				}
-				cs, _ := e.serve(t, layers, env, args...)
+				cs, _ := e.Serve(t, layers, env, args...)
 				failed := runAttack(t, c, e, cs, helper)
 				must := c.holdsUnder(layers)
 				switch {
@@ -559,9 +569,9 @@ func TestSandbox_allowUserNamespaces_lets_commands_make_them(t *testing.T) {
 	if _, err := exec.LookPath("unshare"); err != nil {
 		t.Skip("unshare not installed")
 	}
-	forEachLayers(t, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
-		cs, _ := e.serve(t, layers, nil, "--settings", `{"sandbox":{"allowUserNamespaces":true}}`)
-		if out, _ := bash(t, cs, "unshare -U true && echo MADE", false); !strings.Contains(out, "MADE") {
+	sandboxenv.ForEachLayers(t, binary, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxenv.Env, layers string) {
+		cs, _ := e.Serve(t, layers, nil, "--settings", `{"sandbox":{"allowUserNamespaces":true}}`)
+		if out, _ := testbin.Bash(t, cs, "unshare -U true && echo MADE", false); !strings.Contains(out, "MADE") {
 			t.Errorf("with allowUserNamespaces a command could not make a user namespace: %s", out)
 		}
 	})
@@ -577,10 +587,10 @@ func TestSandbox_git_works_in_protected_repositories(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	forEachLayers(t, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxEnv, layers string) {
-		cs, _ := e.serve(t, layers, nil)
+	sandboxenv.ForEachLayers(t, binary, []string{"namespaces,landlock"}, func(t *testing.T, e *sandboxenv.Env, layers string) {
+		cs, _ := e.Serve(t, layers, nil)
 		id := "-c user.name=t -c user.email=t@e"
-		r := filepath.Join(e.work, "r")
+		r := filepath.Join(e.Work, "r")
 		steps := []struct{ cmd, want string }{
 			{"git init -q " + r + " && cd " + r + " && git " + id + " commit --allow-empty -qm a && echo OK1", "OK1"},
 			{"cd " + r + " && echo x > f && git add f && git " + id + " commit -qm b && git checkout -qb topic && echo y >> f && git " + id + " commit -qam c && git checkout -q - && git log --oneline --all | wc -l", "3"},
@@ -588,11 +598,11 @@ func TestSandbox_git_works_in_protected_repositories(t *testing.T) {
 			{"cd " + r + " && git log --oneline | wc -l", "2"},
 		}
 		for _, s := range steps {
-			if out, _ := bash(t, cs, s.cmd, false); !strings.Contains(out, s.want) {
+			if out, _ := testbin.Bash(t, cs, s.cmd, false); !strings.Contains(out, s.want) {
 				t.Errorf("%s: want %q in %s", s.cmd, s.want, out)
 			}
 		}
-		if b, _ := os.ReadFile(filepath.Join(e.work, "r", ".git", "config")); strings.Contains(string(b), "fsmonitor") {
+		if b, _ := os.ReadFile(filepath.Join(e.Work, "r", ".git", "config")); strings.Contains(string(b), "fsmonitor") {
 			t.Errorf("the nested repository's config was changed: %s", b)
 		}
 	})
@@ -620,32 +630,4 @@ func listenUnix(t *testing.T, path string) {
 			c.Close()
 		}
 	}()
-}
-
-// TestChat_untrusted_project_mcp_servers_do_not_start: chat starts the
-// servers of a cloned repository's .mcp.json (or one a command planted)
-// only in a trusted workspace or after a yes at the terminal; on a pipe
-// it leaves them out and says how to trust the project.
-func TestChat_untrusted_project_mcp_servers_do_not_start(t *testing.T) {
-	t.Parallel()
-	c := newChatRun(t)
-	marker := filepath.Join(c.home, "started")
-	mcpJSON := fmt.Sprintf(`{"mcpServers":{"planted":{"command":"sh","args":["-c","touch %s"]}}}`, marker)
-	if err := os.WriteFile(filepath.Join(c.dir, ".mcp.json"), []byte(mcpJSON), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	srv := testmodel.NewServer(t, testmodel.Say("hi"), testmodel.Say("hi"))
-	args := []string{"-p", "hello", "--model", "anthropic/test-model", "--base-url", srv.URL, "--mcp-connect-timeout", "5s"}
-	_, errOut, _ := c.run(t, "", anthropicEnv(), args...)
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("an untrusted project's .mcp.json server was started: %s", errOut)
-	}
-	if !strings.Contains(errOut, "not starting the MCP servers of this project's .mcp.json (planted)") || !strings.Contains(errOut, "agent-mcp trust") {
-		t.Errorf("the warning does not name the server and the way to trust: %q", errOut)
-	}
-	// Trusted for this run, it starts.
-	_, errOut, _ = c.run(t, "", anthropicEnv(), append(args, "--trust-project")...)
-	if _, err := os.Stat(marker); err != nil {
-		t.Errorf("with --trust-project the server did not start: %s", errOut)
-	}
 }
