@@ -12,11 +12,59 @@ import (
 // namespaces layer masks them. Both read the list below.
 
 // credentialPaths are, relative to the home directory, the files and
-// directories that hold credentials: SSH and GnuPG keys, cloud and cluster
-// logins, registry and forge tokens.
+// directories that hold credentials: SSH and GnuPG keys and keyrings; the
+// tokens of every host that runs agent-mcp (Claude Code, Codex, Gemini CLI,
+// Copilot); cloud and cluster logins; forge, registry and package-manager
+// tokens; database password files; browser profiles; and shell and REPL
+// histories (a token typed once stays there). A file a tool needs to build
+// that may hold a password too (Maven's settings.xml, Gradle's
+// gradle.properties) is listed: a build that needs it is given it with a
+// Read allow rule naming it.
 var credentialPaths = []string{
-	".ssh", ".aws", ".gnupg", ".config/gh", ".docker/config.json", ".kube", ".netrc", ".git-credentials",
-	".config/gcloud", ".azure", ".pypirc", ".npmrc",
+	// Keys and keyrings.
+	".ssh", ".gnupg", ".password-store", ".local/share/keyrings", ".local/share/kwalletd", ".pki",
+	// The hosts' own tokens.
+	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".config/github-copilot",
+	".local/share/opencode/auth.json",
+	// Cloud and cluster logins.
+	".aws", ".azure", ".config/gcloud", ".oci", ".kube", ".minikube", ".config/doctl", ".s3cfg", ".boto",
+	".config/rclone", ".terraform.d/credentials.tfrc.json", ".terraformrc", ".vault-token", ".databrickscfg",
+	".dbt/profiles.yml", ".fly", ".config/ngrok", ".ngrok2", ".config/stripe", ".supabase",
+	// Forges and containers.
+	".config/gh", ".config/hub", ".config/glab-cli", ".netrc", ".git-credentials", ".config/git/credentials",
+	".docker/config.json", ".config/containers/auth.json",
+	// Package managers and build tools.
+	".npmrc", ".yarnrc.yml", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
+	".config/composer/auth.json", ".nuget/NuGet/NuGet.Config", ".config/configstore",
+	// Databases.
+	".pgpass", ".my.cnf", ".mylogin.cnf",
+	// Browser and mail profiles (cookies, saved passwords).
+	".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	// Shell and REPL histories.
+	".bash_history", ".zsh_history", ".zhistory", ".histfile", ".local/share/fish/fish_history",
+	".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history",
+	".rediscli_history", ".irb_history", ".lesshst",
+}
+
+// credentialDirEnv are the variables that move a directory of
+// credentialPaths elsewhere: the entries beneath home-relative dir are
+// listed beneath the variable's directory too.
+var credentialDirEnv = []struct{ env, dir string }{
+	{"XDG_CONFIG_HOME", ".config"}, {"XDG_DATA_HOME", ".local/share"},
+	{"GNUPGHOME", ".gnupg"}, {"PASSWORD_STORE_DIR", ".password-store"},
+	{"CLAUDE_CONFIG_DIR", ".claude"}, {"CODEX_HOME", ".codex"}, {"GEMINI_CLI_HOME", ".gemini"},
+	{"AZURE_CONFIG_DIR", ".azure"}, {"CLOUDSDK_CONFIG", ".config/gcloud"}, {"GH_CONFIG_DIR", ".config/gh"},
+	{"DOCKER_CONFIG", ".docker"}, {"CARGO_HOME", ".cargo"}, {"GRADLE_USER_HOME", ".gradle"},
+	{"MINIKUBE_HOME", ".minikube"}, {"COMPOSER_HOME", ".config/composer"},
+}
+
+// credentialFileEnv are the variables that name a credential file (or,
+// KUBECONFIG, a list of them) wherever it is.
+var credentialFileEnv = []string{
+	"KUBECONFIG", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "GOOGLE_APPLICATION_CREDENTIALS",
+	"NPM_CONFIG_USERCONFIG", "npm_config_userconfig", "TF_CLI_CONFIG_FILE", "PGPASSFILE", "MYSQL_TEST_LOGIN_FILE",
+	"NETRC", "HISTFILE", "REGISTRY_AUTH_FILE", "RCLONE_CONFIG", "BOTO_CONFIG", "VAULT_CONFIG_PATH",
 }
 
 // Credentials says where the credential paths of one session are: the
@@ -34,6 +82,42 @@ type Credentials struct {
 	// Files are further secret files, absolute: the server's own token
 	// file (--token-file).
 	Files []string
+	// Getenv reads the variables that move credential places
+	// (KUBECONFIG, XDG_CONFIG_HOME, DOCKER_CONFIG, ...); nil means
+	// os.Getenv.
+	Getenv func(string) string
+}
+
+// places are the credential paths under the home directory and where the
+// variables of the server's environment move them (both are listed: a
+// tool may read either), absolute and cleaned.
+func (c Credentials) places() []string {
+	getenv := c.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var out []string
+	add := func(p string) {
+		if filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	for _, p := range credentialPaths {
+		if c.Home != "" {
+			add(filepath.Join(c.Home, p))
+		}
+		for _, m := range credentialDirEnv {
+			if v := getenv(m.env); v != "" && within(p, m.dir) {
+				add(filepath.Join(v, strings.TrimPrefix(strings.TrimPrefix(p, m.dir), "/")))
+			}
+		}
+	}
+	for _, e := range credentialFileEnv {
+		for _, f := range filepath.SplitList(getenv(e)) {
+			add(f)
+		}
+	}
+	return out
 }
 
 // sessionPrefix starts the name of every session's state directory
@@ -43,11 +127,8 @@ const sessionPrefix = "session-"
 // Paths lists the credential paths, whether or not they exist, except the
 // other sessions' state directories, which are listed as they exist now.
 func (c Credentials) Paths() []string {
-	var out []string
+	out := c.places()
 	if c.Home != "" {
-		for _, p := range credentialPaths {
-			out = append(out, filepath.Join(c.Home, p))
-		}
 		out = append(out, c.agentState())
 	}
 	out = append(out, c.Files...)
@@ -77,37 +158,48 @@ func (c Credentials) agentState() string {
 // Covers reports whether abs (or a path it resolves to) is a credential
 // path or inside one, and names that credential path.
 func (c Credentials) Covers(abs string, resolved ...string) (ok bool, what string) {
-	for _, p := range append([]string{abs}, resolved...) {
-		p = filepath.Clean(p)
-		if c.Home != "" {
-			for _, cp := range append(slices.Clone(credentialPaths), "") {
-				full := c.agentState()
-				if cp != "" {
-					full = filepath.Join(c.Home, cp)
-				}
+	return c.Matcher()(abs, resolved...)
+}
+
+// Matcher is [Credentials.Covers] with the credential places worked out
+// once (the variables that move them read now): for a walk that asks
+// about every file it passes.
+func (c Credentials) Matcher() func(abs string, resolved ...string) (ok bool, what string) {
+	places := c.places()
+	if c.Home != "" {
+		places = append(places, c.agentState())
+	}
+	files := make([]string, len(c.Files))
+	for i, f := range c.Files {
+		files[i] = filepath.Clean(f)
+	}
+	return func(abs string, resolved ...string) (bool, string) {
+		for _, p := range append([]string{abs}, resolved...) {
+			p = filepath.Clean(p)
+			for _, full := range places {
 				if within(p, full) {
 					return true, full
 				}
 			}
-		}
-		for _, f := range c.Files {
-			if within(p, filepath.Clean(f)) {
-				return true, filepath.Clean(f)
+			for _, f := range files {
+				if within(p, f) {
+					return true, f
+				}
 			}
-		}
-		if c.StateDir != "" {
-			own := filepath.Clean(c.StateDir)
-			root := filepath.Dir(own)
-			if within(p, root) && !within(p, own) && p != root {
-				rel, _ := filepath.Rel(root, p)
-				first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-				if strings.HasPrefix(first, sessionPrefix) {
-					return true, filepath.Join(root, first)
+			if c.StateDir != "" {
+				own := filepath.Clean(c.StateDir)
+				root := filepath.Dir(own)
+				if within(p, root) && !within(p, own) && p != root {
+					rel, _ := filepath.Rel(root, p)
+					first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+					if strings.HasPrefix(first, sessionPrefix) {
+						return true, filepath.Join(root, first)
+					}
 				}
 			}
 		}
+		return false, ""
 	}
-	return false, ""
 }
 
 // within reports whether p is dir or beneath it.

@@ -58,12 +58,12 @@ func credentialRule(home, cred string) permissions.Rule {
 // skipCredentials wraps a walking tool's check of what to skip below its
 // paths (Grep, Glob, LS) so that it skips the credential paths too.
 func (p *Permitter) skipCredentials(sess *tools.Session, tg *permissions.Target, rules *permissions.RuleSet, denied func(string, bool) bool) func(string, bool) bool {
-	creds := p.credentials(sess)
+	covers := p.credentials(sess).Matcher()
 	return func(abs string, isDir bool) bool {
 		if denied != nil && denied(abs, isDir) {
 			return true
 		}
-		ok, cred := creds.Covers(abs)
+		ok, cred := covers(abs)
 		if !ok {
 			return false
 		}

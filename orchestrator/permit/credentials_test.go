@@ -23,7 +23,7 @@ func TestDecide_credentialsRefusedUnlessNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc", ".config/gh/hosts.yml", "notes.txt"} {
+	for _, p := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc", ".config/gh/hosts.yml", "notes.txt", ".claude/.credentials.json", ".claude/settings.json", ".codex/auth.json", ".bash_history"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, p)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -50,6 +50,10 @@ func TestDecide_credentialsRefusedUnlessNamed(t *testing.T) {
 		{"Read under a whole Read rule", permissions.ModeDefault, []string{"Read"}, fs.Read(), `{"file_path": "~/.ssh/id_ed25519"}`, permissions.Deny, "Read(~/.ssh/**)"},
 		{"Read under a rule naming it", permissions.ModeDefault, []string{"Read(~/.ssh/**)"}, fs.Read(), `{"file_path": "~/.ssh/id_ed25519"}`, permissions.Allow, ""},
 		{"Bash under a rule naming it", permissions.ModeDefault, []string{"Read(~/.ssh/**)"}, bashTool, `{"command": "cat ~/.ssh/id_ed25519"}`, permissions.Allow, ""},
+		{"Read of Claude Code's token", permissions.ModeBypassPermissions, nil, fs.Read(), `{"file_path": "~/.claude/.credentials.json"}`, permissions.Deny, "Read(~/.claude/.credentials.json)"},
+		{"Grep for Codex's token", permissions.ModeBypassPermissions, nil, search.Grep(), `{"pattern": "k", "path": "~/.codex/auth.json"}`, permissions.Deny, "Read(~/.codex/auth.json)"},
+		{"Read of the shell's history", permissions.ModeBypassPermissions, nil, fs.Read(), `{"file_path": "~/.bash_history"}`, permissions.Deny, "Read(~/.bash_history)"},
+		{"Read of Claude Code's settings", permissions.ModeBypassPermissions, nil, fs.Read(), `{"file_path": "~/.claude/settings.json"}`, permissions.Allow, ""},
 		{"Read of an ordinary file in home", permissions.ModeBypassPermissions, nil, fs.Read(), `{"file_path": "~/notes.txt"}`, permissions.Allow, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
