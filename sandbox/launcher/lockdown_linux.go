@@ -226,19 +226,9 @@ func superviseSockets(fd int) error {
 	if err != nil {
 		return err
 	}
-	raw, err := bpf.Assemble(ins)
+	r, err := setSeccompFilter(ins, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
 	if err != nil {
 		return err
-	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
-	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
-	runtime.KeepAlive(filter)
-	if errno != 0 {
-		return fmt.Errorf("seccomp: %w", errno)
 	}
 	listener := int(r)
 	defer unix.Close(listener)
@@ -248,13 +238,25 @@ func superviseSockets(fd int) error {
 	return nil
 }
 
-// installSeccomp assembles ins and installs it as a seccomp filter, with
-// flags (SECCOMP_FILTER_FLAG_TSYNC: on every thread; 0: on the calling
-// thread).
+// installSeccomp installs ins as a seccomp filter, with flags
+// (SECCOMP_FILTER_FLAG_TSYNC: on every thread; 0: on the calling thread).
 func installSeccomp(ins []bpf.Instruction, flags uintptr) error {
+	r, err := setSeccompFilter(ins, flags)
+	if err == nil && r != 0 {
+		return fmt.Errorf("seccomp: thread %d could not take the filter", r)
+	}
+	return err
+}
+
+// setSeccompFilter assembles ins and installs it as a seccomp filter with
+// flags: the one place the launcher makes the system call. It returns
+// what the call does: with SECCOMP_FILTER_FLAG_NEW_LISTENER the
+// listener's descriptor, with SECCOMP_FILTER_FLAG_TSYNC the thread that
+// could not take the filter (0: none).
+func setSeccompFilter(ins []bpf.Instruction, flags uintptr) (uintptr, error) {
 	raw, err := bpf.Assemble(ins)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
@@ -263,13 +265,10 @@ func installSeccomp(ins []bpf.Instruction, flags uintptr) error {
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(filter)
-	switch {
-	case errno != 0:
-		return fmt.Errorf("seccomp: %w", errno)
-	case r != 0:
-		return fmt.Errorf("seccomp: thread %d could not take the filter", r)
+	if errno != 0 {
+		return 0, fmt.Errorf("seccomp: %w", errno)
 	}
-	return nil
+	return r, nil
 }
 
 // closeStrayFiles keeps from the command every descriptor init did not
