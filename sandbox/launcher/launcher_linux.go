@@ -93,50 +93,27 @@ func nsFlags(netOff bool) uintptr {
 
 // initMain sets the sandbox up, runs the shell, reports its status on fd
 // 3, and reaps every process of the command until none is left. SIGTERM,
-// SIGINT and SIGHUP end them all.
+// SIGINT and SIGHUP end them all. Each stage is a function of its own, in
+// the order they run.
 func initMain(p Plan) int {
 	// init keeps to its main thread; the shell is started from a thread
 	// of its own that ends once it has (startLockedDown).
 	runtime.LockOSThread()
 	dropTerminal()
 	if err := Undumpable(); err != nil {
-		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: making the launcher undumpable: %v\n", err)
-		return SetupFailed
+		return setupFailed("making the launcher undumpable: %v", err)
 	}
 	status := os.NewFile(3, "status")
 	syscall.CloseOnExec(3)
 	closeStrayFiles(p) // lockdown_linux.go
-	var server *os.File
-	if p.ServerFD > 0 {
-		syscall.CloseOnExec(p.ServerFD)
-		server = os.NewFile(uintptr(p.ServerFD), "server")
-		if serverGone(p.ServerFD) {
-			// The server died before init got here: nothing is started.
-			return SetupFailed
-		}
-	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: "+format+"\n", a...)
+	server, ok := openServer(p)
+	if !ok {
+		// The server died before init got here: nothing is started.
 		return SetupFailed
 	}
-	// The command's cgroups are opened before the mounts turn read-only
-	// and Landlock forbids writing beneath /sys/fs/cgroup: the v2 one's
-	// directory to start the shell in and cgroup.kill to end it, the
-	// v1 ones' tasks to join (limits_linux.go).
-	cg := &cgroup{dir: p.Cgroup, fd: -1}
-	if p.Cgroup != "" {
-		fd, err := unix.Open(p.Cgroup, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fail("opening the command's cgroup: %v", err)
-		}
-		cg.fd = fd
-		// With namespaces the PID namespace ends the command, and a file
-		// open for writing would keep its mount from turning read-only.
-		if f, err := os.OpenFile(filepath.Join(p.Cgroup, "cgroup.kill"), os.O_WRONLY, 0); err == nil && !p.Namespaces {
-			cg.kill = f // absent before Linux 5.14: the processes are killed one by one
-		} else if err == nil {
-			f.Close()
-		}
+	cg, err := openCgroup(p)
+	if err != nil {
+		return setupFailed("opening the command's cgroup: %v", err)
 	}
 	if p.Supervised {
 		// The socket to the server is the shell thread's, to send the
@@ -145,34 +122,100 @@ func initMain(p Plan) int {
 	}
 	joins, err := openJoins(p.JoinCgroups)
 	if err != nil {
-		return fail("%v", err)
+		return setupFailed("%v", err)
 	}
+	if err := confine(p); err != nil {
+		return setupFailed("%v", err)
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	gone := watchServer(server)
+	cmd, err := startShell(p, cg, joins)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: starting %s: %v\n", p.Shell, err)
+		fmt.Fprintln(status, 127)
+		status.Close()
+		return 127
+	}
+	report := statusReporter(status)
+	reaped := reapAll(cmd.Process.Pid, report)
+	return endAll(p, cg, sigs, gone, reaped, report)
+}
+
+// setupFailed says why the sandbox could not be set up and returns
+// [SetupFailed].
+func setupFailed(format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "agent-mcp sandbox: "+format+"\n", a...)
+	return SetupFailed
+}
+
+// openServer takes init's end of the socket pair the server holds
+// (p.ServerFD; nil when the plan has none); ok is false when the server
+// is gone already.
+func openServer(p Plan) (server *os.File, ok bool) {
+	if p.ServerFD <= 0 {
+		return nil, true
+	}
+	syscall.CloseOnExec(p.ServerFD)
+	server = os.NewFile(uintptr(p.ServerFD), "server")
+	return server, !serverGone(p.ServerFD)
+}
+
+// openCgroup opens the command's cgroups before the mounts turn read-only
+// and Landlock forbids writing beneath /sys/fs/cgroup: the v2 one's
+// directory to start the shell in and cgroup.kill to end it (the v1
+// ones' tasks to join are opened by openJoins, limits_linux.go).
+func openCgroup(p Plan) (*cgroup, error) {
+	cg := &cgroup{dir: p.Cgroup, fd: -1}
+	if p.Cgroup == "" {
+		return cg, nil
+	}
+	fd, err := unix.Open(p.Cgroup, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	cg.fd = fd
+	// With namespaces the PID namespace ends the command, and a file
+	// open for writing would keep its mount from turning read-only.
+	if f, err := os.OpenFile(filepath.Join(p.Cgroup, "cgroup.kill"), os.O_WRONLY, 0); err == nil && !p.Namespaces {
+		cg.kill = f // absent before Linux 5.14: the processes are killed one by one
+	} else if err == nil {
+		f.Close()
+	}
+	return cg, nil
+}
+
+// confine applies the plan's layers to init (and so to what it starts):
+// the mounts, the private loopback and the egress relay in the
+// namespaces, or else a subreaper; no_new_privs; Landlock; and, with the
+// network off and no network namespace, the socket filter.
+func confine(p Plan) error {
 	if p.Namespaces {
 		if err := setupMounts(p); err != nil {
-			return fail("%v", err)
+			return err
 		}
 		if err := refuseUserNamespaces(p); err != nil {
-			return fail("%v", err)
+			return err
 		}
 		if p.NetworkOff || p.Proxy {
 			if err := loopbackUp(); err != nil {
-				return fail("bringing up the private loopback: %v", err)
+				return fmt.Errorf("bringing up the private loopback: %w", err)
 			}
 		}
 		if p.Proxy {
 			if err := startRelay(p.ProxyFD); err != nil {
-				return fail("%v", err)
+				return err
 			}
 		}
 	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return fail("becoming a subreaper: %v", err)
+		return fmt.Errorf("becoming a subreaper: %w", err)
 	}
 	if err := llsys.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fail("setting no_new_privs: %v", err)
+		return fmt.Errorf("setting no_new_privs: %w", err)
 	}
 	if p.Landlock {
 		if err := restrictLandlock(p); err != nil {
-			return fail("landlock: %v", err)
+			return fmt.Errorf("landlock: %w", err)
 		}
 	}
 	if p.NetworkOff && !p.Namespaces {
@@ -182,17 +225,20 @@ func initMain(p Plan) int {
 		// port of every address that the network can connect to, nor a
 		// send with MSG_FASTOPEN, which connects.
 		if err := restrictSockets(); err != nil {
-			return fail("refusing sockets: %v", err)
+			return fmt.Errorf("refusing sockets: %w", err)
 		}
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	// The server's death ends the command as SIGTERM does. No signal
-	// says it reliably: a parent-death signal (PR_SET_PDEATHSIG) comes
-	// when the server's thread that started init exits, not the server,
-	// and in a PID namespace init cannot tell by getppid whether the
-	// server died before the signal was set. The socket's end of file
-	// comes with the server's last descriptor, whenever that is.
+	return nil
+}
+
+// watchServer returns a channel closed when the server is gone: its
+// death ends the command as SIGTERM does. No signal says it reliably: a
+// parent-death signal (PR_SET_PDEATHSIG) comes when the server's thread
+// that started init exits, not the server, and in a PID namespace init
+// cannot tell by getppid whether the server died before the signal was
+// set. The socket's end of file comes with the server's last descriptor,
+// whenever that is. Without a server the channel is never closed.
+func watchServer(server *os.File) chan struct{} {
 	gone := make(chan struct{})
 	if server != nil {
 		go func() {
@@ -205,7 +251,37 @@ func initMain(p Plan) int {
 			}
 		}()
 	}
+	return gone
+}
 
+// startShell starts the shell, locked down (startLockedDown), in the
+// command's cgroup where it has one; where clone3 into a cgroup fails
+// (before Linux 5.7) the subreaper alone holds it, and cg.dir is cleared.
+func startShell(p Plan, cg *cgroup, joins []*os.File) (*exec.Cmd, error) {
+	cmd := shellCommand(p)
+	err := errors.New("no cgroup")
+	if cg.fd >= 0 {
+		// Added to the attributes shellCommand set, not in their place:
+		// the command's user namespace must not be lost.
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
+		if err = startLockedDown(cmd, p, joins); err != nil {
+			cmd = cloneCmd(cmd)
+			cg.dir = ""
+		}
+	}
+	if err != nil {
+		err = startLockedDown(cmd, p, joins)
+	}
+	return cmd, err
+}
+
+// shellCommand is the shell as the plan runs it: its script, directory,
+// standard streams and files, in a nested user namespace where the plan
+// has one, and leading a session of its own on a pseudo-terminal.
+func shellCommand(p Plan) *exec.Cmd {
 	cmd := exec.Command(p.Shell, "-c", p.Script)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Dir = p.Dir
@@ -232,38 +308,25 @@ func initMain(p Plan) int {
 		}
 		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Ctty = true, true, 0
 	}
-	err = errors.New("no cgroup")
-	if cg.fd >= 0 {
-		// Added to the attributes above, not in their place: the
-		// command's user namespace must not be lost.
-		if cmd.SysProcAttr == nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{}
-		}
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cg.fd
-		if err = startLockedDown(cmd, p, joins); err != nil {
-			// clone3 into a cgroup needs Linux 5.7: the subreaper alone
-			// holds the command.
-			cmd = cloneCmd(cmd)
-			cg.dir = ""
-		}
-	}
-	if err != nil {
-		err = startLockedDown(cmd, p, joins)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: starting %s: %v\n", p.Shell, err)
-		fmt.Fprintln(status, 127)
-		status.Close()
-		return 127
-	}
-	shell := cmd.Process.Pid
+	return cmd
+}
+
+// statusReporter returns the function that writes the shell's status to
+// status once, whoever calls it first.
+func statusReporter(status *os.File) func(code int) {
 	var once sync.Once
-	report := func(code int) {
+	return func(code int) {
 		once.Do(func() {
 			fmt.Fprintln(status, code)
 			status.Close()
 		})
 	}
+}
+
+// reapAll reaps every child init has until none is left, reporting the
+// shell's status (128+N after signal N) as it ends; the channel it
+// returns is closed when no child is left.
+func reapAll(shell int, report func(int)) chan struct{} {
 	reaped := make(chan struct{})
 	go func() {
 		defer close(reaped)
@@ -285,6 +348,13 @@ func initMain(p Plan) int {
 			}
 		}
 	}()
+	return reaped
+}
+
+// endAll waits until every process of the command is reaped, passing on
+// the signals init gets and ending the command when the server is gone:
+// what did not end on SIGTERM after the plan's grace is killed.
+func endAll(p Plan, cg *cgroup, sigs chan os.Signal, gone, reaped chan struct{}, report func(int)) int {
 	grace := time.Duration(p.GraceMS) * time.Millisecond
 	var killTimer <-chan time.Time
 	for {
