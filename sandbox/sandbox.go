@@ -502,112 +502,196 @@ func (l *Launch) Refused() []string {
 // layers, or an excluded command gives the plain shell.
 func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	if spec.Excluded || !s.Confines() {
-		cmd := exec.Command(spec.Shell, "-c", spec.Script)
-		cmd.ExtraFiles = spec.Files
-		if s == nil || !s.Layers().Any() {
-			return &Launch{Cmd: cmd}, nil
-		}
-		// An excluded command runs outside the sandbox: it must not find
-		// what a sandboxed command still running planted (a hook git
-		// would run).
-		s.guard.sweepIfRunning()
-		return &Launch{Cmd: cmd, guard: &s.guard}, nil
+		return s.plainCommand(spec), nil
 	}
-	tmp, err := privateTmp(spec.StateDir)
+	return s.confinedCommand(spec, grace)
+}
+
+// plainCommand is the shell outside the sandbox.
+func (s *Sandbox) plainCommand(spec Spec) *Launch {
+	cmd := exec.Command(spec.Shell, "-c", spec.Script)
+	cmd.ExtraFiles = spec.Files
+	if s == nil || !s.Layers().Any() {
+		return &Launch{Cmd: cmd}
+	}
+	// An excluded command runs outside the sandbox: it must not find
+	// what a sandboxed command still running planted (a hook git would
+	// run).
+	s.guard.sweepIfRunning()
+	return &Launch{Cmd: cmd, guard: &s.guard}
+}
+
+// confinedCommand is the sandbox's init for spec: the plan's files and
+// paths, its network and its cgroups, then the launch with the guard of
+// protected names and the egress proxy's socket.
+func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, error) {
+	w, err := s.workspaceOf(spec)
 	if err != nil {
 		return nil, err
 	}
-	empty, err := emptyFile(spec.StateDir)
-	if err != nil {
-		return nil, err
-	}
-	ws := spec.Dir
-	if len(spec.WorkDirs) > 0 {
-		ws = spec.WorkDirs[0]
-	}
-	standIn, err := s.caches.standIn(ws)
-	if err != nil {
-		return nil, err
-	}
-	var writable []string
-	if !spec.ReadOnly {
-		writable = append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
-	}
-	roots := slices.Clone(writable)
-	writable = append(writable, tmp)
-	if standIn != "" {
-		writable = append(writable, standIn)
-	}
-	writable = existing(writable)
 	p := launcher.Plan{
 		Shell: spec.Shell, Script: spec.Script, Dir: spec.Dir,
 		UID: os.Getuid(), GID: os.Getgid(),
 		Namespaces: s.layers.Namespaces, Landlock: s.layers.Landlock > 0,
 		NetworkOff: s.net() == NetOff, Proxy: s.net() == NetProxy && s.layers.Namespaces,
 		Supervised: s.net() == NetProxy && !s.layers.Namespaces,
-		Writable:   writable, EmptyFile: empty, GraceMS: (grace / 2).Milliseconds(),
+		Writable:   w.writable, EmptyFile: w.empty, GraceMS: (grace / 2).Milliseconds(),
+		ServerFD: launcher.ServerFD, ShellFiles: len(spec.Files), AllowUserNS: s.cfg.AllowUserNamespaces,
 	}
-	// Read-only inside the writable roots: the protected paths and the
-	// Edit-denied ones; outside them everything is read-only already.
-	seen := map[string]dirState{}
-	pinned, found := s.pinnedPaths(roots, seen)
+	guarded, found, seen := s.planPaths(&p, spec.StateDir, w)
+	proxy, err := s.planNetwork(&p, len(spec.Files))
+	if err != nil {
+		return nil, err
+	}
+	cgroups, err := s.planCgroups(&p)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.newLaunch(p, spec.Files, w, cgroups)
+	if err != nil {
+		return nil, err
+	}
+	if !spec.ReadOnly {
+		s.guard.begin(guarded, w.writable, w.roots, found, seen)
+		l.guard = &s.guard
+	}
+	if p.Proxy || p.Supervised {
+		if err := l.withEgress(spec.Egress, proxy); err != nil {
+			l.Started(err)
+			return nil, fmt.Errorf("sandbox: egress socket: %w", err)
+		}
+	}
+	return l, nil
+}
+
+// workspace is where a confined command may write: its private
+// temporary directory, the build caches' stand-in (empty when there is
+// none), the writable roots (its working directories and the configured
+// writable paths, none when read-only) and every writable path that
+// exists; empty is the file that stands in for a Read-denied one.
+type workspace struct {
+	tmp, empty, standIn string
+	roots, writable     []string
+}
+
+// workspaceOf makes the command's private temporary directory, the empty
+// file and the build caches' stand-in, and lists its writable paths.
+func (s *Sandbox) workspaceOf(spec Spec) (workspace, error) {
+	var w workspace
+	var err error
+	if w.tmp, err = privateTmp(spec.StateDir); err != nil {
+		return w, err
+	}
+	if w.empty, err = emptyFile(spec.StateDir); err != nil {
+		return w, err
+	}
+	ws := spec.Dir
+	if len(spec.WorkDirs) > 0 {
+		ws = spec.WorkDirs[0]
+	}
+	if w.standIn, err = s.caches.standIn(ws); err != nil {
+		return w, err
+	}
+	var writable []string
+	if !spec.ReadOnly {
+		writable = append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
+	}
+	w.roots = slices.Clone(writable)
+	writable = append(writable, w.tmp)
+	if w.standIn != "" {
+		writable = append(writable, w.standIn)
+	}
+	w.writable = existing(writable)
+	return w, nil
+}
+
+// planPaths sets what the plan keeps read-only inside the writable paths
+// (the protected paths and the Edit-denied ones; outside them everything
+// is read-only already), what it masks (Read-denied and credential paths,
+// unix sockets without the network) and the ancestors it pins. It
+// returns the protected paths inside the writable paths, for the guard,
+// with the repositories the scan found and the directories it read.
+func (s *Sandbox) planPaths(p *launcher.Plan, stateDir string, w workspace) (guarded []string, found repos, seen map[string]dirState) {
+	seen = map[string]dirState{}
+	pinned, found := s.pinnedPaths(w.roots, seen)
 	ro := append(slices.Clone(pinned), expand(s.cfg.ReadOnly)...)
 	// The user's build caches, where a working directory holds them.
 	ro = append(ro, s.caches.user...)
 	for _, r := range existing(ro) {
-		if within(r, writable) && !isGitDirEntry(r) {
+		if within(r, w.writable) && !isGitDirEntry(r) {
 			p.ReadOnly = append(p.ReadOnly, r)
 		}
 	}
-	if standIn != "" && within(standIn, p.ReadOnly) {
-		p.WritableAgain = append(p.WritableAgain, standIn)
+	if w.standIn != "" && within(w.standIn, p.ReadOnly) {
+		p.WritableAgain = append(p.WritableAgain, w.standIn)
 	}
-	var guarded []string
 	for _, r := range pinned {
-		if within(r, writable) {
+		if within(r, w.writable) {
 			guarded = append(guarded, r)
 		}
 	}
-	p.Masked = existing(append(expand(s.cfg.ReadDeny), s.credentialMasks(spec.StateDir)...))
+	p.Masked = existing(append(expand(s.cfg.ReadDeny), s.credentialMasks(stateDir)...))
 	if s.net() != NetOn && s.layers.Namespaces {
-		p.Masked = append(p.Masked, unixSockets(writable)...)
+		p.Masked = append(p.Masked, unixSockets(w.writable)...)
 	}
-	stateReadOnly(&p, spec.StateDir, tmp, roots)
-	p.Pinned = ancestorsWithin(append(slices.Clone(p.ReadOnly), p.Masked...), writable)
-	p.ServerFD = launcher.ServerFD
-	p.ShellFiles = len(spec.Files)
-	p.AllowUserNS = s.cfg.AllowUserNamespaces
+	stateReadOnly(p, stateDir, w.tmp, w.roots)
+	p.Pinned = ancestorsWithin(append(slices.Clone(p.ReadOnly), p.Masked...), w.writable)
+	return guarded, found, seen
+}
+
+// planNetwork gives the plan the descriptor of the egress proxy's socket
+// where its connections go through the proxy (after init's and the
+// shell's files), and returns the supervisor's listener where Landlock
+// alone holds the command.
+func (s *Sandbox) planNetwork(p *launcher.Plan, shellFiles int) (*supervisedProxy, error) {
 	var proxy *supervisedProxy
 	if p.Supervised {
+		var err error
 		if proxy, err = s.supervisedProxy(); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
 	}
 	if p.Proxy || p.Supervised {
-		// After the shell's files (Command, below).
-		p.ProxyFD = launcher.ServerFD + 1 + len(spec.Files)
+		p.ProxyFD = launcher.ServerFD + 1 + shellFiles
+	}
+	return proxy, nil
+}
+
+// planCgroups makes the command's cgroup with its limits where cgroups
+// are in use, and returns the cgroups made (v2, then v1 ones). Where none
+// can be made now, the subreaper alone holds the command.
+func (s *Sandbox) planCgroups(p *launcher.Plan) ([]string, error) {
+	if !s.layers.Cgroup {
+		return nil, nil
 	}
 	var cgroups []string
-	if s.layers.Cgroup {
-		// Where none can be made now, the subreaper alone holds it.
-		n := s.cgroups.Add(1)
-		p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, n)
-		if p.Cgroup != "" {
-			cgroups = append(cgroups, p.Cgroup)
-			joins, err := launcher.SetLimits(s.limitSupport(), p.Cgroup, n, s.limits())
-			cgroups = append(cgroups, joins...)
-			if err != nil {
-				removeCgroups(cgroups)
-				return nil, fmt.Errorf("sandbox: %w", err)
-			}
-			p.JoinCgroups = joins
-		}
+	n := s.cgroups.Add(1)
+	p.Cgroup, _ = launcher.NewCgroup(s.support.Cgroup, n)
+	if p.Cgroup == "" {
+		return nil, nil
 	}
+	cgroups = append(cgroups, p.Cgroup)
+	joins, err := launcher.SetLimits(s.limitSupport(), p.Cgroup, n, s.limits())
+	cgroups = append(cgroups, joins...)
+	if err != nil {
+		removeCgroups(cgroups)
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	p.JoinCgroups = joins
+	return cgroups, nil
+}
+
+// newLaunch is init's command for plan p, with the status pipe and the
+// server's socket pair; its environment adds the private temporary
+// directory and the build caches' stand-ins. The cgroups are removed if
+// it cannot be made.
+func (s *Sandbox) newLaunch(p launcher.Plan, files []*os.File, w workspace, cgroups []string) (*Launch, error) {
 	arg, err := json.Marshal(p)
 	if err != nil {
+		removeCgroups(cgroups)
 		return nil, err
 	}
-	r, w, err := os.Pipe()
+	r, wr, err := os.Pipe()
 	if err != nil {
 		removeCgroups(cgroups)
 		return nil, fmt.Errorf("sandbox: status pipe: %w", err)
@@ -615,40 +699,39 @@ func (s *Sandbox) Command(spec Spec, grace time.Duration) (*Launch, error) {
 	sr, sw, err := serverPair()
 	if err != nil {
 		r.Close()
-		w.Close()
+		wr.Close()
 		removeCgroups(cgroups)
 		return nil, fmt.Errorf("sandbox: server socket: %w", err)
 	}
 	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
 	// fd 3 and launcher.ServerFD (4) in init, then the shell's files,
 	// then the egress relay's socket (Plan.ProxyFD).
-	cmd.ExtraFiles = append([]*os.File{w, sr}, spec.Files...)
-	env := append([]string{"TMPDIR=" + tmp}, s.caches.env(standIn)...)
-	l := &Launch{Cmd: cmd, Env: env, status: r, statusW: w,
-		server: sw, serverR: sr, cgroups: cgroups}
-	if !spec.ReadOnly {
-		s.guard.begin(guarded, writable, roots, found, seen)
-		l.guard = &s.guard
+	cmd.ExtraFiles = append([]*os.File{wr, sr}, files...)
+	env := append([]string{"TMPDIR=" + w.tmp}, s.caches.env(w.standIn)...)
+	return &Launch{Cmd: cmd, Env: env, status: r, statusW: wr,
+		server: sw, serverR: sr, cgroups: cgroups}, nil
+}
+
+// withEgress adds the socket pair init hands the proxy's connections
+// over (init's end as Plan.ProxyFD) and the proxy's variables; h serves
+// the connections (nil refuses every one), through the supervisor's
+// listener proxy where Landlock alone holds the command.
+func (l *Launch) withEgress(h *egress.Handler, proxy *supervisedProxy) error {
+	ei, es, err := egressPair()
+	if err != nil {
+		return err
 	}
-	if p.Proxy || p.Supervised {
-		ei, es, err := egressPair()
-		if err != nil {
-			l.Started(err)
-			return nil, fmt.Errorf("sandbox: egress socket: %w", err)
-		}
-		// Plan.ProxyFD in init.
-		cmd.ExtraFiles = append(cmd.ExtraFiles, ei)
-		l.egressInit, l.egressServer, l.egress = ei, es, spec.Egress
-		if l.egress == nil {
-			l.egress = &egress.Handler{}
-		}
-		port := launcher.ProxyPort
-		if p.Supervised {
-			l.supervised, port = proxy, proxy.port
-		}
-		l.Env = append(l.Env, proxyEnv(port)...)
+	l.Cmd.ExtraFiles = append(l.Cmd.ExtraFiles, ei)
+	l.egressInit, l.egressServer, l.egress = ei, es, h
+	if l.egress == nil {
+		l.egress = &egress.Handler{}
 	}
-	return l, nil
+	port := launcher.ProxyPort
+	if proxy != nil {
+		l.supervised, port = proxy, proxy.port
+	}
+	l.Env = append(l.Env, proxyEnv(port)...)
+	return nil
 }
 
 // serverPair is the connected pair of unix sockets whose first end init
