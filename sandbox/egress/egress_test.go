@@ -106,54 +106,104 @@ func serve(t *testing.T, h *Handler) net.Conn {
 	return c
 }
 
+// proxyFixture is a handler under test, its upstream, and what it asked
+// and told the user.
+type proxyFixture struct {
+	t     *testing.T
+	port  int
+	hosts map[string]netip.Addr
+	h     *Handler
+
+	mu                 sync.Mutex
+	notices, questions []string
+}
+
+// newProxyFixture starts the upstream and resolves the test's names to
+// the loopback.
+func newProxyFixture(t *testing.T) (*proxyFixture, *atomic.Int64) {
+	port, hits := upstream(t)
+	f := &proxyFixture{t: t, port: port, hosts: map[string]netip.Addr{}}
+	for _, h := range []string{"ok.test", "ask.test", "no.test", "deny.test", "private.test"} {
+		f.hosts[h] = netip.MustParseAddr("127.0.0.1")
+	}
+	return f, hits
+}
+
+// handler is the handler of one command with the session's grants: the
+// user allows ask.test for the session and refuses no.test.
+func (f *proxyFixture) handler(grants *Grants) *Handler {
+	return &Handler{
+		Rules:   Rules{Allowed: []string{"ok.test", "127.0.0.1", "private.test"}, Denied: []string{"deny.test"}},
+		Session: grants, Hosts: f.hosts,
+		Ask: func(_ context.Context, host string, port int) (Answer, error) {
+			f.mu.Lock()
+			f.questions = append(f.questions, host+":"+strconv.Itoa(port))
+			f.mu.Unlock()
+			switch host {
+			case "ask.test":
+				return AllowSession, nil
+			case "no.test":
+				return Refuse, nil
+			}
+			return Refuse, errors.New("unexpected")
+		},
+		Notice: func(l string) { f.mu.Lock(); f.notices = append(f.notices, l); f.mu.Unlock() },
+	}
+}
+
+// connect asks f.h for host with CONNECT and returns what the upstream
+// echoed, or the proxy's refusal.
+func (f *proxyFixture) connect(host string) string {
+	t := f.t
+	c := serve(t, f.h)
+	fmt.Fprintf(c, "CONNECT %s:%d HTTP/1.1\r\nHost: %s\r\n\r\n", host, f.port, host)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("CONNECT %s: reading the proxy's answer: %v", host, err)
+	}
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Sprintf("%d %s", resp.StatusCode, b)
+	}
+	fmt.Fprintf(c, "hello %s\n", host)
+	rest, _ := io.ReadAll(br)
+	return string(rest)
+}
+
+// socks asks f.h for host with SOCKS5 and returns its reply code, having
+// checked the upstream's echo where the connection was made.
+func (f *proxyFixture) socks(host string) byte {
+	t := f.t
+	c := serve(t, f.h)
+	_, _ = c.Write([]byte{5, 1, 0})
+	var m [2]byte
+	if _, err := io.ReadFull(c, m[:]); err != nil || m != [2]byte{5, 0} {
+		t.Fatalf("SOCKS5 greeting: %v %v", m, err)
+	}
+	req := append([]byte{5, 1, 0, 3, byte(len(host))}, host...)
+	req = append(req, byte(f.port>>8), byte(f.port))
+	_, _ = c.Write(req)
+	var rep [10]byte
+	if _, err := io.ReadFull(c, rep[:]); err != nil {
+		t.Fatal(err)
+	}
+	if rep[1] == 0 {
+		fmt.Fprintf(c, "hello socks\n")
+		if b, _ := io.ReadAll(c); !strings.Contains(string(b), "got hello socks") {
+			t.Errorf("SOCKS5 to %s: %q", host, b)
+		}
+	}
+	return rep[1]
+}
+
 func TestHandler_protocolsAndDecisions(t *testing.T) {
 	t.Parallel()
-	port, hits := upstream(t)
-	p := strconv.Itoa(port)
-	hosts := map[string]netip.Addr{}
-	for _, h := range []string{"ok.test", "ask.test", "no.test", "deny.test", "private.test"} {
-		hosts[h] = netip.MustParseAddr("127.0.0.1")
-	}
-	var mu sync.Mutex
-	var notices []string
-	var questions []string
-	newHandler := func(grants *Grants) *Handler {
-		return &Handler{
-			Rules:   Rules{Allowed: []string{"ok.test", "127.0.0.1", "private.test"}, Denied: []string{"deny.test"}},
-			Session: grants, Hosts: hosts,
-			Ask: func(_ context.Context, host string, port int) (Answer, error) {
-				mu.Lock()
-				questions = append(questions, host+":"+strconv.Itoa(port))
-				mu.Unlock()
-				switch host {
-				case "ask.test":
-					return AllowSession, nil
-				case "no.test":
-					return Refuse, nil
-				}
-				return Refuse, errors.New("unexpected")
-			},
-			Notice: func(l string) { mu.Lock(); notices = append(notices, l); mu.Unlock() },
-		}
-	}
+	f, hits := newProxyFixture(t)
+	p := strconv.Itoa(f.port)
 	grants := &Grants{}
-	h := newHandler(grants)
-	connect := func(host string) string {
-		c := serve(t, h)
-		fmt.Fprintf(c, "CONNECT %s:%s HTTP/1.1\r\nHost: %s\r\n\r\n", host, p, host)
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatalf("CONNECT %s: reading the proxy's answer: %v", host, err)
-		}
-		if resp.StatusCode != 200 {
-			b, _ := io.ReadAll(resp.Body)
-			return fmt.Sprintf("%d %s", resp.StatusCode, b)
-		}
-		fmt.Fprintf(c, "hello %s\n", host)
-		rest, _ := io.ReadAll(br)
-		return string(rest)
-	}
+	f.h = f.handler(grants)
+	connect, socks := f.connect, f.socks
 	if got := connect("ok.test"); !strings.Contains(got, "got hello ok.test") {
 		t.Errorf("CONNECT to an allowed host: %q", got)
 	}
@@ -167,53 +217,31 @@ func TestHandler_protocolsAndDecisions(t *testing.T) {
 		t.Errorf("CONNECT to a host the user allowed: %q", got)
 	}
 	// The session's answer holds for the next command, without a question.
-	h = newHandler(grants)
+	f.h = f.handler(grants)
 	if got := connect("ask.test"); !strings.Contains(got, "got hello ask.test") {
 		t.Errorf("CONNECT to a host allowed for the session: %q", got)
 	}
-	mu.Lock()
-	if strings.Count(strings.Join(questions, ","), "ask.test") != 1 || strings.Contains(strings.Join(questions, ","), "deny.test") {
-		t.Errorf("questions asked: %v", questions)
+	f.mu.Lock()
+	if strings.Count(strings.Join(f.questions, ","), "ask.test") != 1 || strings.Contains(strings.Join(f.questions, ","), "deny.test") {
+		t.Errorf("questions asked: %v", f.questions)
 	}
-	mu.Unlock()
+	f.mu.Unlock()
 
 	// A resolved loopback address needs a rule naming the address.
-	h = &Handler{Rules: Rules{Allowed: []string{"ok.test"}}, Hosts: hosts}
+	f.h = &Handler{Rules: Rules{Allowed: []string{"ok.test"}}, Hosts: f.hosts}
 	if got := connect("ok.test"); !strings.Contains(got, "not a public address") {
 		t.Errorf("CONNECT to a name resolving to loopback without a rule naming it: %q", got)
 	}
 
 	// Plain HTTP in absolute form.
-	h = newHandler(nil)
-	c := serve(t, h)
+	f.h = f.handler(nil)
+	c := serve(t, f.h)
 	fmt.Fprintf(c, "GET http://ok.test:%s/x HTTP/1.1\r\nHost: ok.test\r\nProxy-Authorization: x\r\n\r\n", p)
 	if b, _ := io.ReadAll(c); !strings.Contains(string(b), "got GET /x HTTP/1.1") {
 		t.Errorf("absolute-form GET: %q", b)
 	}
 
 	// SOCKS5 with a name, and a refusal.
-	socks := func(host string) byte {
-		c := serve(t, h)
-		_, _ = c.Write([]byte{5, 1, 0})
-		var m [2]byte
-		if _, err := io.ReadFull(c, m[:]); err != nil || m != [2]byte{5, 0} {
-			t.Fatalf("SOCKS5 greeting: %v %v", m, err)
-		}
-		req := append([]byte{5, 1, 0, 3, byte(len(host))}, host...)
-		req = append(req, byte(port>>8), byte(port))
-		_, _ = c.Write(req)
-		var rep [10]byte
-		if _, err := io.ReadFull(c, rep[:]); err != nil {
-			t.Fatal(err)
-		}
-		if rep[1] == 0 {
-			fmt.Fprintf(c, "hello socks\n")
-			if b, _ := io.ReadAll(c); !strings.Contains(string(b), "got hello socks") {
-				t.Errorf("SOCKS5 to %s: %q", host, b)
-			}
-		}
-		return rep[1]
-	}
 	if code := socks("ok.test"); code != socksOK {
 		t.Errorf("SOCKS5 to an allowed host: reply %d", code)
 	}
@@ -228,20 +256,20 @@ func TestHandler_protocolsAndDecisions(t *testing.T) {
 			t.Errorf("SOCKS5 to %q: reply %d", bad, code)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, q := range questions {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, q := range f.questions {
 		if strings.ContainsAny(q, "\n\x1b\x00") || strings.Contains(q, "..") {
 			t.Errorf("a name that is no host name was put to the user: %q", q)
 		}
 	}
-	for _, n := range notices {
+	for _, n := range f.notices {
 		if strings.ContainsAny(n, "\n\x1b\x00") {
 			t.Errorf("a notice carries a control character: %q", n)
 		}
 	}
-	if len(notices) < 3 || !strings.Contains(strings.Join(notices, "\n"), "refused deny.test:"+p) {
-		t.Errorf("notices: %q", notices)
+	if len(f.notices) < 3 || !strings.Contains(strings.Join(f.notices, "\n"), "refused deny.test:"+p) {
+		t.Errorf("notices: %q", f.notices)
 	}
 	if hits.Load() < 5 {
 		t.Errorf("upstream connections: %d", hits.Load())
