@@ -1,7 +1,17 @@
-// Package sandbox confines the commands Bash runs with the kernel, so that
-// what a command may touch does not depend on what a parser can see in its
-// text: an interpreter, a copied binary or a script the model wrote itself
-// is held exactly like the shell.
+// Package sandbox confines the processes agent-mcp starts (Bash commands,
+// background tasks, language servers) with the kernel, so that what a
+// command may touch does not depend on what a parser can see in its text:
+// an interpreter, a copied binary or a script the model wrote itself is
+// held exactly like the shell.
+//
+// It is the mechanism, not the policy: the caller decides and passes
+// facts. Whether a line runs outside the sandbox is the caller's answer
+// ([Spec.Excluded]; tools/shell reads sandbox.excludedCommands); the
+// credential paths, the protected paths, the hosts and the layers allowed
+// arrive in [Config] ([Config.Credentials], [Config.Protected],
+// [Config.Hosts], [Config.AllowedLayers]), computed by internal/cli from
+// the permission rules and the environment. The package imports nothing
+// of agent-mcp but its own subpackages and internal/netguard.
 //
 // A sandboxed command is started through agent-mcp's own binary, re-executed
 // as a small hidden launcher ([HiddenCommand], package launcher), because
@@ -30,7 +40,7 @@
 //     is unrestricted). The whole filesystem is remounted read-only except
 //     the writable roots; protected paths and Edit-denied paths inside them
 //     are bound read-only again; Read-denied paths and the credential paths
-//     (permissions.Credentials; credentials.go) are covered by an empty
+//     ([Config.Credentials]; credentials.go) are covered by an empty
 //     read-only file or directory; with the network through the egress
 //     proxy (the default; network.go, package egress) init relays
 //     127.0.0.1:3128 of the command's namespace to the server's proxy; /proc shows only the command's processes; killing
