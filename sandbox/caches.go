@@ -24,7 +24,7 @@ import (
 // compiled package. A command never writes them: they are not writable
 // roots (and, where a working directory holds them, the namespaces layer
 // binds them read-only). Instead each workspace has stand-ins of its own,
-// kept outside it (beneath [Config.CacheRoot]), and the tools' variables
+// kept outside it (beneath [Options.CacheRoot]), and the tools' variables
 // point a command's go, npm, pip and cargo there: GOCACHE, GOMODCACHE,
 // npm_config_cache, PIP_CACHE_DIR, CARGO_HOME. A sandboxed command may
 // fill and poison its workspace's stand-ins; only sandboxed commands of
@@ -146,13 +146,13 @@ func goEnvReader() func(string) string {
 
 // buildCaches is what [New] works out once about the build caches.
 type buildCaches struct {
-	// user are the user's caches (Config.BuildCaches): never writable
+	// user are the user's caches (Options.BuildCaches): never writable
 	// by a command.
 	user []string
 	// tools are the stand-ins a command gets, for the user's caches
 	// agent-mcp knows a variable for.
 	tools []cacheTool
-	// root holds one directory per workspace (Config.CacheRoot).
+	// root holds one directory per workspace (Options.CacheRoot).
 	root string
 	// modcache is the user's Go module cache; goProxy and goFlags the
 	// user's GOPROXY and GOFLAGS; cargoHome the user's CARGO_HOME.
@@ -180,16 +180,16 @@ func (s *Sandbox) BuildCaches() []string {
 
 // newBuildCaches matches the configured caches (nil: the known ones)
 // against those agent-mcp knows a variable for.
-func newBuildCaches(cfg Config) *buildCaches {
+func newBuildCaches(opts Options) *buildCaches {
 	goenv := goEnvReader()
-	known := knownCaches(cfg.Home, goenv)
-	b := &buildCaches{root: cfg.CacheRoot, made: map[string]string{}}
-	if cfg.BuildCaches == nil {
+	known := knownCaches(opts.Home, goenv)
+	b := &buildCaches{root: opts.CacheRoot, made: map[string]string{}}
+	if opts.BuildCaches == nil {
 		for _, k := range known {
 			b.user = append(b.user, k.dir)
 		}
 	} else {
-		for _, c := range cfg.BuildCaches {
+		for _, c := range opts.BuildCaches {
 			b.user = append(b.user, filepath.Clean(c))
 		}
 	}
@@ -211,11 +211,11 @@ func newBuildCaches(cfg Config) *buildCaches {
 		b.goProxy = "https://proxy.golang.org,direct"
 	}
 	b.goFlags = goenv("GOFLAGS")
-	b.cacheProg = cacheProgCommand(cfg.Launcher)
-	if b.root == "" && cfg.Home != "" {
+	b.cacheProg = cacheProgCommand(opts.Launcher)
+	if b.root == "" && opts.Home != "" {
 		cache := os.Getenv("XDG_CACHE_HOME")
 		if cache == "" {
-			cache = filepath.Join(cfg.Home, ".cache")
+			cache = filepath.Join(opts.Home, ".cache")
 		}
 		b.root = filepath.Join(cache, "agent-mcp", "build-caches")
 	}

@@ -29,7 +29,7 @@ func TestBuildCaches_read_go_env_file_and_point_tools_at_stand_ins(t *testing.T)
 	}
 	cacheEnv(t, goenv)
 	t.Setenv("GOCACHE", "/env/gocache")
-	b := newBuildCaches(Config{Home: "/h", CacheRoot: filepath.Join(dir, "root"), Launcher: "/opt/agent mcp/agent-mcp"})
+	b := newBuildCaches(Options{Home: "/h", CacheRoot: filepath.Join(dir, "root"), Launcher: "/opt/agent mcp/agent-mcp"})
 	wantUser := []string{"/env/gocache", "/m c", "/h/.npm", "/h/.cache/pip", "/h/.cargo/registry", "/h/.cargo/git"}
 	if !slices.Equal(b.user, wantUser) {
 		t.Errorf("user caches = %q, want %q", b.user, wantUser)
@@ -55,7 +55,7 @@ func TestBuildCaches_setting_picks_the_stand_ins(t *testing.T) {
 	cacheEnv(t, "")
 	// Only Go's module cache, and a directory no variable moves: the
 	// latter is only kept read-only.
-	b := newBuildCaches(Config{Home: "/h", BuildCaches: []string{"/h/go/pkg/mod/", "/h/.gradle"}, CacheRoot: t.TempDir()})
+	b := newBuildCaches(Options{Home: "/h", BuildCaches: []string{"/h/go/pkg/mod/", "/h/.gradle"}, CacheRoot: t.TempDir()})
 	if !slices.Equal(b.tools, []cacheTool{cacheGoMod}) {
 		t.Errorf("tools = %q, want go-mod alone", b.tools)
 	}
@@ -66,7 +66,7 @@ func TestBuildCaches_setting_picks_the_stand_ins(t *testing.T) {
 	if !strings.Contains(env, "GOPROXY=file:///h/go/pkg/mod/cache/download,https://proxy.golang.org,direct") || strings.Contains(env, "GOCACHE") {
 		t.Errorf("env = %s", env)
 	}
-	none := newBuildCaches(Config{Home: "/h", BuildCaches: []string{}, CacheRoot: t.TempDir()})
+	none := newBuildCaches(Options{Home: "/h", BuildCaches: []string{}, CacheRoot: t.TempDir()})
 	if d, err := none.standIn("/w"); err != nil || d != "" {
 		t.Errorf("no caches, yet a stand-in %q (%v)", d, err)
 	}
@@ -82,7 +82,7 @@ func TestBuildCaches_stand_ins_per_workspace_made_and_pruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(t.TempDir(), "root")
-	b := newBuildCaches(Config{Home: home, CacheRoot: root})
+	b := newBuildCaches(Options{Home: home, CacheRoot: root})
 	wsA, wsB := t.TempDir(), filepath.Join(t.TempDir(), "b")
 	if err := os.Mkdir(wsB, 0o755); err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestBuildCaches_stand_in_a_command_replaced_is_made_again(t *testing.T) {
 	cacheEnv(t, "")
 	root := filepath.Join(t.TempDir(), "root")
 	ws := t.TempDir()
-	dir, err := newBuildCaches(Config{Home: home, CacheRoot: root}).standIn(ws)
+	dir, err := newBuildCaches(Options{Home: home, CacheRoot: root}).standIn(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestBuildCaches_stand_in_a_command_replaced_is_made_again(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	again, err := newBuildCaches(Config{Home: home, CacheRoot: root}).standIn(ws)
+	again, err := newBuildCaches(Options{Home: home, CacheRoot: root}).standIn(ws)
 	if err != nil || again != dir {
 		t.Fatalf("stand-in after a command replaced its tools' directories: %q, %v", again, err)
 	}
@@ -194,7 +194,7 @@ func TestBuildCaches_prune_follows_no_link_a_command_left(t *testing.T) {
 	home := t.TempDir()
 	cacheEnv(t, "")
 	root := filepath.Join(t.TempDir(), "root")
-	b := newBuildCaches(Config{Home: home, CacheRoot: root})
+	b := newBuildCaches(Options{Home: home, CacheRoot: root})
 	gone, kept := filepath.Join(t.TempDir(), "gone"), t.TempDir()
 	if err := os.Mkdir(gone, 0o755); err != nil {
 		t.Fatal(err)

@@ -9,23 +9,23 @@ import (
 )
 
 // credentialMasks lists what the namespaces layer masks for one command:
-// the credential paths ([Config.Credentials], the caller's one list) that
+// the credential paths ([Options.Credentials], the caller's one list) that
 // exist, other sessions' state directories beside stateDir included. A
 // credential path a Read allow rule names is left readable: wholly when
 // the rule covers all of it (`Read(~/.ssh/**)`), else all of it but the
 // entries the rule matches (`Read(~/.ssh/known_hosts)` leaves that file).
 func (s *Sandbox) credentialMasks(stateDir string) []string {
-	if s.cfg.Credentials == nil {
+	if s.opts.Credentials == nil {
 		return nil
 	}
 	var out []string
-	for _, c := range s.cfg.Credentials(stateDir) {
+	for _, c := range s.opts.Credentials(stateDir) {
 		st, err := os.Lstat(c)
 		if err != nil {
 			continue
 		}
 		var named []Pattern
-		for _, p := range s.cfg.ReadAllow {
+		for _, p := range s.opts.ReadAllow {
 			if lit := literalPart(p); lit == c || strings.HasPrefix(lit, c+"/") {
 				named = append(named, p)
 			}

@@ -53,7 +53,7 @@ func TestCredentialMasks(t *testing.T) {
 				}
 				return append(out, other)
 			}
-			s := &Sandbox{cfg: Config{Home: home, ReadAllow: tt.allow, Credentials: creds}}
+			s := &Sandbox{opts: Options{Home: home, ReadAllow: tt.allow, Credentials: creds}}
 			got := s.credentialMasks(own)
 			var want []string
 			for _, w := range tt.want {

@@ -8,8 +8,8 @@
 // facts. Whether a line runs outside the sandbox is the caller's answer
 // ([Spec.Excluded]; tools/shell reads sandbox.excludedCommands); the
 // credential paths, the protected paths, the hosts and the layers allowed
-// arrive in [Config] ([Config.Credentials], [Config.Protected],
-// [Config.Hosts], [Config.AllowedLayers]), computed by internal/cli from
+// arrive in [Options] ([Options.Credentials], [Options.Protected],
+// [Options.Hosts], [Options.AllowedLayers]), computed by internal/cli from
 // the permission rules and the environment. The package imports nothing
 // of agent-mcp but its own subpackages and internal/netguard.
 //
@@ -40,7 +40,7 @@
 //     is unrestricted). The whole filesystem is remounted read-only except
 //     the writable roots; protected paths and Edit-denied paths inside them
 //     are bound read-only again; Read-denied paths and the credential paths
-//     ([Config.Credentials]; credentials.go) are covered by an empty
+//     ([Options.Credentials]; credentials.go) are covered by an empty
 //     read-only file or directory; with the network through the egress
 //     proxy (the default; network.go, package egress) init relays
 //     127.0.0.1:3128 of the command's namespace to the server's proxy; /proc shows only the command's processes; killing

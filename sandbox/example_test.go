@@ -29,7 +29,7 @@ func ExampleSandbox_Command() {
 			panic(err)
 		}
 	}
-	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.ModeAuto, Network: sandbox.NetOff, Home: dir,
+	sb, err := sandbox.New(sandbox.Options{Mode: sandbox.ModeAuto, Network: sandbox.NetOff, Home: dir,
 		BuildCaches: []string{}, CacheRoot: filepath.Join(dir, "caches")})
 	if err != nil {
 		panic(err)

@@ -29,7 +29,7 @@ const DefaultProcessLimit = 4096
 
 // limits are the caps for a command's cgroup (0: none).
 func (s *Sandbox) limits() launcher.Limits {
-	l := launcher.Limits{Processes: s.cfg.Limits.Processes, Memory: s.cfg.Limits.Memory}
+	l := launcher.Limits{Processes: s.opts.Limits.Processes, Memory: s.opts.Limits.Memory}
 	if l.Processes == 0 {
 		l.Processes = DefaultProcessLimit
 	}

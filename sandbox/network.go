@@ -38,7 +38,7 @@ const (
 // of DNS in the egress proxy ("name=address,name=address"): a test and
 // diagnostic hook, as /etc/hosts is for the machine. The addresses are
 // checked as resolved ones are (a loopback one needs a rule naming it).
-// internal/cli reads it into [Config.Hosts].
+// internal/cli reads it into [Options.Hosts].
 const HostsEnv = "AGENT_MCP_EGRESS_HOSTS"
 
 // ParseHosts reads [HostsEnv]'s value: "name=address" pairs separated by
@@ -61,9 +61,9 @@ func ParseHosts(v string) (map[string]netip.Addr, error) {
 // (supervise_linux.go); without them it is off.
 func (s *Sandbox) net() NetMode {
 	switch {
-	case s.cfg.Network == NetOn:
+	case s.opts.Network == NetOn:
 		return NetOn
-	case s.cfg.Network == NetOff:
+	case s.opts.Network == NetOff:
 		return NetOff
 	case s.layers.Namespaces:
 		return NetProxy
@@ -102,9 +102,9 @@ func (s *Sandbox) netBeforeProbe() (NetMode, bool) {
 		return "", false
 	}
 	switch {
-	case s.cfg.Network == NetOn:
+	case s.opts.Network == NetOn:
 		return NetOn, true
-	case s.cfg.Network == NetOff:
+	case s.opts.Network == NetOff:
 		return NetOff, true
 	case s.landlock >= 4 && s.supervisorErr == nil:
 		return NetProxy, true
@@ -123,7 +123,7 @@ func (s *Sandbox) NetworkNote() string {
 	case NetProxy:
 		return "Landlock alone: a seccomp supervisor makes every TCP socket of a command, connected to the proxy, and refuses any other connection"
 	case NetOff:
-		if s.cfg.Network != NetOff {
+		if s.opts.Network != NetOff {
 			return fmt.Sprintf("the egress proxy with Landlock alone needs Landlock ABI 4+, seccomp user notification with SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9+) and pidfd_getfd (5.6+): %v", s.support.SupervisorErr)
 		}
 	}
@@ -142,15 +142,15 @@ func (s *Sandbox) EgressRules() egress.Rules {
 	if s == nil {
 		return egress.Rules{}
 	}
-	return egress.Rules{Allowed: s.cfg.AllowedDomains, Denied: s.cfg.DeniedDomains}
+	return egress.Rules{Allowed: s.opts.AllowedDomains, Denied: s.opts.DeniedDomains}
 }
 
-// EgressHosts is the [Config.Hosts] map the proxy resolves with first.
+// EgressHosts is the [Options.Hosts] map the proxy resolves with first.
 func (s *Sandbox) EgressHosts() map[string]netip.Addr {
 	if s == nil {
 		return nil
 	}
-	return s.cfg.Hosts
+	return s.opts.Hosts
 }
 
 // proxyEnv points a command's proxy variables at 127.0.0.1:port (the

@@ -66,13 +66,13 @@ type absentGuard struct {
 const linkSlack = 100 * time.Millisecond
 
 // pinnedPaths are the protected paths of the writable roots and home
-// ([Config.Protected]) with the repositories found in the roots, and the
+// ([Options.Protected]) with the repositories found in the roots, and the
 // configured Pinned paths (agent-mcp's and Claude Code's user
 // configuration), which must never be created or changed by a command.
 func (s *Sandbox) pinnedPaths(roots []string, seen map[string]dirState) ([]string, repos) {
 	var paths []string
-	if s.cfg.Protected != nil {
-		paths = slices.Clone(s.cfg.Protected(roots))
+	if s.opts.Protected != nil {
+		paths = slices.Clone(s.opts.Protected(roots))
 	}
 	found := scanRepos(roots, seen)
 	// The repositories the indexes name are found however far the
@@ -95,7 +95,7 @@ func (s *Sandbox) pinnedPaths(roots []string, seen map[string]dirState) ([]strin
 			paths = append(paths, p)
 		}
 	}
-	for _, p := range s.cfg.Pinned {
+	for _, p := range s.opts.Pinned {
 		if p != "" && !slices.Contains(paths, filepath.Clean(p)) {
 			paths = append(paths, filepath.Clean(p))
 		}

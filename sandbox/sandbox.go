@@ -35,7 +35,7 @@ func Main(args []string) int { return launcher.Main(args) }
 
 // Probe reports what this machine offers; launcherPath is the agent-mcp
 // binary that tries the namespaces. allowed, when not nil, limits the
-// layers reported as [Config.AllowedLayers] does.
+// layers reported as [Options.AllowedLayers] does.
 func Probe(launcherPath string, allowed []string) Support {
 	s := probeLandlock(allowed)
 	probeProcesses(&s, launcherPath, allowed)
@@ -72,7 +72,7 @@ func probeProcesses(s *Support, launcherPath string, allowed []string) {
 // may use to the comma separated list it holds ("namespaces", "landlock",
 // "cgroup"; "none" for none): a test and diagnostic hook that simulates a
 // machine offering less than this one. internal/cli reads it into
-// [Config.AllowedLayers].
+// [Options.AllowedLayers].
 const LayersEnv = "AGENT_MCP_SANDBOX_LAYERS"
 
 // Mode says how strongly the sandbox is wanted.
@@ -173,8 +173,8 @@ type Pattern struct {
 	Base, Glob string
 }
 
-// Config configures the sandbox. Paths are absolute.
-type Config struct {
+// Options configure the sandbox ([New]). Paths are absolute.
+type Options struct {
 	Mode Mode
 	// Network is what a command's network is; empty means [NetProxy].
 	Network NetMode
@@ -240,7 +240,7 @@ type Config struct {
 
 // Sandbox starts commands confined. A nil *Sandbox runs them unconfined.
 type Sandbox struct {
-	cfg Config
+	opts Options
 	// probed is closed once the namespaces and cgroup probe has set
 	// layers and support; nil when they were set from the start.
 	probed chan struct{}
@@ -268,7 +268,7 @@ type Sandbox struct {
 	proxyErr  error
 }
 
-// New checks what the machine offers and picks the layers for cfg.Mode:
+// New checks what the machine offers and picks the layers for opts.Mode:
 // required fails without Landlock; auto takes what there is; off takes
 // nothing (and returns a nil Sandbox). Landlock is checked before New
 // returns, the namespaces and a cgroup by a probe in the background (it
@@ -276,29 +276,29 @@ type Sandbox struct {
 // [Sandbox.StartProbe] or, at the latest, when a method that depends on
 // the layers ([Sandbox.Layers], [Sandbox.Confines], [Sandbox.Describe],
 // [Sandbox.Command], ...) is first called, and those methods wait for it.
-func New(cfg Config) (*Sandbox, error) {
-	if cfg.Mode == "" {
-		cfg.Mode = ModeAuto
+func New(opts Options) (*Sandbox, error) {
+	if opts.Mode == "" {
+		opts.Mode = ModeAuto
 	}
-	if cfg.Mode == ModeOff {
+	if opts.Mode == ModeOff {
 		return nil, nil
 	}
-	if cfg.Launcher == "" {
-		cfg.Launcher = "/proc/self/exe"
+	if opts.Launcher == "" {
+		opts.Launcher = "/proc/self/exe"
 	}
 	// Landlock is known at once; the namespaces and cgroup probe starts
 	// child processes, so it waits for the caller's StartProbe (an MCP
 	// server answers initialize first: on two cores the probe's children
 	// would take a core from that answer) or the first method that needs
 	// the layers.
-	s := &Sandbox{cfg: cfg, probed: make(chan struct{}), support: probeLandlock(cfg.AllowedLayers)}
+	s := &Sandbox{opts: opts, probed: make(chan struct{}), support: probeLandlock(opts.AllowedLayers)}
 	s.guard.memory = &s.repos
-	if cfg.Mode == ModeRequired && s.support.Landlock == 0 {
+	if opts.Mode == ModeRequired && s.support.Landlock == 0 {
 		s.probeStart.Do(s.probe)
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
 	}
 	s.landlock, s.supervisorErr = s.support.Landlock, s.support.SupervisorErr
-	s.caches = newBuildCaches(cfg)
+	s.caches = newBuildCaches(opts)
 	// A cache of the user's that does not exist yet is made now, so that
 	// a command cannot make one (and fill it) where a working directory
 	// holds it: the namespaces layer binds an existing one read-only.
@@ -324,7 +324,7 @@ func (s *Sandbox) probe() {
 	defer close(s.probed)
 	s.caches.prune()
 	sup := s.support
-	probeProcesses(&sup, s.cfg.Launcher, s.cfg.AllowedLayers)
+	probeProcesses(&sup, s.opts.Launcher, s.opts.AllowedLayers)
 	s.support = sup
 	s.layers = Layers{Namespaces: sup.Namespaces, Landlock: sup.Landlock}
 	s.layers.Cgroup = s.layers.Any() && sup.Cgroup != ""
@@ -343,7 +343,7 @@ func (s *Sandbox) ready() {
 	}
 }
 
-// allowedLayers applies [Config.AllowedLayers] to what the machine
+// allowedLayers applies [Options.AllowedLayers] to what the machine
 // supports.
 func allowedLayers(sup *Support, want []string) {
 	if want == nil {
@@ -536,7 +536,7 @@ func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, erro
 		NetworkOff: s.net() == NetOff, Proxy: s.net() == NetProxy && s.layers.Namespaces,
 		Supervised: s.net() == NetProxy && !s.layers.Namespaces,
 		Writable:   w.writable, EmptyFile: w.empty, GraceMS: (grace / 2).Milliseconds(),
-		ServerFD: launcher.ServerFD, ShellFiles: len(spec.Files), AllowUserNS: s.cfg.AllowUserNamespaces,
+		ServerFD: launcher.ServerFD, ShellFiles: len(spec.Files), AllowUserNS: s.opts.AllowUserNamespaces,
 	}
 	guarded, found, seen := s.planPaths(&p, spec.StateDir, w)
 	proxy, err := s.planNetwork(&p, len(spec.Files))
@@ -594,7 +594,7 @@ func (s *Sandbox) workspaceOf(spec Spec) (workspace, error) {
 	}
 	var writable []string
 	if !spec.ReadOnly {
-		writable = append(slices.Clone(spec.WorkDirs), s.cfg.Writable...)
+		writable = append(slices.Clone(spec.WorkDirs), s.opts.Writable...)
 	}
 	w.roots = slices.Clone(writable)
 	writable = append(writable, w.tmp)
@@ -614,7 +614,7 @@ func (s *Sandbox) workspaceOf(spec Spec) (workspace, error) {
 func (s *Sandbox) planPaths(p *launcher.Plan, stateDir string, w workspace) (guarded []string, found repos, seen map[string]dirState) {
 	seen = map[string]dirState{}
 	pinned, found := s.pinnedPaths(w.roots, seen)
-	ro := append(slices.Clone(pinned), expand(s.cfg.ReadOnly)...)
+	ro := append(slices.Clone(pinned), expand(s.opts.ReadOnly)...)
 	// The user's build caches, where a working directory holds them.
 	ro = append(ro, s.caches.user...)
 	for _, r := range existing(ro) {
@@ -630,7 +630,7 @@ func (s *Sandbox) planPaths(p *launcher.Plan, stateDir string, w workspace) (gua
 			guarded = append(guarded, r)
 		}
 	}
-	p.Masked = existing(append(expand(s.cfg.ReadDeny), s.credentialMasks(stateDir)...))
+	p.Masked = existing(append(expand(s.opts.ReadDeny), s.credentialMasks(stateDir)...))
 	if s.net() != NetOn && s.layers.Namespaces {
 		p.Masked = append(p.Masked, unixSockets(w.writable)...)
 	}
@@ -703,7 +703,7 @@ func (s *Sandbox) newLaunch(p launcher.Plan, files []*os.File, w workspace, cgro
 		removeCgroups(cgroups)
 		return nil, fmt.Errorf("sandbox: server socket: %w", err)
 	}
-	cmd := launcher.Command(s.cfg.Launcher, string(arg), p)
+	cmd := launcher.Command(s.opts.Launcher, string(arg), p)
 	// fd 3 and launcher.ServerFD (4) in init, then the shell's files,
 	// then the egress relay's socket (Plan.ProxyFD).
 	cmd.ExtraFiles = append([]*os.File{wr, sr}, files...)

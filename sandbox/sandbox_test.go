@@ -123,8 +123,8 @@ func TestNew_probes_namespaces_in_the_background(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Mode: ModeAuto, Launcher: script, BuildCaches: []string{}}
-	idle, err := New(cfg)
+	opts := Options{Mode: ModeAuto, Launcher: script, BuildCaches: []string{}}
+	idle, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,12 +133,12 @@ func TestNew_probes_namespaces_in_the_background(t *testing.T) {
 	if !unstarted {
 		t.Fatal("New started the probe: its child processes would run beside a server's first answer")
 	}
-	started, err := New(cfg)
+	started, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	started.StartProbe()
-	s, err := New(cfg)
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

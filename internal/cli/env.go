@@ -24,9 +24,9 @@ type environ struct {
 	// true value (shell.Options.DisableBackground).
 	disableBackground bool
 	// layers is $AGENT_MCP_SANDBOX_LAYERS split at commas
-	// (sandbox.Config.AllowedLayers); nil when unset.
+	// (sandbox.Options.AllowedLayers); nil when unset.
 	layers []string
-	// hosts is $AGENT_MCP_EGRESS_HOSTS (sandbox.Config.Hosts, once
+	// hosts is $AGENT_MCP_EGRESS_HOSTS (sandbox.Options.Hosts, once
 	// parsed); empty when unset.
 	hosts string
 }

@@ -78,11 +78,11 @@ func TestSandboxConfig_facts(t *testing.T) {
 		configDir: filepath.Join(home, "cfg"), layers: []string{"landlock"}, hosts: "A.test=127.0.0.1",
 	}}
 	s := &settings.Settings{Rules: &permissions.RuleSet{}}
-	cfg, err := w.sandboxConfig(s, home)
+	opts, err := w.sandboxOptions(s, home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds := cfg.Credentials(own)
+	creds := opts.Credentials(own)
 	for _, want := range []string{filepath.Join(home, ".ssh"), token, other} {
 		if !slices.Contains(creds, want) {
 			t.Errorf("Credentials(%s) = %v: no %s", own, creds, want)
@@ -91,25 +91,25 @@ func TestSandboxConfig_facts(t *testing.T) {
 	if slices.Contains(creds, own) {
 		t.Errorf("Credentials(%s) lists the command's own state", own)
 	}
-	if want := permissions.SandboxReadOnlyPaths([]string{root}, home); !slices.Equal(cfg.Protected([]string{root}), want) {
-		t.Errorf("Protected = %v, want %v", cfg.Protected([]string{root}), want)
+	if want := permissions.SandboxReadOnlyPaths([]string{root}, home); !slices.Equal(opts.Protected([]string{root}), want) {
+		t.Errorf("Protected = %v, want %v", opts.Protected([]string{root}), want)
 	}
-	if !slices.Contains(cfg.Protected([]string{root}), filepath.Join(root, ".git", "hooks")) {
-		t.Errorf("Protected = %v: no .git/hooks", cfg.Protected([]string{root}))
+	if !slices.Contains(opts.Protected([]string{root}), filepath.Join(root, ".git", "hooks")) {
+		t.Errorf("Protected = %v: no .git/hooks", opts.Protected([]string{root}))
 	}
-	if !slices.Contains(cfg.Pinned, filepath.Join(home, "cfg")) {
-		t.Errorf("Pinned = %v: not $AGENT_MCP_CONFIG_DIR", cfg.Pinned)
+	if !slices.Contains(opts.Pinned, filepath.Join(home, "cfg")) {
+		t.Errorf("Pinned = %v: not $AGENT_MCP_CONFIG_DIR", opts.Pinned)
 	}
-	if cfg.Hosts["a.test"] != netip.MustParseAddr("127.0.0.1") || !slices.Equal(cfg.AllowedLayers, []string{"landlock"}) {
-		t.Errorf("Hosts %v, AllowedLayers %v", cfg.Hosts, cfg.AllowedLayers)
+	if opts.Hosts["a.test"] != netip.MustParseAddr("127.0.0.1") || !slices.Equal(opts.AllowedLayers, []string{"landlock"}) {
+		t.Errorf("Hosts %v, AllowedLayers %v", opts.Hosts, opts.AllowedLayers)
 	}
 
 	w.env.hosts = "a.test"
-	if _, err := w.sandboxConfig(s, home); err == nil || !strings.Contains(err.Error(), sandbox.HostsEnv) {
+	if _, err := w.sandboxOptions(s, home); err == nil || !strings.Contains(err.Error(), sandbox.HostsEnv) {
 		t.Errorf("a bad %s: %v", sandbox.HostsEnv, err)
 	}
 	w.sandbox = "off"
-	if _, err := w.sandboxConfig(s, home); err != nil {
+	if _, err := w.sandboxOptions(s, home); err != nil {
 		t.Errorf("a bad %s with the sandbox off: %v", sandbox.HostsEnv, err)
 	}
 }

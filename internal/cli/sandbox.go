@@ -17,32 +17,32 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools/shell"
 )
 
-// newSandbox builds Bash's sandbox from [workspaceFlags.sandboxConfig].
+// newSandbox builds Bash's sandbox from [workspaceFlags.sandboxOptions].
 func (w *workspaceFlags) newSandbox(s *settings.Settings, home string) (*sandbox.Sandbox, error) {
-	cfg, err := w.sandboxConfig(s, home)
+	opts, err := w.sandboxOptions(s, home)
 	if err != nil {
 		return nil, err
 	}
-	return sandbox.New(cfg)
+	return sandbox.New(opts)
 }
 
-// sandboxConfig is Bash's sandbox as --sandbox, the environment and the
+// sandboxOptions is Bash's sandbox as --sandbox, the environment and the
 // settings make it: their sandbox object, Edit allow rules' directories
 // (writable), Edit deny rules (read-only) and Read deny rules (masked),
 // with the permission package's lists of credential and protected paths.
 // The sandbox takes these as facts; the policy is decided here.
-func (w *workspaceFlags) sandboxConfig(s *settings.Settings, home string) (sandbox.Config, error) {
+func (w *workspaceFlags) sandboxOptions(s *settings.Settings, home string) (sandbox.Options, error) {
 	mode := sandbox.ModeAuto
 	if w.sandbox != "" {
 		m, err := sandbox.ParseMode(w.sandbox)
 		if err != nil {
-			return sandbox.Config{}, fmt.Errorf("--sandbox: %w", err)
+			return sandbox.Options{}, fmt.Errorf("--sandbox: %w", err)
 		}
 		mode = m
 	} else if e := s.Sandbox.Enabled; e != nil && !*e {
 		mode = sandbox.ModeOff
 	}
-	cfg := sandbox.Config{
+	opts := sandbox.Options{
 		Mode: mode, Home: home,
 		BuildCaches: s.Sandbox.BuildCaches, AllowUserNamespaces: s.Sandbox.AllowUserNamespaces,
 		Limits:        sandbox.Limits{Processes: s.Sandbox.LimitProcesses, Memory: s.Sandbox.LimitMemory},
@@ -53,37 +53,37 @@ func (w *workspaceFlags) sandboxConfig(s *settings.Settings, home string) (sandb
 	if w.env.hosts != "" && mode != sandbox.ModeOff {
 		h, err := sandbox.ParseHosts(w.env.hosts)
 		if err != nil {
-			return sandbox.Config{}, err
+			return sandbox.Options{}, err
 		}
-		cfg.Hosts = h
+		opts.Hosts = h
 	}
 	// The one list of credential paths: the permission check refuses
 	// reading them, the sandbox masks them.
 	creds := permissions.Credentials{Home: home, StateHome: stateHome(), Files: w.secretFiles}
-	cfg.Credentials = func(stateDir string) []string {
+	opts.Credentials = func(stateDir string) []string {
 		c := creds
 		c.StateDir = stateDir
 		return c.Paths()
 	}
-	cfg.Protected = func(roots []string) []string { return permissions.SandboxReadOnlyPaths(roots, home) }
+	opts.Protected = func(roots []string) []string { return permissions.SandboxReadOnlyPaths(roots, home) }
 	// agent-mcp's user configuration (settings, trust store) and Claude
 	// Code's are never a command's to write.
 	loc := settings.DefaultLocations("", w.env.configDir)
-	cfg.Pinned = append(cfg.Pinned, loc.ConfigDir, loc.ClaudeDir)
-	if err := egressConfig(&cfg, s); err != nil {
-		return sandbox.Config{}, err
+	opts.Pinned = append(opts.Pinned, loc.ConfigDir, loc.ClaudeDir)
+	if err := egressConfig(&opts, s); err != nil {
+		return sandbox.Options{}, err
 	}
 	for _, r := range s.Rules.Rules(permissions.Allow) {
 		base, glob, ok := r.PathPattern()
 		if ok && r.Tool == "Read" {
-			cfg.ReadAllow = append(cfg.ReadAllow, sandbox.Pattern{Base: base, Glob: glob})
+			opts.ReadAllow = append(opts.ReadAllow, sandbox.Pattern{Base: base, Glob: glob})
 		}
 		if !ok || r.Tool != "Edit" {
 			continue
 		}
 		dir := literalDir(base, glob)
 		if st, err := os.Stat(dir); err == nil && st.IsDir() && dir != "/" {
-			cfg.Writable = append(cfg.Writable, dir)
+			opts.Writable = append(opts.Writable, dir)
 		}
 	}
 	for _, r := range s.Rules.Rules(permissions.Deny) {
@@ -93,12 +93,12 @@ func (w *workspaceFlags) sandboxConfig(s *settings.Settings, home string) (sandb
 		}
 		switch r.Tool {
 		case "Edit":
-			cfg.ReadOnly = append(cfg.ReadOnly, sandbox.Pattern{Base: base, Glob: glob})
+			opts.ReadOnly = append(opts.ReadOnly, sandbox.Pattern{Base: base, Glob: glob})
 		case "Read":
-			cfg.ReadDeny = append(cfg.ReadDeny, sandbox.Pattern{Base: base, Glob: glob})
+			opts.ReadDeny = append(opts.ReadDeny, sandbox.Pattern{Base: base, Glob: glob})
 		}
 	}
-	return cfg, nil
+	return opts, nil
 }
 
 // bashSandbox is Bash's sandbox as the permission check asks about it:

@@ -27,14 +27,14 @@ func stateHome() string {
 // egressConfig sets the sandbox's network mode and the egress proxy's
 // domain rules from the settings: sandbox.network's allowedDomains and
 // deniedDomains, and the WebFetch(domain:…) allow and deny rules.
-func egressConfig(cfg *sandbox.Config, s *settings.Settings) error {
+func egressConfig(opts *sandbox.Options, s *settings.Settings) error {
 	switch s.Sandbox.Network {
 	case "on":
-		cfg.Network = sandbox.NetOn
+		opts.Network = sandbox.NetOn
 	case "off":
-		cfg.Network = sandbox.NetOff
+		opts.Network = sandbox.NetOff
 	default:
-		cfg.Network = sandbox.NetProxy
+		opts.Network = sandbox.NetProxy
 	}
 	for _, d := range s.Sandbox.AllowedDomains {
 		if err := egress.CheckPattern("sandbox.network.allowedDomains", d); err != nil {
@@ -46,8 +46,8 @@ func egressConfig(cfg *sandbox.Config, s *settings.Settings) error {
 			return err
 		}
 	}
-	cfg.AllowedDomains = append(slices.Clone(s.Sandbox.AllowedDomains), webFetchDomains(s.Rules, permissions.Allow)...)
-	cfg.DeniedDomains = append(slices.Clone(s.Sandbox.DeniedDomains), webFetchDomains(s.Rules, permissions.Deny)...)
+	opts.AllowedDomains = append(slices.Clone(s.Sandbox.AllowedDomains), webFetchDomains(s.Rules, permissions.Allow)...)
+	opts.DeniedDomains = append(slices.Clone(s.Sandbox.DeniedDomains), webFetchDomains(s.Rules, permissions.Deny)...)
 	return nil
 }
 
