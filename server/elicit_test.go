@@ -47,8 +47,8 @@ func newElicitEnv(t *testing.T, askTimeout time.Duration) *elicitEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{TrustHost: true, AskTimeout: askTimeout})}
-	srv, err := server.New(server.Config{Name: "t", Version: "0", Pipeline: pl,
+	pl := &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Options{TrustHost: true, AskTimeout: askTimeout})}
+	srv, err := server.New(server.Options{Name: "t", Version: "0", Pipeline: pl,
 		Session: tools.SessionOptions{Cwd: ws, StateRoot: filepath.Join(root, "state")}})
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ func TestToolsListMeta(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv, err := New(Config{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool},
+		srv, err := New(Options{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool},
 			Session: tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()}, DeferTools: deferTools})
 		if err != nil {
 			t.Fatal(err)

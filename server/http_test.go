@@ -128,7 +128,7 @@ func startHTTP(t *testing.T, opts HTTPOptions) (*HTTPServer, *gate, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Name: "test", Version: "1", Pipeline: &orchestrator.Pipeline{Pool: pool, MaxParallel: 32},
+	srv, err := New(Options{Name: "test", Version: "1", Pipeline: &orchestrator.Pipeline{Pool: pool, MaxParallel: 32},
 		Session: tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
@@ -350,7 +350,7 @@ func newTestServer(t *testing.T) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Pipeline: &orchestrator.Pipeline{Pool: pool}, Session: tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()}})
+	srv, err := New(Options{Pipeline: &orchestrator.Pipeline{Pool: pool}, Session: tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

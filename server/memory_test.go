@@ -39,7 +39,7 @@ func newBuiltinServer(t *testing.T, maxInput int) (*Server, string) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	srv, err := New(Config{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool, MaxInputBytes: maxInput},
+	srv, err := New(Options{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool, MaxInputBytes: maxInput},
 		Session: tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir(), Mode: permissions.ModeBypassPermissions}})
 	if err != nil {
 		t.Fatal(err)

@@ -73,8 +73,8 @@ func testRootsNarrow(t *testing.T, version string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{Name: "t", Version: "0",
-		Pipeline: &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{TrustHost: true})},
+	srv, err := New(Options{Name: "t", Version: "0",
+		Pipeline: &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Options{TrustHost: true})},
 		Session:  tools.SessionOptions{Cwd: ws, StateRoot: filepath.Join(root, "state")}})
 	if err != nil {
 		t.Fatal(err)

@@ -17,8 +17,8 @@ import (
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
-// Config configures a Server.
-type Config struct {
+// Options configure a Server.
+type Options struct {
 	// Name and Version are reported to clients in serverInfo.
 	Name, Version string
 	// Pipeline runs every call; its Pool is what tools/list shows.
@@ -66,7 +66,7 @@ type Config struct {
 // Server is an MCP server for the tool pool. One Server serves any number
 // of MCP sessions, each with its own tools.Session.
 type Server struct {
-	cfg Config
+	cfg Options
 	mcp *mcp.Server
 
 	mu       sync.Mutex
@@ -103,7 +103,7 @@ type Server struct {
 type calledNameKey struct{}
 
 // New builds the server and registers every tool of the pool.
-func New(cfg Config) (*Server, error) {
+func New(cfg Options) (*Server, error) {
 	if cfg.Pipeline == nil || cfg.Pipeline.Pool == nil {
 		return nil, errors.New("server: a pipeline with a pool is required")
 	}
@@ -416,7 +416,7 @@ func (a elicitAsker) Ask(ctx context.Context, message string, schema map[string]
 }
 
 // ToolList describes the pool as tools/list does for a server whose
-// Config.DeferTools is deferTools.
+// Options.DeferTools is deferTools.
 func ToolList(p *orchestrator.Pool, deferTools bool) []*mcp.Tool {
 	ts := p.Tools()
 	out := make([]*mcp.Tool, len(ts))

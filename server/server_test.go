@@ -73,7 +73,7 @@ func connectWith(t *testing.T, structured bool, ts []*tools.Tool, opts *mcp.Clie
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{
+	srv, err := New(Options{
 		Name: "agent-mcp", Version: "test",
 		Pipeline:         &orchestrator.Pipeline{Pool: pool},
 		Session:          tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()},

@@ -45,9 +45,9 @@ func startToolsHTTP(t *testing.T) (*HTTPServer, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{
+	srv, err := New(Options{
 		Name: "agent-mcp", Version: "test",
-		Pipeline: &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{TrustHost: true})},
+		Pipeline: &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Options{TrustHost: true})},
 		Session:  tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir()},
 	})
 	if err != nil {

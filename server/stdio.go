@@ -85,7 +85,7 @@ type stdioConn struct {
 	version string
 	initID  *jsonrpc.ID
 	// initialized, if set, is called once the answer to initialize has
-	// been written (Config.Initialized).
+	// been written (Options.Initialized).
 	initialized func()
 }
 

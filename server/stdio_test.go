@@ -288,7 +288,7 @@ func TestServeIO_Initialized_is_called_once_after_the_answer(t *testing.T) {
 	}
 	out := &syncBuffer{}
 	var calls []string // what out held at each call
-	srv, err := New(Config{
+	srv, err := New(Options{
 		Pipeline: &orchestrator.Pipeline{Pool: pool}, Session: tools.SessionOptions{Cwd: t.TempDir(), StateRoot: t.TempDir()},
 		Initialized: func() { calls = append(calls, out.String()) },
 	})

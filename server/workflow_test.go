@@ -50,9 +50,9 @@ func serverWith(t *testing.T, version string, toolOpts builtin.Options, opts *mc
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{
+	srv, err := New(Options{
 		Name: "agent-mcp", Version: "test",
-		Pipeline: &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{TrustHost: true})},
+		Pipeline: &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Options{TrustHost: true})},
 		Session:  tools.SessionOptions{Cwd: dir, StateRoot: t.TempDir()},
 		// These tests check the structured outputs of the workflow tools.
 		StructuredOutput: true,

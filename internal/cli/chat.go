@@ -185,7 +185,7 @@ type chatEnv struct {
 	store     *agent.Store
 	conv      *agent.Conversation
 	history   []llm.Message
-	agentCfg  agent.Config
+	agentOpts agent.Options
 }
 
 func (e *chatEnv) close() {
@@ -274,7 +274,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if err = env.openConversation(f, cwd, stderr); err != nil {
 		return nil, err
 	}
-	env.agentCfg = env.agentConfig(f, pool, asker, logger, cwd, func() *orchestrator.Pool {
+	env.agentOpts = env.agentOptions(f, pool, asker, logger, cwd, func() *orchestrator.Pool {
 		if !env.mcp.Changed() {
 			return nil
 		}
@@ -332,12 +332,12 @@ func (e *chatEnv) openConversation(f *chatFlags, cwd string, stderr io.Writer) e
 	return nil
 }
 
-// agentConfig is the agent loop's configuration for the chat: its model
+// agentOptions are the agent loop's options for the chat: its model
 // and pipeline, the tools' context (session, asker, sub-agents, the
 // sampler), the system prompt for pool and the working directory, the
 // flags' limits, the conversation to save to, and refresh, which gives a
 // new pool when the upstream servers' tools changed.
-func (e *chatEnv) agentConfig(f *chatFlags, pool *orchestrator.Pool, asker tools.Asker, logger *slog.Logger, cwd string, refresh func() *orchestrator.Pool) agent.Config {
+func (e *chatEnv) agentOptions(f *chatFlags, pool *orchestrator.Pool, asker tools.Asker, logger *slog.Logger, cwd string, refresh func() *orchestrator.Pool) agent.Options {
 	contextWindow := f.contextWindow
 	if contextWindow <= 0 {
 		prov, name, _ := providers.SplitModel(e.model) // New accepted it
@@ -348,7 +348,7 @@ func (e *chatEnv) agentConfig(f *chatFlags, pool *orchestrator.Pool, asker tools
 		thinking = tui.DefaultThinkingBudget
 	}
 	runner := &agent.SubAgents{Pipeline: e.pipeline, Model: e.llm, MaxTokens: f.maxTokens, ContextWindow: contextWindow}
-	return agent.Config{
+	return agent.Options{
 		Model: e.llm, Pipeline: e.pipeline,
 		UseContext: tools.UseContext{
 			Session: e.session, Asker: asker, LaterAsker: asker, Logger: logger, SubAgents: runner,
@@ -406,7 +406,7 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
-	cfg := env.agentCfg
+	cfg := env.agentOpts
 	if f.outputFormat == "stream-json" {
 		tools := []string{}
 		for _, t := range env.pipeline.Pool.Tools() {
@@ -536,7 +536,7 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 		return err
 	}
 	defer env.close()
-	cfg := env.agentCfg
+	cfg := env.agentOpts
 	cfg.Events = ui.Events()
 	a, err := agent.New(cfg)
 	if err != nil {

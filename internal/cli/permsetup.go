@@ -91,14 +91,14 @@ func (w *workspaceFlags) permissionSetup(project string) (*permissionSetup, erro
 	if err != nil {
 		return nil, err
 	}
-	pc := permit.Config{Rules: s.Rules, TrustHost: policy.TrustHost, Home: loc.Home, StateHome: stateHome(), SecretFiles: w.secretFiles}
+	pc := permit.Options{Rules: s.Rules, TrustHost: policy.TrustHost, Home: loc.Home, StateHome: stateHome(), SecretFiles: w.secretFiles}
 	excluded := shell.ExcludedCommands(s.Sandbox.Excluded)
 	if sb != nil && (s.Sandbox.AutoAllow == nil || *s.Sandbox.AutoAllow) {
 		pc.Sandbox = bashSandbox{sb: sb, excluded: excluded}
 	}
 	setup := &permissionSetup{settings: s, policy: policy, permit: permit.New(pc), sandbox: sb, excluded: excluded}
 	if len(s.PreToolUse)+len(s.PostToolUse) > 0 {
-		r, err := hooks.New(hooks.Config{PreToolUse: s.PreToolUse, PostToolUse: s.PostToolUse, ProjectDir: project})
+		r, err := hooks.New(hooks.Options{PreToolUse: s.PreToolUse, PostToolUse: s.PostToolUse, ProjectDir: project})
 		if err != nil {
 			return nil, err
 		}

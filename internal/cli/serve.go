@@ -263,7 +263,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// (and the sandbox's probe behind it, child processes that would take
 	// a core from that answer) waits for it, or for the input to end.
 	initialized, served := make(chan struct{}), make(chan struct{})
-	srv, err := server.New(server.Config{
+	srv, err := server.New(server.Options{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger, Instructions: instructions,
 		StructuredOutput: *structured, DeferTools: *deferTools, Metrics: hf.metrics, Tracing: tracing,
 		Initialized: func() { startedGC(); close(initialized) },

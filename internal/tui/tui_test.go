@@ -51,7 +51,7 @@ func runWithPrompt(t *testing.T, input string) (dir, out string, reqs []testmode
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := orchestrator.AssemblePool([]*tools.Tool{fs.Write()}, nil, nil)
+	pool, err := orchestrator.AssemblePool([]*tools.Tool{fs.Write(fs.Options{})}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +62,9 @@ func runWithPrompt(t *testing.T, input string) (dir, out string, reqs []testmode
 	defer sess.Close()
 	var buf syncBuffer
 	ui := New(strings.NewReader(input), &buf)
-	a, err := agent.New(agent.Config{
+	a, err := agent.New(agent.Options{
 		Model: model, System: "test",
-		Pipeline:   &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Config{})},
+		Pipeline:   &orchestrator.Pipeline{Pool: pool, Permit: permit.New(permit.Options{})},
 		UseContext: tools.UseContext{Session: sess, Asker: ui},
 		Events:     ui.Events(),
 	})

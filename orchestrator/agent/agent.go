@@ -43,11 +43,11 @@ type Events struct {
 	Usage func(run llm.Usage)
 }
 
-// defaultContextWindow is the context size assumed when Config sets none.
+// defaultContextWindow is the context size assumed when Options sets none.
 const defaultContextWindow = 128_000
 
-// Config configures an Agent.
-type Config struct {
+// Options configure an Agent.
+type Options struct {
 	// Model answers the agent's turns: a provider client in chat, the MCP
 	// client's model (through sampling) for the server's sub-agents.
 	Model llm.Model
@@ -81,7 +81,7 @@ type Config struct {
 // the model, runs the tool calls through the pipeline while the response
 // streams, and sends the results back until the model ends its turn.
 type Agent struct {
-	cfg Config
+	cfg Options
 
 	mu       sync.Mutex
 	messages []llm.Message
@@ -106,7 +106,7 @@ func (a *Agent) ContextUsed() int64 {
 }
 
 // New makes an agent with an empty conversation.
-func New(cfg Config) (*Agent, error) {
+func New(cfg Options) (*Agent, error) {
 	if cfg.Model == nil || cfg.Pipeline == nil || cfg.Pipeline.Pool == nil {
 		return nil, errors.New("agent: a model and a pipeline with a pool are required")
 	}

@@ -74,7 +74,7 @@ func newHarness(t *testing.T, format string, o options, replies ...testmodel.Rep
 	pipe := &orchestrator.Pipeline{Pool: pool, Permit: o.permit}
 	sess := tooltest.NewSession(t, tools.SessionOptions{})
 	log := &eventLog{}
-	cfg := Config{
+	cfg := Options{
 		Model: model, Pipeline: pipe, System: "You are a test.",
 		UseContext: tools.UseContext{Session: sess, Asker: o.asker},
 		MaxTurns:   o.maxTurns, ContextWindow: o.contextWindow, MaxTokens: 1000,

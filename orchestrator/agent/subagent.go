@@ -92,7 +92,7 @@ func (r *SubAgents) RunSubAgent(ctx context.Context, req tools.SubAgentRequest) 
 		progress = func(tools.ProgressUpdate) {}
 	}
 	var calls int
-	a, err := New(Config{
+	a, err := New(Options{
 		Model:         r.Model,
 		Pipeline:      &pipeline,
 		UseContext:    tools.UseContext{Session: child, Asker: parent.Asker, LaterAsker: parent.LaterAsker, Sampler: parent.Sampler, Logger: parent.Logger},

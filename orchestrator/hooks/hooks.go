@@ -26,8 +26,8 @@ const defaultTimeout = 60 * time.Second
 // maxOutput bounds how much of a hook's stdout and stderr is kept.
 const maxOutput = 1 << 20
 
-// Config configures the hook runner.
-type Config struct {
+// Options configure the hook runner.
+type Options struct {
 	PreToolUse, PostToolUse []settings.HookMatcher
 	// ProjectDir is given to hooks as CLAUDE_PROJECT_DIR.
 	ProjectDir string
@@ -39,7 +39,7 @@ type Config struct {
 
 // Runner implements orchestrator.Hooks.
 type Runner struct {
-	cfg  Config
+	cfg  Options
 	pre  []compiled
 	post []compiled
 }
@@ -53,7 +53,7 @@ type compiled struct {
 
 // New compiles the matchers. A matcher that is neither a name list nor a
 // valid regular expression is an error naming it.
-func New(cfg Config) (*Runner, error) {
+func New(cfg Options) (*Runner, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = defaultTimeout
 	}

@@ -75,7 +75,7 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) run(t *testing.T, pre, post []settings.HookMatcher, p orchestrator.Permitter, command string) orchestrator.Outcome {
 	t.Helper()
-	r, err := New(Config{PreToolUse: pre, PostToolUse: post, ProjectDir: e.sess.Cwd()})
+	r, err := New(Options{PreToolUse: pre, PostToolUse: post, ProjectDir: e.sess.Cwd()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestHooks_endToEnd(t *testing.T) {
 	t.Run("permissionDecision deny refuses with its reason", func(t *testing.T) {
 		e := newEnv(t)
 		h := script(t, e.dir, "deny.sh", `cat >/dev/null; echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "policy says no"}}'`)
-		out := e.run(t, hook("Bash", h), nil, permit.New(permit.Config{TrustHost: true}), "ls")
+		out := e.run(t, hook("Bash", h), nil, permit.New(permit.Options{TrustHost: true}), "ls")
 		if !out.Result.IsError || !strings.Contains(out.Result.Text, "policy says no") || out.Decision.Behavior != permissions.Deny {
 			t.Fatalf("got %q", text(out))
 		}
@@ -167,7 +167,7 @@ func TestHooks_endToEnd(t *testing.T) {
 	t.Run("permissionDecision allow skips asking", func(t *testing.T) {
 		e := newEnv(t)
 		h := script(t, e.dir, "allow.sh", `cat >/dev/null; echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'`)
-		strict := permit.New(permit.Config{})
+		strict := permit.New(permit.Options{})
 		if out := e.run(t, nil, nil, strict, "make"); !out.Result.IsError {
 			t.Fatal("without the hook, make must be asked about (and refused, as nobody can answer)")
 		}
@@ -182,7 +182,7 @@ func TestHooks_endToEnd(t *testing.T) {
 		if err := s.AddRules(permissions.Deny, []string{"Bash(make *)"}, "test", permissions.Anchors{Home: "/", Root: "/", Cwd: "/"}); err != nil {
 			t.Fatal(err)
 		}
-		out := e.run(t, hook("Bash", h), nil, permit.New(permit.Config{Rules: s.Rules}), "make")
+		out := e.run(t, hook("Bash", h), nil, permit.New(permit.Options{Rules: s.Rules}), "make")
 		if !out.Result.IsError || out.Decision.Rule != "Bash(make *)" {
 			t.Fatalf("got %q", text(out))
 		}
@@ -242,7 +242,7 @@ func TestHooks_endToEnd(t *testing.T) {
 
 func TestNew_badMatcher(t *testing.T) {
 	t.Parallel()
-	_, err := New(Config{PreToolUse: hook("Bash(", "true")})
+	_, err := New(Options{PreToolUse: hook("Bash(", "true")})
 	if err == nil || !strings.Contains(err.Error(), "hooks.PreToolUse[0].matcher") {
 		t.Fatalf("got %v", err)
 	}

@@ -137,11 +137,11 @@ func runAttacks(t *testing.T, tests []attack) {
 				allow[i] = sub(allow[i])
 			}
 			rs := rules(t, f.ws, deny, nil, allow)
-			pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, New(Config{Rules: rs}).Filter())
+			pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{}), nil, New(Options{Rules: rs}).Filter())
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := &orchestrator.Pipeline{Pool: pool, Permit: New(Config{Rules: rs, TrustHost: tt.trust})}
+			p := &orchestrator.Pipeline{Pool: pool, Permit: New(Options{Rules: rs, TrustHost: tt.trust})}
 			before := f.snapshot(t)
 			out := p.Run(context.Background(), &tools.UseContext{Session: f.sess},
 				orchestrator.Call{ID: "1", Name: tt.tool, Input: json.RawMessage(sub(tt.input))}, nil)
@@ -331,7 +331,7 @@ func TestAttacks_searchBelowRoot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := &orchestrator.Pipeline{Pool: pool, Permit: New(Config{Rules: rs, TrustHost: true})}
+			p := &orchestrator.Pipeline{Pool: pool, Permit: New(Options{Rules: rs, TrustHost: true})}
 			out := p.Run(context.Background(), &tools.UseContext{Session: f.sess},
 				orchestrator.Call{ID: "1", Name: tt.tool, Input: json.RawMessage(tt.input)}, nil)
 			if out.Err != nil || out.Result.IsError {
@@ -362,7 +362,7 @@ func TestAttacks_cdBetweenDecisionAndCall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newAttackFixture(t, permissions.ModeDefault)
-			inner := New(Config{Rules: rules(t, f.ws, attackRules, nil, nil), TrustHost: true})
+			inner := New(Options{Rules: rules(t, f.ws, attackRules, nil, nil), TrustHost: true})
 			racing := orchestrator.PermitterFunc(func(ctx context.Context, req orchestrator.PermissionRequest) permissions.Decision {
 				d := inner.Decide(ctx, req)
 				req.UC.Session.SetCwd(filepath.Join(f.ws, tt.moveTo))

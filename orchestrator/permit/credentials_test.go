@@ -63,7 +63,7 @@ func TestDecide_credentialsRefusedUnlessNamed(t *testing.T) {
 			if err := s.AddRules(permissions.Allow, tt.allow, "test", permissions.Anchors{Home: home, Root: f.dir, Cwd: f.dir}); err != nil {
 				t.Fatal(err)
 			}
-			p := New(Config{Rules: s.Rules, Home: home})
+			p := New(Options{Rules: s.Rules, Home: home})
 			d := f.decide(t, p, tt.tool, strings.ReplaceAll(tt.input, "~", home), nil, permissions.Decision{})
 			if d.Behavior != tt.want {
 				t.Fatalf("got %s (%s), want %s", d.Behavior, d.Reason, tt.want)
@@ -89,7 +89,7 @@ func TestDecide_credentialsRefusedUnlessNamed(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		p := New(Config{Home: home})
+		p := New(Options{Home: home})
 		if d := f.decide(t, p, fs.Read(), `{"file_path": "`+theirs+`"}`, nil, permissions.Decision{}); d.Behavior != permissions.Deny {
 			t.Errorf("reading another session's state: %s (%s)", d.Behavior, d.Reason)
 		}
@@ -104,7 +104,7 @@ func TestDecide_credentialsRefusedUnlessNamed(t *testing.T) {
 	t.Run("a walk skips them", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, permissions.ModeBypassPermissions)
-		p := New(Config{Home: home})
+		p := New(Options{Home: home})
 		d := f.decide(t, p, search.Grep(), `{"pattern": "k", "path": "`+home+`"}`, nil, permissions.Decision{})
 		if d.Behavior != permissions.Allow || d.ReadDenied == nil {
 			t.Fatalf("Grep over home: %s (%s)", d.Behavior, d.Reason)

@@ -31,7 +31,7 @@
 //     (.git/, .claude/, shell rc files, ...) only by an allow rule. What is
 //     left unmet is asked about, or refused in dontAsk mode. A hook's
 //     allow meets everything but a Bash line that cannot be checked
-//     against the deny rules. With Config.Sandbox (autoAllowBashIfSandboxed)
+//     against the deny rules. With Options.Sandbox (autoAllowBashIfSandboxed)
 //     and a sandbox that also holds protected and denied paths (the
 //     namespaces layer; Landlock alone waives nothing), a confined Bash
 //     line needs no question for its commands and its writes inside the
@@ -39,7 +39,7 @@
 //     is always asked about, and reads outside the working directories and
 //     writes the parser cannot place are judged as without one.
 //
-// Config.TrustHost is the policy of `serve` when no mode is given
+// Options.TrustHost is the policy of `serve` when no mode is given
 // (permissions.DecidePolicy): MCP hosts confirm calls themselves, so
 // everything inside the working directories runs, and only what is
 // outside, protected, under an ask rule, or cannot be analysed is asked

@@ -34,7 +34,7 @@ func TestFieldRuleSeesTheMemberTheToolReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &orchestrator.Pipeline{Pool: pool, Permit: New(Config{Rules: rs})}
+	p := &orchestrator.Pipeline{Pool: pool, Permit: New(Options{Rules: rs})}
 	for _, tt := range []struct {
 		input string
 		runs  bool

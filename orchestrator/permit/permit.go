@@ -24,8 +24,8 @@ import (
 // question; no answer in time is a refusal.
 const DefaultAskTimeout = 5 * time.Minute
 
-// Config configures a Permitter.
-type Config struct {
+// Options configure a Permitter.
+type Options struct {
 	// Rules are the merged permission rules; nil means none.
 	Rules *permissions.RuleSet
 	// TrustHost lets calls inside the working directories run without
@@ -79,7 +79,7 @@ type Permitter struct {
 var _ orchestrator.Permitter = (*Permitter)(nil)
 
 // New makes a Permitter.
-func New(cfg Config) *Permitter {
+func New(cfg Options) *Permitter {
 	p := &Permitter{rules: cfg.Rules, trustHost: cfg.TrustHost, timeout: cfg.AskTimeout, sandbox: cfg.Sandbox,
 		home: cfg.Home, stateHome: cfg.StateHome, secretFiles: cfg.SecretFiles}
 	if p.rules == nil {

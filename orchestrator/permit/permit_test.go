@@ -137,7 +137,7 @@ func run(t *testing.T, f *fixture, p *Permitter, calls []call) {
 func TestDecide_trustingHostWithoutSettings(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
-	p := New(Config{TrustHost: true})
+	p := New(Options{TrustHost: true})
 	run(t, f, p, []call{
 		{"read inside", fs.Read(), `{"file_path": "%D/a.txt"}`, permissions.Allow},
 		{"read relative inside", fs.Read(), `{"file_path": "a.txt"}`, permissions.Allow},
@@ -174,7 +174,7 @@ func TestDecide_trustingHostWithoutSettings(t *testing.T) {
 func TestDecide_strictDefaultMode(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
-	p := New(Config{Rules: rules(t, f.dir, nil, nil, []string{"Bash(make *)", "WebFetch(domain:go.dev)", "Edit(/gen/**)"})})
+	p := New(Options{Rules: rules(t, f.dir, nil, nil, []string{"Bash(make *)", "WebFetch(domain:go.dev)", "Edit(/gen/**)"})})
 	run(t, f, p, []call{
 		{"read-only command", bashTool, `{"command": "ls -la | grep x"}`, permissions.Allow},
 		{"allowed command", bashTool, `{"command": "make test"}`, permissions.Allow},
@@ -224,7 +224,7 @@ func TestDecide_modes(t *testing.T) {
 	} {
 		t.Run(string(tt.mode), func(t *testing.T) {
 			f := newFixture(t, tt.mode)
-			p := New(Config{Rules: rules(t, f.dir, []string{"Bash(rm *)"}, []string{"Bash(git push *)"}, []string{"Bash(echo *)"})})
+			p := New(Options{Rules: rules(t, f.dir, []string{"Bash(rm *)"}, []string{"Bash(git push *)"}, []string{"Bash(echo *)"})})
 			run(t, f, p, tt.calls)
 		})
 	}
@@ -233,7 +233,7 @@ func TestDecide_modes(t *testing.T) {
 func TestDecide_denyRulesHoldEverywhere(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeBypassPermissions)
-	p := New(Config{TrustHost: true, Rules: rules(t, f.dir, []string{"Read(./secrets/**)", "Edit(//etc/**)", "Bash(curl *)", "WebFetch(domain:evil.com)", "Mystery"}, nil,
+	p := New(Options{TrustHost: true, Rules: rules(t, f.dir, []string{"Read(./secrets/**)", "Edit(//etc/**)", "Bash(curl *)", "WebFetch(domain:evil.com)", "Mystery"}, nil,
 		[]string{"Read", "Edit", "Bash", "WebFetch"})})
 	run(t, f, p, []call{
 		{"read denied path", fs.Read(), `{"file_path": "secrets/k"}`, permissions.Deny},
@@ -256,7 +256,7 @@ func TestDecide_denyRulesHoldEverywhere(t *testing.T) {
 func TestDecide_hookDecisions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
-	p := New(Config{Rules: rules(t, f.dir, nil, []string{"Bash(git push *)"}, nil)})
+	p := New(Options{Rules: rules(t, f.dir, nil, []string{"Bash(git push *)"}, nil)})
 	allow := permissions.Decision{Behavior: permissions.Allow}
 	if d := f.decide(t, p, bashTool, `{"command": "make"}`, nil, allow); d.Behavior != permissions.Allow {
 		t.Fatalf("a hook's allow skips asking: got %+v", d)
@@ -273,7 +273,7 @@ func TestDecide_hookDecisions(t *testing.T) {
 func TestDecide_refusalNamesTheAllowRule(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
-	p := New(Config{TrustHost: true})
+	p := New(Options{TrustHost: true})
 	d := f.decide(t, p, fs.Read(), `{"file_path": "`+f.outside+`/secret.txt"}`, nil, permissions.Decision{})
 	// It names exactly the file asked about, not its directory.
 	want := "Read(/" + f.outside + "/secret.txt)"
@@ -281,13 +281,13 @@ func TestDecide_refusalNamesTheAllowRule(t *testing.T) {
 		t.Fatalf("got %+v, want an ask suggesting %s", d, want)
 	}
 	// The suggested rule, once configured, allows the call.
-	p2 := New(Config{TrustHost: true, Rules: rules(t, f.dir, nil, nil, []string{d.Suggestion})})
+	p2 := New(Options{TrustHost: true, Rules: rules(t, f.dir, nil, nil, []string{d.Suggestion})})
 	if d := f.decide(t, p2, fs.Read(), `{"file_path": "`+f.outside+`/secret.txt"}`, nil, permissions.Decision{}); d.Behavior != permissions.Allow {
 		t.Fatalf("the suggested rule does not allow the call: %+v", d)
 	}
 	// So does a suggested Bash rule.
-	d = f.decide(t, New(Config{}), bashTool, `{"command": "npm run 'a b' *"}`, nil, permissions.Decision{})
-	p3 := New(Config{Rules: rules(t, f.dir, nil, nil, []string{d.Suggestion})})
+	d = f.decide(t, New(Options{}), bashTool, `{"command": "npm run 'a b' *"}`, nil, permissions.Decision{})
+	p3 := New(Options{Rules: rules(t, f.dir, nil, nil, []string{d.Suggestion})})
 	if d2 := f.decide(t, p3, bashTool, `{"command": "npm run 'a b' *"}`, nil, permissions.Decision{}); d2.Behavior != permissions.Allow {
 		t.Fatalf("suggested %q does not allow the call: %+v", d.Suggestion, d2)
 	}
@@ -337,7 +337,7 @@ func TestDecide_asking(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, permissions.ModeDefault)
-			p := New(Config{AskTimeout: 20 * time.Millisecond})
+			p := New(Options{AskTimeout: 20 * time.Millisecond})
 			in := `{"command": "npm publish"}`
 			d := f.decide(t, p, bashTool, in, tt.asker, permissions.Decision{})
 			if d.Behavior != tt.want {
@@ -389,7 +389,7 @@ func TestDecide_commandToolsAnswerToBashRules(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, c.mode)
-			p := New(Config{Rules: rules(t, f.dir, c.deny, c.ask, c.allow)})
+			p := New(Options{Rules: rules(t, f.dir, c.deny, c.ask, c.allow)})
 			input, _ := json.Marshal(typeIn{TaskID: c.command, Input: "x\n"})
 			d := f.decide(t, p, typer, string(input), nil, permissions.Decision{})
 			if d.Behavior != c.want {

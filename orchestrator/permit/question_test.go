@@ -48,7 +48,7 @@ func (f *fixture) decideCall(t *testing.T, p *Permitter, tool *tools.Tool, id, i
 func TestQuestion_isData(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
-	p := New(Config{})
+	p := New(Options{})
 	a := &dataAsker{answer: tools.PermissionAnswer{Choice: tools.ChoiceDeny}}
 	in := `{"command": "npm publish"}`
 	if d := f.decideCall(t, p, bashTool, "call-7", in, a); d.Behavior != permissions.Deny {
@@ -96,7 +96,7 @@ func TestQuestion_dontAskAgainGrantsWhatItNames(t *testing.T) {
 			if err := os.WriteFile(f.outside+"/other.txt", []byte("o"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			p := New(Config{})
+			p := New(Options{})
 			a := &dataAsker{answer: tools.PermissionAnswer{Choice: choice}}
 			read := func(name string) permissions.Decision {
 				return f.decideCall(t, p, fs.Read(), "r", `{"file_path": "`+f.outside+`/`+name+`"}`, a)
@@ -130,7 +130,7 @@ func TestQuestion_dontAskAgainGrantsWhatItNames(t *testing.T) {
 func TestQuestion_nobodyToAsk(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
-	p := New(Config{})
+	p := New(Options{})
 	a := &dataAsker{err: errors.Join(tools.ErrNobodyToAsk, errors.New("print mode"))}
 	d := f.decideCall(t, p, bashTool, "c", `{"command": "npm publish"}`, a)
 	if d.Behavior == permissions.Allow || !strings.Contains(d.Reason, "The user was not available to approve it") || d.Suggestion != "Bash(npm publish)" {
@@ -142,7 +142,7 @@ func TestQuestion_nobodyToAsk(t *testing.T) {
 func TestQuestion_asAForm(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, permissions.ModeDefault)
-	p := New(Config{})
+	p := New(Options{})
 	// The choice that needs text is not offered in a form; answering it
 	// anyway is a dismissal.
 	a := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": tools.ChoiceDenyInstead}}}

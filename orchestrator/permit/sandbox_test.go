@@ -64,7 +64,7 @@ func TestDecide_sandboxWaivesOnlyWritesInside(t *testing.T) {
 			t.Run(tt.name+"/"+layer.name, func(t *testing.T) {
 				t.Parallel()
 				f := newFixture(t, permissions.ModeDefault)
-				p := New(Config{Rules: rules(t, f.dir, tt.deny, tt.ask, nil), Sandbox: layer.sb})
+				p := New(Options{Rules: rules(t, f.dir, tt.deny, tt.ask, nil), Sandbox: layer.sb})
 				input := `{"command": ` + quoteJSON(strings.NewReplacer("%O", f.outside).Replace(tt.command)) + `}`
 				d := f.decide(t, p, bashTool, input, nil, permissions.Decision{})
 				if d.Behavior != layer.want {

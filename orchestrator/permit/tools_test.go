@@ -22,12 +22,12 @@ import (
 func noSettingsPipeline(t *testing.T) *orchestrator.Pipeline {
 	t.Helper()
 	pool, err := orchestrator.AssemblePool([]*tools.Tool{
-		fs.Read(), fs.Write(), fs.Edit(), fs.MultiEdit(), fs.NotebookEdit(), fs.LS(), search.Glob(), search.Grep(),
+		fs.Read(), fs.Write(fs.Options{}), fs.Edit(fs.Options{}), fs.MultiEdit(fs.Options{}), fs.NotebookEdit(fs.Options{}), fs.LS(), search.Glob(), search.Grep(),
 	}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &orchestrator.Pipeline{Pool: pool, Permit: New(Config{Rules: &permissions.RuleSet{}, TrustHost: true})}
+	return &orchestrator.Pipeline{Pool: pool, Permit: New(Options{Rules: &permissions.RuleSet{}, TrustHost: true})}
 }
 
 // TestPipeline_fileToolsConfined runs file and search tool calls through

@@ -28,21 +28,21 @@ func TestPaths(t *testing.T) {
 			{"absolute", `{"file_path": "/etc/passwd"}`, r("/etc/passwd")},
 			{"relative", `{"file_path": "a/b.txt", "offset": 3}`, r("a/b.txt")},
 		}},
-		{fs.Write(), []row{
+		{fs.Write(fs.Options{}), []row{
 			{"absolute", `{"file_path": "/work/app/a.go", "content": "x"}`, w("/work/app/a.go")},
 			{"relative", `{"file_path": "a.go", "content": ""}`, w("a.go")},
 			{"going_up", `{"file_path": "../other/a.go", "content": ""}`, w("../other/a.go")},
 			{"home", `{"file_path": "~/.bashrc", "content": ""}`, w("~/.bashrc")},
 		}},
-		{fs.Edit(), []row{
+		{fs.Edit(fs.Options{}), []row{
 			{"absolute", `{"file_path": "/work/app/a.go", "old_string": "a", "new_string": "b"}`, w("/work/app/a.go")},
 			{"relative_replace_all", `{"file_path": ".git/config", "old_string": "a", "new_string": "b", "replace_all": true}`, w(".git/config")},
 		}},
-		{fs.MultiEdit(), []row{
+		{fs.MultiEdit(fs.Options{}), []row{
 			{"absolute", `{"file_path": "/tmp/x", "edits": [{"old_string": "a", "new_string": "b"}]}`, w("/tmp/x")},
 			{"several_edits_one_file", `{"file_path": "x.txt", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}`, w("x.txt")},
 		}},
-		{fs.NotebookEdit(), []row{
+		{fs.NotebookEdit(fs.Options{}), []row{
 			{"replace", `{"notebook_path": "/work/app/n.ipynb", "new_source": "x"}`, w("/work/app/n.ipynb")},
 			{"delete", `{"notebook_path": "n.ipynb", "new_source": "", "cell_id": "c1", "edit_mode": "delete"}`, w("n.ipynb")},
 		}},

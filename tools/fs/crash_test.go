@@ -163,7 +163,7 @@ func TestCrashChild(t *testing.T) {
 			t.Fatalf("Read: %v %+v", out.Err, out.Result)
 		}
 	}
-	write := fs.Write()
+	write := fs.Write(fs.Options{})
 	const gens = 2
 	inputs := make([]*tools.Input, 0, crashFiles*gens)
 	for gen := 1; gen <= crashFiles*gens; gen++ {

@@ -44,10 +44,9 @@ type EditOutput struct {
 	QuotesAdapted bool `json:"quotesAdapted,omitempty"`
 }
 
-// Edit returns the Edit tool; opts (at most one) add language-server
-// diagnostics to its results.
-func Edit(opts ...Options) *tools.Tool {
-	o := options(opts)
+// Edit returns the Edit tool; o adds language-server diagnostics to
+// its results (the zero Options: none).
+func Edit(o Options) *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "Edit",
 		Description: editDescription,

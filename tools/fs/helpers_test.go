@@ -15,7 +15,7 @@ import (
 
 // fileTools are the tools under test.
 func fileTools() []*tools.Tool {
-	return []*tools.Tool{fs.Read(), fs.Write(), fs.Edit(), fs.MultiEdit(), fs.LS(), fs.NotebookEdit()}
+	return []*tools.Tool{fs.Read(), fs.Write(fs.Options{}), fs.Edit(fs.Options{}), fs.MultiEdit(fs.Options{}), fs.LS(), fs.NotebookEdit(fs.Options{})}
 }
 
 // harness runs calls through the orchestrator pipeline in one session

@@ -40,10 +40,9 @@ type MultiEditOutput struct {
 	QuotesAdapted   bool        `json:"quotesAdapted,omitempty"`
 }
 
-// MultiEdit returns the MultiEdit tool; opts (at most one) add
-// language-server diagnostics to its results.
-func MultiEdit(opts ...Options) *tools.Tool {
-	o := options(opts)
+// MultiEdit returns the MultiEdit tool; o adds language-server
+// diagnostics to its results (the zero Options: none).
+func MultiEdit(o Options) *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "MultiEdit",
 		Description: multiEditDescription,

@@ -47,10 +47,9 @@ const (
 	editDelete  = "delete"
 )
 
-// NotebookEdit returns the NotebookEdit tool; opts (at most one) add
-// language-server diagnostics of the code cells to its results.
-func NotebookEdit(opts ...Options) *tools.Tool {
-	o := options(opts)
+// NotebookEdit returns the NotebookEdit tool; o adds language-server
+// diagnostics of the code cells to its results (the zero Options: none).
+func NotebookEdit(o Options) *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "NotebookEdit",
 		Description: notebookEditDescription,

@@ -26,13 +26,6 @@ type Diagnostics interface {
 }
 
 // options returns the first of opts, or the zero Options.
-func options(opts []Options) Options {
-	if len(opts) > 0 {
-		return opts[0]
-	}
-	return Options{}
-}
-
 // checkChange asks d about a change; "" without d.
 func checkChange(ctx context.Context, d Diagnostics, s *tools.Session, path string, before, after []byte) string {
 	if d == nil {

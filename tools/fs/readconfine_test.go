@@ -42,7 +42,7 @@ func secretDir(t *testing.T) string {
 // allowed, reads outside are asked about), and run after, when set,
 // between an allowing check and the call.
 func checked(h *harness, after func()) {
-	real := permit.New(permit.Config{})
+	real := permit.New(permit.Options{})
 	h.p.Permit = orchestrator.PermitterFunc(func(ctx context.Context, req orchestrator.PermissionRequest) permissions.Decision {
 		d := real.Decide(ctx, req)
 		if d.Behavior == permissions.Allow && after != nil {

@@ -35,10 +35,9 @@ type WriteOutput struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// Write returns the Write tool; opts (at most one) add language-server
-// diagnostics to its results.
-func Write(opts ...Options) *tools.Tool {
-	o := options(opts)
+// Write returns the Write tool; o adds language-server diagnostics to
+// its results (the zero Options: none).
+func Write(o Options) *tools.Tool {
 	return tools.New(tools.Tool{
 		Name:        "Write",
 		Description: writeDescription,

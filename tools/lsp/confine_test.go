@@ -28,7 +28,7 @@ func TestLSPToolHonoursReadDenyRules(t *testing.T) {
 	}
 	e := tooltest.New(t, []*tools.Tool{lsp.Tool(svc)}, tooltest.Options{
 		Session: tools.SessionOptions{Cwd: dir},
-		Permit:  permit.New(permit.Config{Rules: rs}),
+		Permit:  permit.New(permit.Options{Rules: rs}),
 	})
 	put(t, dir, "go.mod", goMod)
 	for _, d := range []string{"lib", "secret"} {

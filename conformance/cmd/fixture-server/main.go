@@ -60,7 +60,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{
+	srv, err := server.New(server.Options{
 		Name:     "agent-mcp-conformance-fixtures",
 		Version:  "1.0.0",
 		Pipeline: &orchestrator.Pipeline{Pool: pool, MaxParallel: orchestrator.DefaultMaxParallel, Logger: logger},
