@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,12 +40,18 @@ type opsServer struct {
 func startOps(t *testing.T, env []string, extra ...string) *opsServer {
 	t.Helper()
 	dir := workspace(t)
-	admin := testbin.FreeAddr(t)
-	args := append([]string{"--http", "--addr", "127.0.0.1:0", "--token", "T", "--admin-addr", admin, "--shutdown-grace", "60s"}, extra...)
+	args := append([]string{"--http", "--addr", "127.0.0.1:0", "--token", "T", "--admin-addr", "127.0.0.1:0", "--shutdown-grace", "60s"}, extra...)
 	cmd := testbin.ServeCmd(t, binary, dir, args...)
 	cmd.Env = append(cmd.Env, env...)
-	url := testbin.StartHTTP(t, cmd)
-	return &opsServer{cmd: cmd, url: url, admin: "http://" + admin, dir: dir}
+	urls := testbin.StartServer(t, cmd, "agent-mcp serving MCP at ", "Probes and metrics at ")
+	return &opsServer{cmd: cmd, url: urls[0], admin: adminURL(urls[1]), dir: dir}
+}
+
+// adminURL is the admin listener's URL from what follows "Probes and
+// metrics at " in the server's start lines ("URL (/healthz, ...)").
+func adminURL(said string) string {
+	u, _, _ := strings.Cut(said, " ")
+	return u
 }
 
 // base is the MCP listener's base URL.
@@ -371,15 +378,18 @@ func TestOps_trace_continues_the_clients_traceparent(t *testing.T) {
 // --allow-remote and serves /metrics only with the token.
 func TestOps_admin_needs_the_token_off_loopback(t *testing.T) {
 	t.Parallel()
-	port := testbin.FreeAddr(t)[len("127.0.0.1:"):]
-	cmd := testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0", "--token", "T", "--admin-addr", "0.0.0.0:"+port)
+	cmd := testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0", "--token", "T", "--admin-addr", "0.0.0.0:0")
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--allow-remote") {
 		t.Fatalf("a non-loopback admin address without --allow-remote: %v\n%s", err, out)
 	}
-	cmd = testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0", "--token", "T", "--admin-addr", "0.0.0.0:"+port, "--allow-remote")
-	testbin.StartHTTP(t, cmd)
-	base := "http://127.0.0.1:" + port
+	cmd = testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0", "--token", "T", "--admin-addr", "0.0.0.0:0", "--allow-remote")
+	admin, err := url.Parse(adminURL(testbin.StartServer(t, cmd, "agent-mcp serving MCP at ", "Probes and metrics at ")[1]))
+	if err != nil || admin.Port() == "" {
+		t.Fatalf("the admin listener's URL: %v %v", admin, err)
+	}
+	// All interfaces, reached over loopback.
+	base := "http://127.0.0.1:" + admin.Port()
 	if code, _ := get(t, base+"/metrics", "", ""); code != http.StatusUnauthorized {
 		t.Errorf("/metrics without the token: %d, want 401", code)
 	}
