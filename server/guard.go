@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -52,6 +53,10 @@ type requestFacts struct {
 	// whose client disconnected are found by it, and held arguments are
 	// taken only by a call of their own POST.
 	post string
+	// taskInline, set by the task layer for a call that becomes an MCP
+	// task after it has run this long (tasks_http.go), reaches the tool
+	// as tools.WithMCPTask.
+	taskInline *time.Duration
 }
 
 // factsKey is requestFacts' key in a TokenInfo's Extra.

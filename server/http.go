@@ -435,6 +435,9 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
+	if p, ok := r.Body.(*prereadBody); ok {
+		return p.b, nil // read already, by the task layer
+	}
 	if n := r.ContentLength; n >= 0 && n <= limit {
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r.Body, body); err != nil {

@@ -6,13 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/agent-mcp/agent-mcp/tools"
 )
 
 // The Tasks extension over streamable HTTP (see tasks.go): requests of
@@ -23,12 +20,24 @@ import (
 // tasks/cancel are answered here. Everything else, and every tools/call
 // from a client that does not accept tasks, goes to go-sdk untouched.
 
-// rpcPeek is what the task layer reads of a request.
+// rpcPeek is what the task layer reads of a request: no copy is made of
+// a tools/call's arguments, which may be large.
 type rpcPeek struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+	Params taskParams      `json:"params"`
 }
+
+// prereadBody is a request body the task layer read already: readBody
+// takes its bytes back instead of copying them.
+type prereadBody struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (*prereadBody) Close() error { return nil }
+
+func preread(b []byte) *prereadBody { return &prereadBody{bytes.NewReader(b), b} }
 
 // taskParams are the params the task layer reads.
 type taskParams struct {
@@ -67,14 +76,21 @@ func (h *HTTPServer) serveTasks(w http.ResponseWriter, r *http.Request, principa
 		}
 		return true
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = preread(body)
 	r.ContentLength = int64(len(body))
 	var msg rpcPeek
-	if json.Unmarshal(body, &msg) != nil {
+	if err := json.Unmarshal(body, &msg); err != nil {
+		var bare struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &bare) == nil && strings.HasPrefix(bare.Method, "tasks/") {
+			writeTaskError(w, http.StatusOK, bare.ID, -32602, "Invalid params: "+err.Error(), nil)
+			return true
+		}
 		return false // go-sdk answers what is not one request
 	}
-	var p taskParams
-	_ = json.Unmarshal(msg.Params, &p)
+	p := msg.Params
 	if strings.HasPrefix(msg.Method, "tasks/") || strings.HasPrefix(header, "tasks/") {
 		if msg.Method != header {
 			writeTaskError(w, http.StatusBadRequest, msg.ID, codeHeaderMism,
@@ -115,7 +131,12 @@ func (h *HTTPServer) serveTasks(w http.ResponseWriter, r *http.Request, principa
 // CreateTaskResult.
 func (h *HTTPServer) serveTaskCall(w http.ResponseWriter, r *http.Request, principal string, body, id json.RawMessage, policy TaskPolicy, listed bool) {
 	h.server.principalBegin(principal)
-	ctx, cancel := context.WithCancel(tools.WithMCPTask(context.WithoutCancel(r.Context())))
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	if _, facts := factsOfRequest(r); facts != nil && listed {
+		// go-sdk hands the tool a context of its own: the mark travels
+		// in the request's facts (see Server.handler).
+		facts.taskInline = &policy.Inline
+	}
 	run := func(body []byte) *taskRecorder { return h.runRecorded(ctx, r, body) }
 	rec := run(body)
 	var window <-chan time.Time
@@ -232,7 +253,7 @@ func withInputResponses(body []byte, answers map[string]json.RawMessage, state s
 func (h *HTTPServer) runRecorded(ctx context.Context, r *http.Request, body []byte) *taskRecorder {
 	rec := &taskRecorder{header: http.Header{}, done: make(chan struct{})}
 	req := r.Clone(ctx)
-	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.Body = preread(body)
 	req.ContentLength = int64(len(body))
 	_, facts := factsOfRequest(r)
 	go func() {

@@ -1,21 +1,24 @@
 package tools
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 type mcpTaskKey struct{}
 
 // WithMCPTask marks ctx as the context of a tools/call that the server
-// may answer with an MCP task (the Tasks extension): the client polls for
-// the result, so a tool need not hand long work to the background at its
-// usual timeout; it runs on until it ends, is cancelled, or the task's
-// TTL passes.
-func WithMCPTask(ctx context.Context) context.Context {
-	return context.WithValue(ctx, mcpTaskKey{}, true)
+// answers with an MCP task (the Tasks extension) once it has run for
+// inline: the client then polls for the result, so a tool need not hand
+// long work to the background at its usual timeout; it runs on until it
+// ends, is cancelled, or the task's TTL passes.
+func WithMCPTask(ctx context.Context, inline time.Duration) context.Context {
+	return context.WithValue(ctx, mcpTaskKey{}, inline)
 }
 
-// InMCPTask reports whether ctx is the context of a call that may be
-// answered with an MCP task (see WithMCPTask).
-func InMCPTask(ctx context.Context) bool {
-	v, _ := ctx.Value(mcpTaskKey{}).(bool)
-	return v
+// MCPTaskInline reports whether ctx is the context of a call that becomes
+// an MCP task after it has run for inline (see WithMCPTask).
+func MCPTaskInline(ctx context.Context) (inline time.Duration, ok bool) {
+	inline, ok = ctx.Value(mcpTaskKey{}).(time.Duration)
+	return inline, ok
 }

@@ -266,6 +266,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv, err := server.New(server.Options{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger, Instructions: instructions,
 		StructuredOutput: *structured, DeferTools: *deferTools, Metrics: hf.metrics, Tracing: tracing,
+		Tasks:       hf.tasks(),
 		Initialized: func() { startedGC(); close(initialized) },
 	})
 	if err != nil {
@@ -330,6 +331,7 @@ type httpFlags struct {
 	maxBodyBytes                 int64
 	resumeWindow, shutdownGrace  time.Duration
 	adminAddr                    string
+	taskInline, taskTTL          time.Duration
 
 	metrics *server.Metrics // served at /metrics, set by cmdServe
 	ready   func() error    // /readyz's sandbox check, set by cmdServe
@@ -359,12 +361,31 @@ func (f *httpFlags) add(fs *flag.FlagSet) {
 	fs.Int64Var(&f.maxBodyBytes, "max-body-bytes", 0, "largest HTTP request body accepted, in bytes; larger ones get 413 naming this flag\n(default: --max-input-bytes plus 1 MiB for the JSON-RPC message around the input, so any call the input cap accepts fits)")
 	fs.DurationVar(&f.resumeWindow, "resume-window", server.DefaultResumeWindow, "how long a disconnected HTTP client's calls wait for it to resume (Last-Event-ID) before they are cancelled")
 	fs.DurationVar(&f.shutdownGrace, "shutdown-grace", 10*time.Second, "on SIGTERM, how long in-flight HTTP calls may finish before they are cancelled")
+	fs.DurationVar(&f.taskInline, "task-inline", server.DefaultTaskInline, "for clients that accept MCP tasks (protocol 2026-07-28): how long a Bash, Agent or WebFetch call runs\n"+
+		"before it is answered with a task the client polls")
+	fs.DurationVar(&f.taskTTL, "task-ttl", server.DefaultTaskTTL, "an MCP task's life from its creation: a task still running then is cancelled (its processes ended)")
+}
+
+// tasks are the Tasks extension's options the flags give.
+func (f *httpFlags) tasks() server.TaskOptions {
+	tools := server.DefaultTaskTools()
+	for name, p := range tools {
+		p.Inline = f.taskInline
+		tools[name] = p
+	}
+	return server.TaskOptions{TTL: f.taskTTL, Tools: tools}
 }
 
 // options turns the flags into the HTTP server's options: the token is
 // --token, else $AGENT_MCP_TOKEN, else generated (generated says so);
 // the client tokens are --client-token, else $AGENT_MCP_CLIENT_TOKENS.
 func (f *httpFlags) options() (opts server.HTTPOptions, generated bool, err error) {
+	if f.taskInline < 0 {
+		return opts, false, fmt.Errorf("--task-inline must not be negative, got %s", f.taskInline)
+	}
+	if f.taskTTL <= 0 {
+		return opts, false, fmt.Errorf("--task-ttl must be positive, got %s", f.taskTTL)
+	}
 	tok := f.token
 	if tok == "" {
 		tok = os.Getenv("AGENT_MCP_TOKEN")

@@ -287,8 +287,18 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 	interval := cmpOr(opts.ProgressInterval, time.Second)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
+	// A call the server answers with an MCP task once it has run its
+	// inline window is published as a background task then (TaskList,
+	// TaskOutput, TaskInput and TaskStop see it) and waited for to its
+	// end: the client polls the task instead of a timeout moving it away.
+	inline, inTask := tools.MCPTaskInline(ctx)
+	if inTask {
+		timeout = inline
+	}
+	published := false
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	timerC := timer.C
 	lastLine := ""
 	for {
 		select {
@@ -300,6 +310,11 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 			t.mu.Unlock()
 			res, fileNeeded := finishedResult(t, in.Command, notice)
 			applyCwd(res, sess, cwdFile, dir)
+			if published {
+				// It stays listed, as a finished background task does.
+				res.Output.(*BashOutput).BackgroundTaskID = t.ID
+				return res, nil
+			}
 			// Everything is in the result unless fileNeeded: the file is
 			// not kept.
 			if m.letGo(t, fileNeeded) && !fileNeeded {
@@ -308,9 +323,16 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 			return res, nil
 		case <-ctx.Done():
 			m.Stop(t)
-			m.letGo(t, false)
+			if !published {
+				m.letGo(t, false)
+			}
 			return nil, fmt.Errorf("the command was stopped and its processes ended: %w", context.Cause(ctx))
-		case <-timer.C:
+		case <-timerC:
+			if inTask {
+				timerC = nil
+				published = publishForTask(m, t, opts)
+				continue
+			}
 			return timedOutResult(m, t, timeout, opts.DisableBackground, opts.maxBackground(), opts.slots, notice), nil
 		case <-ticker.C:
 			if line := t.out.lastLine(); line != "" && line != lastLine {
@@ -378,6 +400,17 @@ func finishedResult(t *Task, command, notice string) (res *tools.Result, fileNee
 	res.Text = strings.TrimRight(b.String(), "\n")
 	res.IsError = isError
 	return res, fileNeeded || windowed
+}
+
+// publishForTask makes a command that runs as an MCP task a background
+// task, when background tasks are on and there is room for one; the
+// command runs on either way (the MCP task is the client's handle).
+func publishForTask(m *Manager, t *Task, opts Options) bool {
+	if opts.DisableBackground || m.runningBackground() >= opts.maxBackground() || !t.takeSlot(opts.slots) {
+		return false
+	}
+	m.publish(t, 0) // the client has seen none of its output
+	return true
 }
 
 // timedOutResult moves a command that ran past its timeout to the

@@ -1,0 +1,301 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
+)
+
+// The MCP Tasks extension (io.modelcontextprotocol/tasks) through the real
+// binary over HTTP, with a raw JSON-RPC client of protocol 2026-07-28.
+
+// taskClient speaks JSON-RPC over HTTP to agent-mcp as a client of
+// protocol 2026-07-28 that may accept tasks.
+type taskClient struct {
+	t     *testing.T
+	url   string
+	token string
+	// caps are the per-request client capabilities sent.
+	caps map[string]any
+	id   int
+}
+
+// acceptingTasks is the capabilities of a client that accepts tasks and
+// answers forms.
+func acceptingTasks() map[string]any {
+	return map[string]any{"elicitation": map[string]any{"form": map[string]any{}},
+		"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}
+}
+
+// rpc sends one request and returns the HTTP status and the JSON-RPC
+// response (from a JSON body or an event stream).
+func (c *taskClient) rpc(method, name string, params map[string]any) (int, map[string]any) {
+	c.t.Helper()
+	c.id++
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw-tasks", "version": "1"},
+		"io.modelcontextprotocol/clientCapabilities": c.caps,
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
+	req, err := http.NewRequest("POST", c.url, bytes.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+		"Authorization": {"Bearer " + c.token}, "Mcp-Protocol-Version": {"2026-07-28"},
+		"Mcp-Method": {method}, "Mcp-Name": {name}}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok && strings.Contains(d, `"id"`) {
+				data = []byte(strings.TrimSpace(d))
+			}
+		}
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(data, &msg); err != nil {
+		c.t.Fatalf("%s: %s %q: %v", method, resp.Status, data, err)
+	}
+	return resp.StatusCode, msg
+}
+
+// result is rpc for a request that must succeed.
+func (c *taskClient) result(method, name string, params map[string]any) map[string]any {
+	c.t.Helper()
+	_, msg := c.rpc(method, name, params)
+	res, ok := msg["result"].(map[string]any)
+	if !ok {
+		c.t.Fatalf("%s %s: %v", method, name, msg)
+	}
+	return res
+}
+
+// bash calls Bash with command.
+func (c *taskClient) bash(command string) map[string]any {
+	c.t.Helper()
+	return c.result("tools/call", "Bash", map[string]any{"name": "Bash", "arguments": map[string]any{"command": command}})
+}
+
+// get is tasks/get.
+func (c *taskClient) get(id string) map[string]any {
+	c.t.Helper()
+	return c.result("tasks/get", id, map[string]any{"taskId": id})
+}
+
+// await polls tasks/get, at the interval the task suggests, until the
+// task's status is one of want.
+func (c *taskClient) await(id string, want ...string) map[string]any {
+	c.t.Helper()
+	var last map[string]any
+	testbin.WaitFor(c.t, fmt.Sprintf("task %s to reach %v", id, want), func() bool {
+		last = c.get(id)
+		for _, w := range want {
+			if last["status"] == w {
+				return true
+			}
+		}
+		if ms, ok := last["pollIntervalMs"].(float64); ok {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		return false
+	})
+	return last
+}
+
+// resText is the text of a CallToolResult.
+func resText(res map[string]any) string {
+	var b strings.Builder
+	content, _ := res["content"].([]any)
+	for _, c := range content {
+		if m, ok := c.(map[string]any); ok {
+			b.WriteString(fmt.Sprint(m["text"]))
+		}
+	}
+	return b.String()
+}
+
+func startTasksHTTP(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := testbin.ServeCmd(t, binary, dir, append([]string{"--http", "--addr", "127.0.0.1:0", "--token", "tasks-token",
+		"--client-token", "other=other-token-0123456789", "--task-inline", "300ms"}, args...)...)
+	return testbin.StartHTTP(t, cmd)
+}
+
+// TestTasks_long_command_completes_while_polled: a Bash command still
+// running after the inline window is answered with a task; it is a
+// background task meanwhile (TaskList names it, TaskOutput reads it) and
+// its result comes whole through tasks/get. A command that ends within the
+// window, and any call of a client that does not accept tasks, is
+// answered as before.
+func TestTasks_long_command_completes_while_polled(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	url := startTasksHTTP(t, dir, "--permission-mode", "bypassPermissions")
+	c := &taskClient{t: t, url: url, token: "tasks-token", caps: acceptingTasks()}
+
+	quick := c.bash("echo quick")
+	if quick["resultType"] == "task" || !strings.Contains(resText(quick), "quick") {
+		t.Fatalf("a command within the inline window: %v", quick)
+	}
+
+	gate := filepath.Join(dir, "gate")
+	created := c.bash(fmt.Sprintf("echo started; while [ ! -e %s ]; do sleep 0.05; done; echo finished", gate))
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" || created["status"] != "working" {
+		t.Fatalf("a long command: %v", created)
+	}
+	for _, k := range []string{"createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"} {
+		if created[k] == nil {
+			t.Fatalf("CreateTaskResult lacks %s: %v", k, created)
+		}
+	}
+	if got := c.get(id); got["status"] != "working" || got["resultType"] != "complete" {
+		t.Fatalf("tasks/get while it runs: %v", got)
+	}
+	// The same task, seen by the background-task tools of the same token
+	// (a client that does not accept tasks: answered as always).
+	plain := &taskClient{t: t, url: url, token: "tasks-token", caps: map[string]any{}}
+	// Bash publishes it at its own inline window, which starts a moment
+	// after the task layer's.
+	testbin.WaitFor(t, "TaskList to show the task", func() bool {
+		list := plain.result("tools/call", "TaskList", map[string]any{"name": "TaskList", "arguments": map[string]any{}})
+		return strings.Contains(resText(list), "bash_1") && strings.Contains(resText(list), "running")
+	})
+	testbin.WaitFor(t, "TaskOutput to show the task's output", func() bool {
+		out := plain.result("tools/call", "TaskOutput", map[string]any{"name": "TaskOutput", "arguments": map[string]any{"task_id": "bash_1", "block": false}})
+		return strings.Contains(resText(out), "started")
+	})
+
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := c.await(id, "completed", "failed", "cancelled")
+	res, _ := done["result"].(map[string]any)
+	if done["status"] != "completed" || !strings.Contains(resText(res), "finished") {
+		t.Fatalf("the finished task: %v", done)
+	}
+
+	// Without the extension the same kind of call is answered with its
+	// result, however long it runs.
+	slow := plain.bash("sleep 0.6; echo slow-done")
+	if slow["resultType"] == "task" || !strings.Contains(resText(slow), "slow-done") {
+		t.Fatalf("a client that does not accept tasks: %v", slow)
+	}
+}
+
+// TestTasks_update_answers_a_permission_question: a call whose permission
+// question would block it becomes a task in input_required, the question
+// in inputRequests; tasks/update answers it and the call goes on.
+func TestTasks_update_answers_a_permission_question(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	url := startTasksHTTP(t, dir, "--settings", `{"permissions":{"ask":["Bash(touch *)"]}}`)
+	c := &taskClient{t: t, url: url, token: "tasks-token", caps: acceptingTasks()}
+	target := filepath.Join(dir, "allowed.txt")
+	created := c.bash("touch " + target + " && echo touched")
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("a call that asks: %v", created)
+	}
+	asked := c.await(id, "input_required")
+	reqs, _ := asked["inputRequests"].(map[string]any)
+	if len(reqs) != 1 {
+		t.Fatalf("input_required without one input request: %v", asked)
+	}
+	var key string
+	for k, v := range reqs {
+		key = k
+		if m, _ := v.(map[string]any); m["method"] != "elicitation/create" || !strings.Contains(fmt.Sprint(m["params"]), "Allow Bash") {
+			t.Fatalf("the input request is not the permission question: %v", v)
+		}
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the command ran before it was allowed")
+	}
+	ack := c.result("tasks/update", id, map[string]any{"taskId": id,
+		"inputResponses": map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"decision": "allow_once"}}}})
+	if len(ack) != 1 || ack["resultType"] != "complete" {
+		t.Fatalf("tasks/update ack: %v", ack)
+	}
+	done := c.await(id, "completed", "failed", "cancelled")
+	res, _ := done["result"].(map[string]any)
+	if done["status"] != "completed" || !strings.Contains(resText(res), "touched") {
+		t.Fatalf("after the answer: %v", done)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Fatalf("the allowed command did not run: %v", err)
+	}
+}
+
+// TestTasks_cancel_and_ttl_end_the_processes: tasks/cancel ends the
+// command's process group (as TaskStop does) and the task is cancelled; a
+// task still running when its TTL passes is ended too and forgotten.
+// Another token's tasks/get and tasks/cancel are answered as for an
+// unknown task and change nothing.
+func TestTasks_cancel_and_ttl_end_the_processes(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	url := startTasksHTTP(t, dir, "--permission-mode", "bypassPermissions", "--task-ttl", "3s")
+	c := &taskClient{t: t, url: url, token: "tasks-token", caps: acceptingTasks()}
+	other := &taskClient{t: t, url: url, token: "other-token-0123456789", caps: acceptingTasks()}
+
+	marker := fmt.Sprintf("300.%d", time.Now().UnixNano())
+	created := c.bash("sleep " + marker)
+	id, _ := created["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %v", created)
+	}
+	testbin.WaitProcs(t, marker, 1, 10*time.Second)
+	for _, method := range []string{"tasks/get", "tasks/cancel"} {
+		_, msg := other.rpc(method, id, map[string]any{"taskId": id})
+		e, _ := msg["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-32602) || !strings.Contains(fmt.Sprint(e["message"]), "not found") {
+			t.Fatalf("another token's %s: %v", method, msg)
+		}
+	}
+	if got := c.get(id); got["status"] != "working" || testbin.CountProcs(marker) != 1 {
+		t.Fatalf("after another token's cancel: %v, %d processes", got, testbin.CountProcs(marker))
+	}
+	if ack := c.result("tasks/cancel", id, map[string]any{"taskId": id}); len(ack) != 1 || ack["resultType"] != "complete" {
+		t.Fatalf("tasks/cancel ack: %v", ack)
+	}
+	testbin.WaitProcs(t, marker, 0, 10*time.Second)
+	if got := c.get(id); got["status"] != "cancelled" {
+		t.Fatalf("after tasks/cancel: %v", got)
+	}
+
+	marker2 := fmt.Sprintf("301.%d", time.Now().UnixNano())
+	created = c.bash("sleep " + marker2)
+	id2, _ := created["taskId"].(string)
+	testbin.WaitProcs(t, marker2, 1, 10*time.Second)
+	testbin.WaitFor(t, "the task's TTL to end it", func() bool {
+		_, msg := c.rpc("tasks/get", id2, map[string]any{"taskId": id2})
+		return msg["error"] != nil
+	})
+	testbin.WaitProcs(t, marker2, 0, 10*time.Second)
+
+	// Without the extension's capability the task methods are refused.
+	plain := &taskClient{t: t, url: url, token: "tasks-token", caps: map[string]any{}}
+	status, msg := plain.rpc("tasks/get", id, map[string]any{"taskId": id})
+	if e, _ := msg["error"].(map[string]any); status != 400 || e == nil || e["code"] != float64(-32021) {
+		t.Fatalf("tasks/get without the capability: %d %v", status, msg)
+	}
+}
