@@ -21,7 +21,7 @@ var families = []struct {
 	{"protected names", []string{"protected-", "build-config-", "mandatory-"}},
 	{"git", []string{"git-"}},
 	{"network", []string{"egress-", "network-", "unix-socket-"}},
-	{"credentials", []string{"credential-"}},
+	{"credentials", []string{"credential-", "env-"}},
 	{"processes", []string{"lockdown-", "nested-", "excluded-command-", "process-"}},
 	{"the terminal", []string{"terminal-"}},
 }

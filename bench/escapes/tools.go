@@ -63,6 +63,16 @@ func (w *world) env() []string {
 		"XDG_CACHE_HOME="+filepath.Join(w.home, ".cache"), "AGENT_MCP_CONFIG_DIR="+filepath.Join(w.home, ".config", "agent-mcp"))
 }
 
+// caseEnv is a case's env: variables, for the environment the sandbox
+// (agent-mcp's server, a peer's command line) is started with.
+func caseEnv(w *world, c *attackcorpus.Case) []string {
+	var env []string
+	for _, kv := range c.Env {
+		env = append(env, w.Expand(kv))
+	}
+	return env
+}
+
 // peerApplicable says whether a case is "set up a world, run command
 // lines, judge the facts": what a sandbox that is not a server can be
 // asked. Cases that need agent-mcp's server (background tasks and their
@@ -202,7 +212,7 @@ func (a agentMCP) open(w *world, c *attackcorpus.Case) (session, error) {
 		argv = append(argv, w.Expand(x))
 	}
 	cmd := exec.Command(a.bin, argv...)
-	cmd.Env = append(w.env(), "AGENT_MCP_SANDBOX_LAYERS=namespaces,landlock")
+	cmd.Env = append(append(w.env(), caseEnv(w, c)...), "AGENT_MCP_SANDBOX_LAYERS=namespaces,landlock")
 	s := &mcpSession{}
 	if c.TTY {
 		ptmx, tty, err := pty.Open()
@@ -389,7 +399,7 @@ func (s srt) open(w *world, c *attackcorpus.Case) (session, error) {
 	// each command: on a loaded machine that runs out and srt refuses to
 	// start ("Sandbox dependencies not available"), the command unrun.
 	return &execSession{argv: func(cmd string) []string { return []string{s.bin, "--settings", settings, "-c", cmd} },
-		dir: w.work, env: w.env(), retryOn: "Sandbox dependencies not available"}, nil
+		dir: w.work, env: append(w.env(), caseEnv(w, c)...), retryOn: "Sandbox dependencies not available"}, nil
 }
 
 // --- Codex --------------------------------------------------------------
@@ -484,7 +494,7 @@ func (x codex) open(w *world, c *attackcorpus.Case) (session, error) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}
-	env := append(w.env(), "CODEX_HOME="+home)
+	env := append(append(w.env(), caseEnv(w, c)...), "CODEX_HOME="+home)
 	return &execSession{argv: func(cmd string) []string {
 		return []string{x.bin, "sandbox", "-P", "bench", "-C", w.work, "--", "bash", "-c", cmd}
 	}, dir: w.work, env: env}, nil
