@@ -85,6 +85,7 @@ func TestPeerSettings(t *testing.T) {
 		{name: "terminal", c: attackcorpus.Case{TTY: true}, na: "the server's terminal"},
 		{name: "server's words", c: attackcorpus.Case{Steps: []attackcorpus.Step{{Kind: "bash", Text: "exit 7"}}, Expect: []string{"output Exit code 7"}},
 			na: "judged by what agent-mcp's server prints"},
+		{name: "env's words", c: attackcorpus.Case{Steps: []attackcorpus.Step{{Kind: "bash", Text: "env"}}, Expect: []string{"output PATH="}}},
 		{name: "command's words", c: attackcorpus.Case{Steps: []attackcorpus.Step{{Kind: "bash", Text: "echo RAN"}}, Expect: []string{"output RAN"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -63,6 +64,9 @@ func (w *world) env() []string {
 		"XDG_CACHE_HOME="+filepath.Join(w.home, ".cache"), "AGENT_MCP_CONFIG_DIR="+filepath.Join(w.home, ".config", "agent-mcp"))
 }
 
+// envName is a variable's name and its equals sign, as env prints it.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=$`)
+
 // caseEnv is a case's env: variables, for the environment the sandbox
 // (agent-mcp's server, a peer's command line) is started with.
 func caseEnv(w *world, c *attackcorpus.Case) []string {
@@ -103,10 +107,12 @@ func peerApplicable(c *attackcorpus.Case) (bool, string) {
 	if strings.Contains(text+strings.Join(c.Expect, "\n"), "@STATE@") {
 		return false, "the server's state directory"
 	}
-	// An output check for text no step prints itself judges what
-	// agent-mcp's server says (its refusal summary, its exit status).
+	// An output check for text no step names judges what agent-mcp's
+	// server says (its refusal summary, its exit status), except a
+	// variable's NAME=, which the command's own env prints.
 	for _, x := range c.Expect {
-		if want, ok := strings.CutPrefix(x, "output "); ok && !strings.Contains(text, want) {
+		want, ok := strings.CutPrefix(x, "output ")
+		if ok && !strings.Contains(text, want) && !envName.MatchString(want) {
 			return false, "judged by what agent-mcp's server prints"
 		}
 	}
