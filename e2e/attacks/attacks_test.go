@@ -3,21 +3,17 @@ package attacks
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/e2e/attackcorpus"
 	"github.com/agent-mcp/agent-mcp/e2e/internal/sandboxenv"
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/sandbox"
@@ -36,190 +32,13 @@ func TestMain(m *testing.M) { testbin.Main(m, &binary) }
 // in it: its areas, its files planted, the user's own commands.
 type sandboxEnv struct{ *sandboxenv.Env }
 
-// attackCase is one parsed case.
-type attackCase struct {
-	name string
-	// Header fields.
-	what, report, item string
-	holds              []string // the layers that must hold it
-	gap                string   // what `sandbox check` says where no layer of holds is in use
-	open               string   // why the attack still works (the case then expects it to)
-	settings           string
-	args               []string // further serve flags
-	env                []string // further variables of the server's environment (NAME=value)
-	tty                bool     // the server runs with a controlling terminal
-	inherit            bool     // the server inherits a directory descriptor on outside
-	// plant are the files (area/path → content) made before the server
-	// starts; a section whose content is "-> TARGET" plants a symbolic link.
-	plant [][2]string
-	steps []attackStep
-	// expect are the checks, one a line.
-	expect []string
-}
-
-// attackStep is one thing done through the server: a Bash command
-// (foreground or background), or a TaskOutput of the last background task;
-// or what the user does next outside the sandbox (a shell command run by
-// the test, as the server's user, in the working directory); or a wait
-// until paths exist or are gone.
-type attackStep struct {
-	kind, text string
-}
-
-// parseAttack reads a case in txtar form: a header of "key: value" lines,
-// then sections "-- NAME --".
-func parseAttack(name string, data []byte) (*attackCase, error) {
-	c := &attackCase{name: name}
-	var section string
-	var body strings.Builder
-	flush := func() error {
-		if section == "" {
-			return nil
-		}
-		text := body.String()
-		body.Reset()
-		switch {
-		case section == "bash", section == "bash background", section == "taskoutput", section == "user", section == "wait":
-			c.steps = append(c.steps, attackStep{kind: section, text: strings.TrimSpace(text)})
-		case section == "expect":
-			for _, l := range strings.Split(text, "\n") {
-				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-					c.expect = append(c.expect, l)
-				}
-			}
-		case strings.HasPrefix(section, "work/"), strings.HasPrefix(section, "home/"), strings.HasPrefix(section, "outside/"):
-			c.plant = append(c.plant, [2]string{section, text})
-		default:
-			return fmt.Errorf("section %q: want bash, bash background, taskoutput, user, wait, expect, or a file under work/, home/ or outside/", section)
-		}
-		return nil
-	}
-	inHeader := true
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		trimmed := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-			section, inHeader = strings.TrimSpace(trimmed[3:len(trimmed)-3]), false
-			continue
-		}
-		if !inHeader {
-			body.WriteString(line)
-			continue
-		}
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		key, value, ok := strings.Cut(trimmed, ":")
-		if !ok {
-			return nil, fmt.Errorf("header line %q: want key: value", trimmed)
-		}
-		value = strings.TrimSpace(value)
-		switch strings.TrimSpace(key) {
-		case "what":
-			c.what = value
-		case "report":
-			c.report = value
-		case "item":
-			c.item = value
-		case "holds":
-			c.holds = strings.Fields(strings.ReplaceAll(value, ",", " "))
-		case "gap":
-			c.gap = value
-		case "open":
-			c.open = value
-		case "settings":
-			c.settings = value
-		case "args":
-			c.args = strings.Fields(value)
-		case "env":
-			for _, kv := range strings.Fields(value) {
-				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-					return nil, fmt.Errorf("env: %q: want NAME=value", kv)
-				}
-				c.env = append(c.env, kv)
-			}
-		case "tty":
-			c.tty = value == "yes"
-		case "inherit":
-			if value != "outside" {
-				return nil, fmt.Errorf("inherit: %q: want outside", value)
-			}
-			c.inherit = true
-		default:
-			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings, args, env, tty or inherit", key)
-		}
-	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	switch {
-	case c.what == "":
-		return nil, fmt.Errorf("no what: header (what the case re-enacts)")
-	case len(c.holds) == 0:
-		return nil, fmt.Errorf("no holds: header (the layers that hold it: namespaces, landlock)")
-	case len(c.steps) == 0:
-		return nil, fmt.Errorf("no bash, taskoutput or user section")
-	case len(c.expect) == 0:
-		return nil, fmt.Errorf("no expect section")
-	}
-	for _, l := range c.holds {
-		if l != "namespaces" && l != "landlock" {
-			return nil, fmt.Errorf("holds: %q is not a layer (namespaces, landlock)", l)
-		}
-	}
-	if c.settings != "" && !json.Valid([]byte(c.settings)) {
-		return nil, fmt.Errorf("settings: not valid JSON: %s", c.settings)
-	}
-	for _, s := range c.steps {
-		if s.kind != "wait" {
-			continue
-		}
-		for _, l := range strings.Split(s.text, "\n") {
-			if verb, _, _ := strings.Cut(strings.TrimSpace(l), " "); verb != "exists" && verb != "absent" {
-				return nil, fmt.Errorf("wait %q: want exists AREA/PATH or absent AREA/PATH", l)
-			}
-		}
-	}
-	for _, e := range c.expect {
-		verb, _, _ := strings.Cut(e, " ")
-		if !slices.Contains([]string{"unchanged", "absent", "no-output", "output"}, verb) {
-			return nil, fmt.Errorf("expect %q: want unchanged, absent, no-output or output", e)
-		}
-	}
-	return c, nil
-}
-
-func loadAttacks(t *testing.T) []*attackCase {
+func loadAttacks(t *testing.T) []*attackcorpus.Case {
 	t.Helper()
-	files, err := filepath.Glob("*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no attack cases in e2e/attacks: %v", err)
-	}
-	var cases []*attackCase
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := parseAttack(strings.TrimSuffix(filepath.Base(f), ".txtar"), b)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		cases = append(cases, c)
+	cases, err := attackcorpus.Load(".")
+	if err != nil {
+		t.Fatal(err)
 	}
 	return cases
-}
-
-// holdsUnder reports whether the case must hold with layers in use.
-func (c *attackCase) holdsUnder(layers string) bool {
-	for _, l := range strings.Split(layers, ",") {
-		if slices.Contains(c.holds, l) {
-			return true
-		}
-	}
-	return false
 }
 
 // areaPath maps "work/x", "home/x", "outside/x" to the environment.
@@ -247,35 +66,30 @@ func (e *sandboxEnv) expand(s, helper string) string {
 		"@STATE@", e.State, "@HELPER@", helper, "@TTY@", tty, "@TCPHOST@", host, "@TCPPORT@", port).Replace(s)
 }
 
-// tcpTarget is a TCP listener outside every sandbox, on another loopback
-// address than the egress proxy's where the machine has one, that answers
-// every connection with TCP-REACHED: what a direct connection must never
-// reach. Its host and port.
+// tcpTarget is the listener @TCPHOST@:@TCPPORT@ name (see
+// attackcorpus.ListenTCP): what a direct connection must never reach.
 var tcpTarget = sync.OnceValues(func() (string, string) {
-	l, err := net.Listen("tcp", "127.0.0.2:0")
+	host, port, err := attackcorpus.ListenTCP()
 	if err != nil {
-		if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-			panic(err)
-		}
+		panic(err)
 	}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("TCP-REACHED\n"))
-			c.Close()
-		}
-	}()
-	host, port, _ := net.SplitHostPort(l.Addr().String())
 	return host, port
 })
 
+// attackWorld is the environment as a case sees it, with the helper
+// program @HELPER@ names.
+type attackWorld struct {
+	e      *sandboxEnv
+	helper string
+}
+
+func (w attackWorld) AreaPath(p string) string { return w.e.areaPath(p) }
+func (w attackWorld) Expand(s string) string   { return w.e.expand(s, w.helper) }
+
 // plantAttack makes a case's files, owned by the environment's user.
-func (e *sandboxEnv) plantAttack(t *testing.T, c *attackCase, helper string) {
+func (e *sandboxEnv) plantAttack(t *testing.T, c *attackcorpus.Case, helper string) {
 	t.Helper()
-	for _, p := range c.plant {
+	for _, p := range c.Plant {
 		path := e.areaPath(p[0])
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -306,67 +120,25 @@ func (e *sandboxEnv) plantAttack(t *testing.T, c *attackCase, helper string) {
 	}
 }
 
-// snapshot is what a path held before the steps: its content, or absent.
-type snapshot struct {
-	exists bool
-	link   string
-	data   []byte
-}
-
-func takeSnapshot(path string) snapshot {
-	st, err := os.Lstat(path)
-	if err != nil {
-		return snapshot{}
-	}
-	if st.Mode()&os.ModeSymlink != 0 {
-		l, _ := os.Readlink(path)
-		return snapshot{exists: true, link: l}
-	}
-	if st.IsDir() {
-		entries, _ := os.ReadDir(path)
-		var names []string
-		for _, en := range entries {
-			names = append(names, en.Name())
-		}
-		return snapshot{exists: true, data: []byte("dir:" + strings.Join(names, ","))}
-	}
-	b, _ := os.ReadFile(path)
-	return snapshot{exists: true, data: b}
-}
-
-func (s snapshot) String() string {
-	switch {
-	case !s.exists:
-		return "absent"
-	case s.link != "":
-		return "a link to " + s.link
-	}
-	return fmt.Sprintf("%q", s.data)
-}
-
 // runAttack runs a case's steps and returns the failed checks.
-func runAttack(t *testing.T, c *attackCase, e *sandboxEnv, cs *mcp.ClientSession, helper string) []string {
+func runAttack(t *testing.T, c *attackcorpus.Case, e *sandboxEnv, cs *mcp.ClientSession, helper string) []string {
 	t.Helper()
-	before := map[string]snapshot{}
-	for _, x := range c.expect {
-		if p, ok := strings.CutPrefix(x, "unchanged "); ok {
-			before[p] = takeSnapshot(e.areaPath(p))
-		}
-	}
+	w := attackWorld{e, helper}
+	before := c.Before(w)
 	var outputs, waitFailed []string
 	lastTask := ""
-	for _, s := range c.steps {
-		switch s.kind {
+	for _, s := range c.Steps {
+		switch s.Kind {
 		case "bash", "bash background":
-			out, _ := testbin.Bash(t, cs, e.expand(s.text, helper), s.kind == "bash background")
+			out, _ := testbin.Bash(t, cs, e.expand(s.Text, helper), s.Kind == "bash background")
 			outputs = append(outputs, out)
 			if rest, ok := strings.CutPrefix(out, "Command running in the background as task "); ok {
 				lastTask = strings.TrimSuffix(strings.Fields(rest)[0], ".")
 			}
 		case "user":
-			outputs = append(outputs, e.runAsUser(t, e.expand(s.text, helper)))
+			outputs = append(outputs, e.runAsUser(t, e.expand(s.Text, helper)))
 		case "wait":
-			if f := e.waitFor(e.expand(s.text, helper)); f != "" {
+			if f := attackcorpus.WaitFor(w, e.expand(s.Text, helper)); f != "" {
 				waitFailed = append(waitFailed, f)
 			}
 		case "taskoutput":
@@ -378,32 +150,9 @@ func runAttack(t *testing.T, c *attackCase, e *sandboxEnv, cs *mcp.ClientSession
 			outputs = append(outputs, testbin.Text(t, res))
 		}
 	}
-	failed := waitFailed
-	all := strings.Join(outputs, "\n")
-	for _, x := range c.expect {
-		verb, arg, _ := strings.Cut(x, " ")
-		arg = e.expand(arg, helper)
-		switch verb {
-		case "unchanged":
-			if now := takeSnapshot(e.areaPath(arg)); now.String() != before[arg].String() {
-				failed = append(failed, fmt.Sprintf("%s changed: was %s, now %s", arg, before[arg], now))
-			}
-		case "absent":
-			if _, err := os.Lstat(e.areaPath(arg)); err == nil {
-				failed = append(failed, fmt.Sprintf("%s exists: %s", arg, takeSnapshot(e.areaPath(arg))))
-			}
-		case "no-output":
-			if strings.Contains(all, arg) {
-				failed = append(failed, fmt.Sprintf("the output holds %q", arg))
-			}
-		case "output":
-			if !strings.Contains(all, arg) {
-				failed = append(failed, fmt.Sprintf("the output lacks %q (did the command run?)", arg))
-			}
-		}
-	}
+	failed := append(waitFailed, c.Judge(w, before, outputs)...)
 	if len(failed) > 0 {
-		t.Logf("outputs:\n%s", all)
+		t.Logf("outputs:\n%s", strings.Join(outputs, "\n"))
 	}
 	return failed
 }
@@ -429,35 +178,6 @@ func (e *sandboxEnv) runAsUser(t *testing.T, script string) string {
 	cmd.Env = append(env, "XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"))
 	out, _ := cmd.CombinedOutput()
 	return string(out)
-}
-
-// waitLimit bounds a wait step: what it waits for is due at once (a
-// protected name moved aside as it appears), so running out of it is a
-// failed check, not a slow machine.
-const waitLimit = 20 * time.Second
-
-// waitFor waits until every line of spec ("exists AREA/PATH", "absent
-// AREA/PATH") holds, looking again as the state changes; it returns what
-// did not come to hold within waitLimit, or "".
-func (e *sandboxEnv) waitFor(spec string) string {
-	deadline := time.Now().Add(waitLimit)
-	for {
-		var pending []string
-		for _, l := range strings.Split(strings.TrimSpace(spec), "\n") {
-			verb, arg, _ := strings.Cut(strings.TrimSpace(l), " ")
-			_, err := os.Lstat(e.areaPath(arg))
-			if (verb == "exists") != (err == nil) {
-				pending = append(pending, l)
-			}
-		}
-		if len(pending) == 0 {
-			return ""
-		}
-		if time.Now().After(deadline) {
-			return fmt.Sprintf("waited %s in vain for: %s", waitLimit, strings.Join(pending, "; "))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // sandboxCheck is `sandbox check`'s output with the given layers.
@@ -491,19 +211,19 @@ func TestAttackCorpus(t *testing.T) {
 	}
 	docs, _ := os.ReadFile(filepath.Join("..", "..", "docs", "sandbox.md"))
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			sandboxenv.ForEach(t, binary, func(t *testing.T, se *sandboxenv.Env, layers string) {
 				e := &sandboxEnv{se}
 				e.plantAttack(t, c, helper)
 				var args []string
-				if c.settings != "" {
-					args = append(args, "--settings", e.expand(c.settings, helper))
+				if c.Settings != "" {
+					args = append(args, "--settings", e.expand(c.Settings, helper))
 				}
-				for _, a := range c.args {
+				for _, a := range c.Args {
 					args = append(args, e.expand(a, helper))
 				}
-				if c.tty {
+				if c.TTY {
 					ptmx, tty, err := pty.Open()
 					if err != nil {
 						t.Fatalf("opening a terminal for the server: %v", err)
@@ -511,7 +231,7 @@ func TestAttackCorpus(t *testing.T) {
 					t.Cleanup(func() { ptmx.Close(); tty.Close() })
 					e.Ctty = tty
 				}
-				if c.inherit {
+				if c.Inherit {
 					// As a careless host or script would: a descriptor it
 					// left open, which the server does not know of.
 					d, err := os.Open(e.Outside)
@@ -522,24 +242,24 @@ func TestAttackCorpus(t *testing.T) {
 					e.Inherit = d
 				}
 				var env []string
-				for _, kv := range c.env {
+				for _, kv := range c.Env {
 					env = append(env, e.expand(kv, helper))
 				}
 				cs, _ := e.Serve(t, layers, env, args...)
 				failed := runAttack(t, c, e, cs, helper)
-				must := c.holdsUnder(layers)
+				must := c.HoldsUnder(layers)
 				switch {
-				case c.open != "" && must:
+				case c.Open != "" && must:
 					// Declared open: logged, not failed; the fix that
 					// closes it removes the line.
 					if len(failed) == 0 {
-						t.Logf("declared open (%s), but held here", c.open)
+						t.Logf("declared open (%s), but held here", c.Open)
 					} else {
-						t.Logf("open as declared (%s): %s", c.open, strings.Join(failed, "; "))
+						t.Logf("open as declared (%s): %s", c.Open, strings.Join(failed, "; "))
 					}
 				case must:
 					for _, f := range failed {
-						t.Errorf("%s (%s): %s", c.name, c.what, f)
+						t.Errorf("%s (%s): %s", c.Name, c.What, f)
 					}
 				default:
 					if len(failed) > 0 {
@@ -547,14 +267,14 @@ func TestAttackCorpus(t *testing.T) {
 					}
 					// Where no layer of holds is in use, what is missing
 					// is said: by sandbox check, and in the docs.
-					if c.gap == "" {
-						t.Fatalf("%s is not held by %s (holds: %v) but the case names no gap: text", c.name, layers, c.holds)
+					if c.Gap == "" {
+						t.Fatalf("%s is not held by %s (holds: %v) but the case names no gap: text", c.Name, layers, c.Holds)
 					}
-					if out := sandboxCheck()(layers); !strings.Contains(out, c.gap) {
-						t.Errorf("sandbox check with %s does not say %q:\n%s", layers, c.gap, out)
+					if out := sandboxCheck()(layers); !strings.Contains(out, c.Gap) {
+						t.Errorf("sandbox check with %s does not say %q:\n%s", layers, c.Gap, out)
 					}
-					if !bytes.Contains(readme, []byte(c.gap)) && !bytes.Contains(docs, []byte(c.gap)) {
-						t.Errorf("neither README.md nor docs/sandbox.md says %q", c.gap)
+					if !bytes.Contains(readme, []byte(c.Gap)) && !bytes.Contains(docs, []byte(c.Gap)) {
+						t.Errorf("neither README.md nor docs/sandbox.md says %q", c.Gap)
 					}
 				}
 			})
@@ -608,26 +328,13 @@ func TestSandbox_git_works_in_protected_repositories(t *testing.T) {
 	})
 }
 
-// listenUnix serves a unix socket at path, anyone may connect, that
-// answers every connection with SOCKET-REACHED.
+// listenUnix serves a unix socket at path (see attackcorpus.ListenUnix)
+// for the test's life.
 func listenUnix(t *testing.T, path string) {
 	t.Helper()
-	l, err := net.Listen("unix", path)
+	l, err := attackcorpus.ListenUnix(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(path, 0o777); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SOCKET-REACHED\n"))
-			c.Close()
-		}
-	}()
 }

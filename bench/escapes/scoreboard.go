@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/agent-mcp/agent-mcp/e2e/attackcorpus"
+)
+
+// families are the scoreboard's rows, in order, each with the case name
+// prefixes that belong to it.
+var families = []struct {
+	name     string
+	prefixes []string
+}{
+	{"writes", []string{"write-", "output-file-", "private-tmp-", "state-", "build-cache-"}},
+	{"reads", []string{"read-", "mask-"}},
+	{"protected names", []string{"protected-", "build-config-", "mandatory-"}},
+	{"git", []string{"git-"}},
+	{"network", []string{"egress-", "network-", "unix-socket-"}},
+	{"credentials", []string{"credential-", "env-"}},
+	{"processes", []string{"lockdown-", "nested-", "excluded-command-", "process-"}},
+	{"the terminal", []string{"terminal-"}},
+}
+
+// family names a case's family by its name; "other" for a name no family
+// claims.
+func family(name string) string {
+	for _, f := range families {
+		for _, p := range f.prefixes {
+			if strings.HasPrefix(name, p) {
+				return f.name
+			}
+		}
+	}
+	return "other"
+}
+
+type caseRow struct {
+	c       *attackcorpus.Case
+	results []result // one a tool, in the scoreboard's order
+}
+
+type scoreboard struct {
+	tools []tool
+	rows  []caseRow
+}
+
+// count is held/applicable of the rows of a family ("" for all) in tool
+// i, and how many of the applicable ones did not run.
+func (b *scoreboard) count(fam string, i int) (held, applicable, notRun int) {
+	for _, r := range b.rows {
+		if fam != "" && family(r.c.Name) != fam {
+			continue
+		}
+		if res := r.results[i]; res.na == "" {
+			applicable++
+			switch {
+			case res.held():
+				held++
+			case res.ranNot():
+				notRun++
+			}
+		}
+	}
+	return
+}
+
+// summary is the scoreboard table: held / applicable per family and tool.
+func (b *scoreboard) summary() string {
+	var s strings.Builder
+	s.WriteString("| family |")
+	for _, t := range b.tools {
+		s.WriteString(" " + t.name() + " |")
+	}
+	s.WriteString("\n|---|" + strings.Repeat("---|", len(b.tools)) + "\n")
+	names := []string{}
+	for _, f := range families {
+		names = append(names, f.name)
+	}
+	names = append(names, "other")
+	for _, f := range append(names, "") {
+		any := false
+		for _, r := range b.rows {
+			if f == "" || family(r.c.Name) == f {
+				any = true
+			}
+		}
+		if !any {
+			continue
+		}
+		label := f
+		if f == "" {
+			label = "**all**"
+		}
+		s.WriteString("| " + label + " |")
+		for i := range b.tools {
+			h, a, n := b.count(f, i)
+			cell := fmt.Sprintf(" %d / %d", h, a)
+			if n > 0 {
+				cell += fmt.Sprintf(" (%d not run)", n)
+			}
+			s.WriteString(cell + " |")
+		}
+		s.WriteString("\n")
+	}
+	return s.String()
+}
+
+// cases is the table of every case: its family and what became of it in
+// each tool.
+func (b *scoreboard) cases() string {
+	var s strings.Builder
+	s.WriteString("| case | family |")
+	for _, t := range b.tools {
+		s.WriteString(" " + t.name() + " |")
+	}
+	s.WriteString("\n|---|---|" + strings.Repeat("---|", len(b.tools)) + "\n")
+	for _, r := range b.rows {
+		s.WriteString(fmt.Sprintf("| %s | %s |", r.c.Name, family(r.c.Name)))
+		for _, res := range r.results {
+			m := res.mark()
+			if res.na != "" {
+				m = "n/a: " + res.na
+			}
+			s.WriteString(" " + m + " |")
+		}
+		s.WriteString("\n")
+	}
+	return s.String()
+}
+
+// open lists the cases a peer holds and agent-mcp does not.
+func (b *scoreboard) open() string {
+	var s strings.Builder
+	for _, r := range b.rows {
+		if r.results[0].held() || r.results[0].na != "" {
+			continue
+		}
+		var by []string
+		for i, res := range r.results[1:] {
+			if res.held() {
+				by = append(by, b.tools[i+1].name())
+			}
+		}
+		if len(by) > 0 {
+			s.WriteString(fmt.Sprintf("- open: `%s` (%s) is held by %s and not by agent-mcp: %s\n",
+				r.c.Name, family(r.c.Name), strings.Join(by, " and "), strings.Join(r.results[0].failed, "; ")))
+		}
+	}
+	if s.Len() == 0 {
+		return "None: no case a peer holds escapes agent-mcp.\n"
+	}
+	return s.String()
+}
+
+// machine says where the run was made and what ran.
+func machine(tools []tool) string {
+	var s strings.Builder
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	s.WriteString(fmt.Sprintf("- machine: %s/%s, Linux %s, %d CPUs, run as uid %d\n", runtime.GOOS, runtime.GOARCH,
+		strings.TrimSpace(string(kernel)), runtime.NumCPU(), os.Getuid()))
+	for _, t := range tools {
+		s.WriteString(fmt.Sprintf("- %s: %s\n", t.name(), t.version()))
+	}
+	if out, err := runLimited([]string{"bwrap", "--version"}, "/", os.Environ()); err == nil {
+		s.WriteString("- floor: " + strings.TrimSpace(out) + " (Debian's)\n")
+	}
+	for _, t := range tools {
+		s.WriteString("\n**" + t.name() + "**: " + t.config() + "\n")
+	}
+	return s.String()
+}
+
+// The markers around each generated part of the document.
+const (
+	markScore   = "scoreboard"
+	markCases   = "cases"
+	markOpen    = "open"
+	markCost    = "cost"
+	markMachine = "machine"
+)
+
+func begin(name string) string {
+	return "<!-- escapes:" + name + " begin (written by go run ./bench/escapes) -->\n"
+}
+func end(name string) string { return "<!-- escapes:" + name + " end -->" }
+
+// replaceBetween puts text between a marker pair of doc.
+func replaceBetween(doc []byte, name, text string) ([]byte, error) {
+	b, e := []byte(begin(name)), []byte(end(name))
+	i := bytes.Index(doc, b)
+	j := bytes.Index(doc, e)
+	if i < 0 || j < i {
+		return nil, fmt.Errorf("the document lacks the markers %q … %q", strings.TrimSpace(begin(name)), end(name))
+	}
+	out := append([]byte{}, doc[:i+len(b)]...)
+	out = append(out, text...)
+	return append(out, doc[j:]...), nil
+}
+
+// writeDoc rewrites the generated parts of the document.
+func writeDoc(path string, b *scoreboard, costs *costTable, mach string) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	parts := map[string]string{markScore: b.summary(), markCases: b.cases(), markOpen: b.open(), markMachine: mach}
+	if costs != nil {
+		parts[markCost] = costs.markdown()
+	}
+	for _, name := range []string{markScore, markCases, markOpen, markCost, markMachine} {
+		text, ok := parts[name]
+		if !ok {
+			continue
+		}
+		if doc, err = replaceBetween(doc, name, text); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return os.WriteFile(path, doc, 0o644)
+}
+
+// docCases reads the case names of the document's case table.
+func docCases(doc []byte) ([]string, error) {
+	b, e := []byte(begin(markCases)), []byte(end(markCases))
+	i, j := bytes.Index(doc, b), bytes.Index(doc, e)
+	if i < 0 || j < i {
+		return nil, fmt.Errorf("the document lacks the case table's markers")
+	}
+	var names []string
+	for _, l := range strings.Split(string(doc[i+len(b):j]), "\n") {
+		f := strings.Split(l, "|")
+		if len(f) < 3 {
+			continue
+		}
+		n := strings.TrimSpace(f[1])
+		if n == "case" || strings.HasPrefix(n, "---") || n == "" {
+			continue
+		}
+		names = append(names, n)
+	}
+	return names, nil
+}
