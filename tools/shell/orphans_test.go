@@ -17,25 +17,20 @@ func grandchildren(m string) string {
 	return "sleep " + m + " & sleep " + m + " & wait"
 }
 
+// TestOrphans_timeout_with_background_off: with background tasks off
+// (internal/cli sets the option from AGENT_MCP_DISABLE_BACKGROUND_TASKS),
+// a command that times out is stopped, its grandchildren with it.
 func TestOrphans_timeout_with_background_off(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		name string
-		opts Options
-	}{
-		{"option", Options{DisableBackground: true, KillGrace: testOpts.KillGrace}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			s := newSession(t)
-			m := marker()
-			res := mustCall(t, Bash(tt.opts), s, map[string]any{"command": "echo partial; " + grandchildren(m), "timeout": 300})
-			out := bashOut(t, res)
-			if !res.IsError || out.BackgroundTaskID != "" || !out.Interrupted || !strings.Contains(res.Text, "timed out after 300ms") {
-				t.Errorf("timeout with background off: %+v %q", out, res.Text)
-			}
-			waitProcs(t, m, 0)
-		})
+	s := newSession(t)
+	m := marker()
+	opts := Options{DisableBackground: true, KillGrace: testOpts.KillGrace}
+	res := mustCall(t, Bash(opts), s, map[string]any{"command": "echo partial; " + grandchildren(m), "timeout": 300})
+	out := bashOut(t, res)
+	if !res.IsError || out.BackgroundTaskID != "" || !out.Interrupted || !strings.Contains(res.Text, "timed out after 300ms") {
+		t.Errorf("timeout with background off: %+v %q", out, res.Text)
 	}
+	waitProcs(t, m, 0)
 }
 
 func TestOrphans_cancellation(t *testing.T) {
