@@ -215,17 +215,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var tracing *server.Tracing
 	if *otel || server.TracingWanted(os.Getenv) {
-		if tracing, err = server.NewTracing(ctx, "", Version); err != nil {
+		var stop func()
+		if tracing, stop, err = startTracing(ctx, logger); err != nil {
 			return err
 		}
 		pipeline.Tracer = tracing
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if err := tracing.Shutdown(sctx); err != nil {
-				logger.Warn("sending the last traces", "err", err)
-			}
-		}()
+		defer stop()
 	}
 	if hf.enabled {
 		hf.metrics = server.NewMetrics()
@@ -233,36 +228,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	// One line saying which sandbox layers hold Bash: a person at a
-	// terminal and the HTTP mode's start-up lines always show it; for a host
-	// on a pipe it is a warning when commands run unconfined on a machine
-	// that offers no layer, else information (quiet at the default level).
-	// The layers are known once the sandbox's probe has finished, which
-	// over stdio may be after initialize has been answered.
-	sayLayers, instructions := func() string { return "" }, ""
-	if perm, err := w.permissionSetup(sessOpts.Cwd); err == nil {
-		sb := perm.sandbox
-		if err := sb.ProtectServer(); err != nil {
-			logger.Warn("the server stays dumpable: a command could reach its descriptors through /proc", "err", err)
-		}
-		if sb.Unconfined() {
-			instructions = sandbox.UnconfinedNotice
-		}
-		hf.ready = sandboxReady(w.sandbox, sb)
-		sayLayers = func() string {
-			line := sb.Describe()
-			if sb != nil && !sb.Layers().Any() {
-				logger.Warn(line)
-			} else {
-				logger.Info(line)
-			}
-			return line
-		}
-	}
+	sayLayers, instructions := w.sandboxLine(sessOpts.Cwd, &hf, logger)
 	// Over stdio the host waits for the answer to initialize: the line
 	// (and the sandbox's probe behind it, child processes that would take
 	// a core from that answer) waits for it, or for the input to end.
-	initialized, served := make(chan struct{}), make(chan struct{})
+	initialized := make(chan struct{})
 	srv, err := server.New(server.Options{
 		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger, Instructions: instructions,
 		StructuredOutput: *structured, DeferTools: *deferTools, Metrics: hf.metrics, Tracing: tracing,
@@ -273,29 +243,84 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if !hf.enabled {
-		said := make(chan struct{})
-		go func() {
-			defer close(said)
-			person := xterm.IsTerminal(int(os.Stdin.Fd()))
-			if !person {
-				select {
-				case <-initialized:
-				case <-served:
-				}
-			}
-			line := sayLayers()
-			if person {
-				fmt.Fprintln(stderr, stdioGreeting(line))
-			}
-		}()
-		err := srv.ServeStdio(ctx)
-		close(served)
-		<-said // said even when the input ended at once
-		return err
+		return serveStdio(ctx, srv, initialized, sayLayers, stderr)
 	}
 	defer srv.Close()
 	startedGC()
 	return hf.serve(ctx, srv, sayLayers(), stderr)
+}
+
+// startTracing starts sending OpenTelemetry traces; stop sends the last
+// ones (within five seconds) and ends it.
+func startTracing(ctx context.Context, logger *slog.Logger) (tracing *server.Tracing, stop func(), err error) {
+	if tracing, err = server.NewTracing(ctx, "", Version); err != nil {
+		return nil, nil, err
+	}
+	return tracing, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tracing.Shutdown(sctx); err != nil {
+			logger.Warn("sending the last traces", "err", err)
+		}
+	}, nil
+}
+
+// sandboxLine returns the function that says, in one line, which sandbox
+// layers hold Bash, and the instructions the server gives hosts about
+// the sandbox; it sets hf's readiness check to the sandbox's. A person at
+// a terminal and the HTTP mode's start-up lines always show the line; for
+// a host on a pipe it is a warning when commands run unconfined on a
+// machine that offers no layer, else information (quiet at the default
+// level). The layers are known once the sandbox's probe has finished,
+// which over stdio may be after initialize has been answered.
+func (w *workspaceFlags) sandboxLine(cwd string, hf *httpFlags, logger *slog.Logger) (sayLayers func() string, instructions string) {
+	perm, err := w.permissionSetup(cwd)
+	if err != nil {
+		return func() string { return "" }, ""
+	}
+	sb := perm.sandbox
+	if err := sb.ProtectServer(); err != nil {
+		logger.Warn("the server stays dumpable: a command could reach its descriptors through /proc", "err", err)
+	}
+	if sb.Unconfined() {
+		instructions = sandbox.UnconfinedNotice
+	}
+	hf.ready = sandboxReady(w.sandbox, sb)
+	return func() string {
+		line := sb.Describe()
+		if sb != nil && !sb.Layers().Any() {
+			logger.Warn(line)
+		} else {
+			logger.Info(line)
+		}
+		return line
+	}, instructions
+}
+
+// serveStdio serves on stdin/stdout. The sandbox line is said once the
+// host has the answer to initialize (the host waits for that answer, and
+// the sandbox's probe behind the line would take a core from it) or the
+// input has ended; to a person at a terminal at once, with a greeting.
+func serveStdio(ctx context.Context, srv *server.Server, initialized <-chan struct{}, sayLayers func() string, stderr io.Writer) error {
+	said, served := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(said)
+		person := xterm.IsTerminal(int(os.Stdin.Fd()))
+		if !person {
+			select {
+			case <-initialized:
+			case <-served:
+			}
+		}
+		line := sayLayers()
+		if person {
+			fmt.Fprintln(stderr, stdioGreeting(line))
+		}
+	}()
+	err := srv.ServeStdio(ctx)
+	close(served)
+	<-said // said even when the input ended at once
+	return err
 }
 
 // startupGC lets the heap grow to five times its live size, instead of
