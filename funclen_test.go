@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// maxFuncLines is the longest a product function may be, from its
+// signature to its closing brace: a longer one does several things, each
+// of which reads better as a function with a name.
+const maxFuncLines = 120
+
+// longFuncs are the product functions still over maxFuncLines, by
+// "directory Name" (methods as Type.Name), each being split by the work
+// that moved the sandbox to its own room. One no longer over the limit
+// is only logged, to be taken off this list.
+var longFuncs = map[string]bool{
+	"sandbox/launcher initMain": true,
+	"sandbox Sandbox.Command":   true,
+}
+
+// TestFunctionLength fails for a product function (tests, the end-to-end
+// tests, benchmarks and the conformance fixtures aside) longer than
+// maxFuncLines.
+func TestFunctionLength(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	still := map[string]bool{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		if under(dir, outside) || under(dir, testOnly) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			lines := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1
+			if lines <= maxFuncLines {
+				continue
+			}
+			key := dir + " " + funcName(fd)
+			if longFuncs[key] {
+				still[key] = true
+				continue
+			}
+			t.Errorf("%s:%d: %s is %d lines, over %d: split it by the kinds of thing it handles",
+				p, fset.Position(fd.Pos()).Line, funcName(fd), lines, maxFuncLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key := range longFuncs {
+		if !still[key] {
+			t.Logf("%s is no longer over %d lines: take it off longFuncs", key, maxFuncLines)
+		}
+	}
+}
+
+// funcName is a function's name, a method's as Type.Name.
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	typ := fd.Recv.List[0].Type
+	if star, ok := typ.(*ast.StarExpr); ok {
+		typ = star.X
+	}
+	switch x := typ.(type) {
+	case *ast.IndexExpr:
+		typ = x.X
+	case *ast.IndexListExpr:
+		typ = x.X
+	}
+	if id, ok := typ.(*ast.Ident); ok {
+		return id.Name + "." + fd.Name.Name
+	}
+	return fmt.Sprintf("%s.%s", typ, fd.Name.Name)
+}
