@@ -43,15 +43,6 @@ func (s *screen) Raw() string { return s.out.String() }
 // escapes matches CSI, OSC and two-byte escape sequences.
 var escapes = regexp.MustCompile(`\x1b(?:\[[0-9;?<>=$ ]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78MDEHc])`)
 
-// waitEnd is closed when a wait for the program gives up: at the end of
-// the test or near the test binary's deadline (testbin.WaitContext), so a
-// hang fails the test naming what it waited for.
-func waitEnd(t testing.TB) <-chan struct{} {
-	ctx, cancel := testbin.WaitContext(t)
-	t.Cleanup(cancel)
-	return ctx.Done()
-}
-
 // waitScreen waits until the screen, after offset from, contains want, and
 // returns the offset just past it.
 func waitScreen(t *testing.T, s *screen, from int, want string) int {
@@ -169,7 +160,7 @@ func TestChatInteractive_ctrl_c_under_pty(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitInterrupted, scr.String())
 		}
-	case <-waitEnd(t):
+	case <-testbin.WaitDone(t):
 		t.Fatalf("chat did not exit after the second Ctrl-C:\n%s", scr.String())
 	}
 	if n := len(srv.Requests()); n != 1 {
@@ -214,7 +205,7 @@ func TestChatInteractive_sigterm_at_the_prompt(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != exitTerminated {
 			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitTerminated, scr.String())
 		}
-	case <-waitEnd(t):
+	case <-testbin.WaitDone(t):
 		t.Fatalf("chat did not exit on SIGTERM at the prompt:\n%s", scr.String())
 	}
 }
@@ -281,7 +272,7 @@ func TestChatInteractive_question_on_a_terminal(t *testing.T) {
 		if err != nil {
 			t.Errorf("chat ended with %v, want exit code 0:\n%s", err, scr.String())
 		}
-	case <-waitEnd(t):
+	case <-testbin.WaitDone(t):
 		t.Fatalf("chat did not exit on /exit:\n%s", scr.String())
 	}
 	// The key cancels the turn before the form returns: the dismissal is
@@ -344,7 +335,7 @@ func TestChatInteractive_sigint_at_a_plain_prompt(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 			t.Errorf("chat ended with %v, want exit code %d:\n%s", err, exitInterrupted, scr.String())
 		}
-	case <-waitEnd(t):
+	case <-testbin.WaitDone(t):
 		t.Fatalf("chat did not exit after two SIGINTs:\n%s", scr.String())
 	}
 }

@@ -188,7 +188,7 @@ func (u *tui) exit() {
 		if err != nil {
 			u.t.Errorf("chat ended with %v:\n%s", err, u.scr.String())
 		}
-	case <-waitEnd(u.t):
+	case <-testbin.WaitDone(u.t):
 		u.t.Fatalf("chat did not exit on /exit:\n%s", u.scr.String())
 	}
 }

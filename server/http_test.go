@@ -315,7 +315,7 @@ func receive[T any](t *testing.T, what string, ch <-chan T) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(20 * time.Second):
+	case <-testbin.WaitDone(t):
 		t.Fatalf("gave up waiting for %s", what)
 		panic("unreachable")
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agent-mcp/agent-mcp/internal/testbin"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
@@ -164,13 +165,13 @@ func TestProgressAndCancellation(t *testing.T) {
 	}()
 	select {
 	case <-gotThree:
-	case <-time.After(30 * time.Second):
+	case <-testbin.WaitDone(t):
 		t.Fatal("no progress notifications arrived")
 	}
 	cancel()
 	select {
 	case <-cancelled:
-	case <-time.After(30 * time.Second):
+	case <-testbin.WaitDone(t):
 		t.Fatal("the tool's context was not cancelled by the client's cancellation")
 	}
 	if err := <-errc; err == nil {
@@ -259,7 +260,7 @@ func TestConcurrentCallsOfOneSessionFollowTheGate(t *testing.T) {
 		select {
 		case n := <-running:
 			got[n] = true
-		case <-time.After(30 * time.Second):
+		case <-testbin.WaitDone(t):
 			t.Fatalf("safe calls did not overlap; running: %v", got)
 		}
 	}
@@ -276,7 +277,7 @@ func TestConcurrentCallsOfOneSessionFollowTheGate(t *testing.T) {
 		if n != "Exclusive" {
 			t.Fatalf("unexpected %s", n)
 		}
-	case <-time.After(30 * time.Second):
+	case <-testbin.WaitDone(t):
 		t.Fatal("the exclusive call never ran")
 	}
 	wg.Wait()

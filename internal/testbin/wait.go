@@ -35,6 +35,15 @@ func WaitContext(t testing.TB) (context.Context, context.CancelFunc) {
 	return context.WithCancel(ctx)
 }
 
+// WaitDone is closed when a wait gives up (WaitContext ends: the test
+// ended or the test binary's deadline is near), for a select that waits
+// on a channel beside it.
+func WaitDone(t testing.TB) <-chan struct{} {
+	ctx, cancel := WaitContext(t)
+	t.Cleanup(cancel)
+	return ctx.Done()
+}
+
 // WaitFor calls cond until it reports true, pausing between calls (1 ms,
 // doubling to 50 ms), and fails t naming what if WaitContext ends first.
 // cond reads state (a file, a process table, a server's answer); the wait

@@ -102,6 +102,23 @@ func TestPoll_reports_why_it_gave_up(t *testing.T) {
 	}
 }
 
+// TestWaitDone_closes_near_the_deadline: the channel stays open while
+// the test has time, and closes once its binary's deadline is near.
+func TestWaitDone_closes_near_the_deadline(t *testing.T) {
+	t.Parallel()
+	select {
+	case <-WaitDone(t):
+		t.Fatal("WaitDone closed while the test had time")
+	default:
+	}
+	f := &failingTB{TB: t, ctx: context.Background(), deadline: time.Now().Add(deadlineMargin / 2)}
+	select {
+	case <-WaitDone(f):
+	case <-WaitDone(t):
+		t.Fatal("WaitDone stayed open past the margin before the deadline")
+	}
+}
+
 // TestFreeAddr_can_be_listened_on: the address is a loopback one a
 // listener can take, and FreePort is a port number. A port is free when
 // FreeAddr returns, not for ever: another process may take it before this
