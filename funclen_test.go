@@ -16,22 +16,12 @@ import (
 // of which reads better as a function with a name.
 const maxFuncLines = 120
 
-// longFuncs are the product functions still over maxFuncLines, by
-// "directory Name" (methods as Type.Name), each being split by the work
-// that moved the sandbox to its own room. One no longer over the limit
-// is only logged, to be taken off this list.
-var longFuncs = map[string]bool{
-	"sandbox/launcher initMain": true,
-	"sandbox Sandbox.Command":   true,
-}
-
 // TestFunctionLength fails for a product function (tests, the end-to-end
 // tests, benchmarks and the conformance fixtures aside) longer than
 // maxFuncLines.
 func TestFunctionLength(t *testing.T) {
 	t.Parallel()
 	fset := token.NewFileSet()
-	still := map[string]bool{}
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -63,11 +53,6 @@ func TestFunctionLength(t *testing.T) {
 			if lines <= maxFuncLines {
 				continue
 			}
-			key := dir + " " + funcName(fd)
-			if longFuncs[key] {
-				still[key] = true
-				continue
-			}
 			t.Errorf("%s:%d: %s is %d lines, over %d: split it by the kinds of thing it handles",
 				p, fset.Position(fd.Pos()).Line, funcName(fd), lines, maxFuncLines)
 		}
@@ -75,11 +60,6 @@ func TestFunctionLength(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for key := range longFuncs {
-		if !still[key] {
-			t.Logf("%s is no longer over %d lines: take it off longFuncs", key, maxFuncLines)
-		}
 	}
 }
 

@@ -244,25 +244,37 @@ func runBash(ctx context.Context, opts Options, in *BashInput, uc *tools.UseCont
 	}
 
 	if in.RunInBackground {
-		spec.pty, spec.visible = true, true
-		t, err := m.start(spec)
-		if err != nil {
-			return nil, err
-		}
-		res := &tools.Result{Output: BashOutput{BackgroundTaskID: t.ID, OutputFile: t.OutputPath, Cwd: dir}}
-		if in.WaitFor == "" {
-			res.Text = fmt.Sprintf("Command running in the background as task %s. Its output goes to %s; check it with TaskOutput, type into it with TaskInput and end it with TaskStop.",
-				t.ID, t.OutputPath)
-		} else if res, err = awaitReady(ctx, m, t, in, dir); err != nil {
-			return nil, err
-		}
-		if notice != "" {
-			res.Text = notice + "\n" + res.Text
-			res.Modify = func(s *tools.Session) { s.SetCwd(dir) }
-		}
-		return res, nil
+		return runBackground(ctx, m, spec, in, dir, notice)
 	}
+	return runForeground(ctx, m, opts, spec, in, sess, dir, notice, timeout, progress)
+}
 
+// runBackground starts the command as a background task and answers at
+// once, or once its output shows in.WaitFor (awaitReady).
+func runBackground(ctx context.Context, m *Manager, spec startSpec, in *BashInput, dir, notice string) (*tools.Result, error) {
+	spec.pty, spec.visible = true, true
+	t, err := m.start(spec)
+	if err != nil {
+		return nil, err
+	}
+	res := &tools.Result{Output: BashOutput{BackgroundTaskID: t.ID, OutputFile: t.OutputPath, Cwd: dir}}
+	if in.WaitFor == "" {
+		res.Text = fmt.Sprintf("Command running in the background as task %s. Its output goes to %s; check it with TaskOutput, type into it with TaskInput and end it with TaskStop.",
+			t.ID, t.OutputPath)
+	} else if res, err = awaitReady(ctx, m, t, in, dir); err != nil {
+		return nil, err
+	}
+	if notice != "" {
+		res.Text = notice + "\n" + res.Text
+		res.Modify = func(s *tools.Session) { s.SetCwd(dir) }
+	}
+	return res, nil
+}
+
+// runForeground runs the command to its end, reporting its last line of
+// output as progress; at the timeout it moves to the background (or, in
+// an MCP task, is published as a background task and waited for).
+func runForeground(ctx context.Context, m *Manager, opts Options, spec startSpec, in *BashInput, sess *tools.Session, dir, notice string, timeout time.Duration, progress tools.Progress) (*tools.Result, error) {
 	// The shell reports its final directory on a descriptor it inherits
 	// (a file the server made and reads back through its own
 	// descriptor), not to a name a command could have planted a link at.
