@@ -102,14 +102,12 @@ func under(dir string, dirs []string) bool {
 	return false
 }
 
-// productImports reads the import lines of every non-test Go file of the
-// product (whatever its build tags): directory → import path → the first
-// file importing it.
-func productImports(t *testing.T) map[string]map[string]string {
-	t.Helper()
-	fset := token.NewFileSet()
-	pkgs := map[string]map[string]string{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+// walkProduct calls fn with the path and the directory (slash-separated,
+// relative to the module root) of every non-test Go file of the product,
+// whatever its build tags: not the tests of the whole, the benchmarks,
+// the conformance fixtures or the test helpers.
+func walkProduct(fn func(path, dir string) error) error {
+	return filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -120,13 +118,22 @@ func productImports(t *testing.T) map[string]map[string]string {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
 		dir := filepath.ToSlash(filepath.Dir(p))
-		if under(dir, outside) || under(dir, testOnly) {
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || under(dir, outside) || under(dir, testOnly) {
 			return nil
 		}
+		return fn(p, dir)
+	})
+}
+
+// productImports reads the import lines of every non-test Go file of the
+// product (whatever its build tags): directory → import path → the first
+// file importing it.
+func productImports(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs := map[string]map[string]string{}
+	err := walkProduct(func(p, dir string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,21 +25,7 @@ func TestEnvDocumented(t *testing.T) {
 	t.Parallel()
 	named := map[string]string{} // variable → the first file naming it
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		dir := filepath.ToSlash(filepath.Dir(p))
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || under(dir, outside) || under(dir, testOnly) {
-			return nil
-		}
+	err := walkProduct(func(p, _ string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err

@@ -5,9 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -22,24 +19,7 @@ const maxFuncLines = 120
 func TestFunctionLength(t *testing.T) {
 	t.Parallel()
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		dir := filepath.ToSlash(filepath.Dir(p))
-		if under(dir, outside) || under(dir, testOnly) {
-			return nil
-		}
+	err := walkProduct(func(p, _ string) error {
 		f, err := parser.ParseFile(fset, p, nil, 0)
 		if err != nil {
 			return err
