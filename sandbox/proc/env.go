@@ -57,6 +57,7 @@ var CommandEnv = []string{
 	// proxy sets its own over them).
 	"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
 	"SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+	"GIT_SSL_CAINFO", "PIP_CERT", "AWS_CA_BUNDLE", "NPM_CONFIG_CAFILE", "npm_config_cafile",
 	// Builds in general.
 	"MAKEFLAGS", "CI", "SOURCE_DATE_EPOCH",
 	// C and C++ builds.
