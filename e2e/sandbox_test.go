@@ -471,15 +471,60 @@ func TestSandbox_defaults_let_builds_git_and_local_servers_work(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A token in the server's environment stays out (the environment is
+	// an allow-list) and the builds do not miss it.
 	cs, _ := e.Serve(t, "namespaces,landlock", []string{"GOCACHE=" + strings.TrimSpace(string(gocache)),
-		"PATH=" + filepath.Dir(gobin) + ":" + os.Getenv("PATH")})
-	steps := []struct{ name, cmd, want string }{
+		"PATH=" + filepath.Dir(gobin) + ":" + os.Getenv("PATH"), "GITHUB_TOKEN=build-env-token-0381"})
+	type step struct{ name, cmd, want string }
+	steps := []step{
 		{"go build and go test", `mkdir -p mod && cd mod && printf 'module m\n\ngo 1.21\n' > go.mod && ` +
 			`printf 'package m\n\nfunc Add(a, b int) int { return a + b }\n' > m.go && ` +
 			`printf 'package m\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) { if Add(1, 2) != 3 { t.Fatal() } }\n' > m_test.go && ` +
 			`go build ./... && go test ./... 2>&1`, "ok"},
 		{"git init and commit", `mkdir -p repo && cd repo && git init -q && echo hi > f && git add f && ` +
 			`git -c user.name=t -c user.email=t@e commit -qm first && git log --oneline | wc -l`, "1"},
+		{"the token stays out", `echo "token=[$GITHUB_TOKEN]"`, "token=[]"},
+	}
+	// The projects' files are made here; each command only runs the tools.
+	for name, body := range map[string]string{
+		"mk/Makefile":         "all: out.txt\n\nout.txt: in.txt\n\tcp in.txt out.txt\n",
+		"mk/in.txt":           "made\n",
+		"js/package.json":     `{"name":"proj","version":"1.0.0","dependencies":{"dep":"file:./dep"},"scripts":{"test":"node test.js"}}`,
+		"js/test.js":          "if (require('dep').answer !== 42) process.exit(1); console.log('npm-tested');\n",
+		"js/dep/package.json": `{"name":"dep","version":"1.0.0","main":"index.js"}`,
+		"js/dep/index.js":     "exports.answer = 42;\n",
+		// A wheel made on the spot: pip installs it with no index and no
+		// network.
+		"py/mkwheel.py": "import zipfile\nz = zipfile.ZipFile('demo-1.0-py3-none-any.whl', 'w')\n" +
+			"z.writestr('demo.py', 'X = \"pip-installed\"\\n')\n" +
+			"z.writestr('demo-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\\nName: demo\\nVersion: 1.0\\n')\n" +
+			"z.writestr('demo-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n" +
+			"z.writestr('demo-1.0.dist-info/RECORD', '')\nz.close()\n",
+	} {
+		p := filepath.Join(e.Work, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chownTree(t, e, e.Work)
+	if _, err := exec.LookPath("make"); err == nil {
+		steps = append(steps, step{"make", "cd " + e.Work + "/mk && make -s && cat out.txt", "made"})
+	} else {
+		t.Log("make not installed: skipped")
+	}
+	if _, err := exec.LookPath("npm"); err == nil {
+		steps = append(steps, step{"npm install and npm test", "cd " + e.Work + "/js && npm install --no-audit --no-fund --offline >/dev/null 2>&1; npm test 2>&1", "npm-tested"})
+	} else {
+		t.Log("npm not installed: skipped")
+	}
+	if exec.Command("python3", "-c", "import venv, ensurepip").Run() == nil {
+		steps = append(steps, step{"pip install into a virtualenv", "cd " + e.Work + "/py && python3 -m venv v && python3 mkwheel.py && " +
+			"v/bin/pip install -q --no-index demo-1.0-py3-none-any.whl 2>&1 && v/bin/python -c 'import demo; print(demo.X)'", "pip-installed"})
+	} else {
+		t.Log("python3's venv or ensurepip not installed: skipped")
 	}
 	for _, s := range steps {
 		out, failed := testbin.Bash(t, cs, s.cmd, false)

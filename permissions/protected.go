@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,25 +14,63 @@ import (
 
 // protectedDirs are directories whose contents configure tools that run
 // code or hold credentials, wherever they appear: nothing inside them is
-// written without an explicit allow rule naming them. .cargo holds
-// Cargo's configuration (build.rustc-wrapper and the like, read from the
-// project's directory and every one above it, and from ~/.cargo).
-var protectedDirs = []string{".git", ".claude", ".cursor", ".vscode", ".idea", ".ssh", ".gnupg", ".agent-mcp", ".cargo"}
+// written without an explicit allow rule naming them. They are every
+// supported host's and editor's configuration (Claude Code, Codex, Gemini
+// CLI, Cursor, VS Code, Zed, JetBrains, Continue, Windsurf: each starts
+// MCP servers, tasks or hooks from it on the host), git's own, husky's
+// hook scripts (run by the user's git commit), and .cargo, Cargo's
+// configuration (build.rustc-wrapper and the like, read from the project's
+// directory and every one above it, and from ~/.cargo).
+var protectedDirs = []string{
+	".git", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".zed", ".idea", ".continue", ".windsurf",
+	".ssh", ".gnupg", ".agent-mcp", ".cargo", ".husky",
+}
 
-// protectedFiles are files that configure shells, git, or MCP servers,
-// wherever they appear: a write to them can run code later.
+// protectedFiles are files that configure shells, git, MCP and language
+// servers, or package managers and tools in a way that runs code the
+// user did not ask for (yarn's yarnPath, pnpm's hooks, pip's index in a
+// virtualenv, pre-commit's hooks at the user's git commit, direnv's and
+// mise's on entering the directory), wherever they appear: a write to
+// them can run code later, outside the sandbox.
 var protectedFiles = []string{
-	".mcp.json", ".claude.json", ".gitconfig", ".gitmodules", ".gitattributes",
+	".mcp.json", ".lsp.json", ".claude.json", ".gitconfig", ".gitmodules", ".gitattributes",
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
 	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout",
 	".envrc", ".ripgreprc", ".npmrc", ".netrc", ".pypirc",
+	".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", "pip.conf", ".pre-commit-config.yaml", ".mise.toml", "mise.toml",
 }
 
 // protectedConfigDirs are directories under a `.config` directory (the XDG
 // configuration of git, fish, go (its env file, where `go env -w` puts
 // GOFLAGS=-toolexec or GOCACHEPROG for every later go command), and
 // agent-mcp itself: its settings.json and mcp.json) protected as a whole.
+// Where XDG_CONFIG_HOME moves the user's configuration, they are protected
+// there too.
 var protectedConfigDirs = []string{"git", "fish", "go", "agent-mcp"}
+
+// protectedUserFileEnv are variables that move one of the user's own
+// configuration files that runs code (git's global config, go's env
+// file): the file they name is protected wherever it is.
+var protectedUserFileEnv = []string{"GIT_CONFIG_GLOBAL", "GOENV"}
+
+// userPlaces are the protected places the server's environment moves:
+// the [protectedConfigDirs] under $XDG_CONFIG_HOME and the files of
+// [protectedUserFileEnv]; absolute and cleaned, read when called.
+func userPlaces() []string {
+	var out []string
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		for _, n := range protectedConfigDirs {
+			out = append(out, filepath.Join(x, n))
+		}
+	}
+	for _, e := range protectedUserFileEnv {
+		// GOENV=off turns the file off.
+		if v := os.Getenv(e); filepath.IsAbs(v) {
+			out = append(out, filepath.Clean(v))
+		}
+	}
+	return out
+}
 
 // ProtectedPaths lists the protected paths directly under each of roots
 // (working directories) and under home, whether or not they exist yet:
@@ -61,16 +100,26 @@ func ProtectedPaths(roots []string, home string) []string {
 			add(filepath.Join(home, ".config", n))
 		}
 	}
+	for _, p := range userPlaces() {
+		add(p)
+	}
 	return out
 }
 
 // Protected reports whether writing abs needs an explicit allow rule: it
-// is inside a directory such as .git, .claude or .cursor, or ~/.config/git,
-// or is a shell rc file, .mcp.json, or similar. It checks the path as
-// written and, when the caller gives it, where the path resolves to. what
-// names the protected part.
+// is inside a directory such as .git, .claude or .cursor, or ~/.config/git
+// (or where XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL, GOENV move the user's),
+// or is a shell rc file, .mcp.json, or similar, at any depth. It checks
+// the path as written and, when the caller gives it, where the path
+// resolves to. what names the protected part.
 func Protected(abs string, resolved ...string) (ok bool, what string) {
+	moved := userPlaces()
 	for _, p := range append([]string{abs}, resolved...) {
+		for _, u := range moved {
+			if p := filepath.Clean(p); p == u || strings.HasPrefix(p, u+"/") {
+				return true, u
+			}
+		}
 		parts := strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
 		for i, c := range parts {
 			if slices.Contains(protectedDirs, c) {

@@ -102,6 +102,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		} else {
 			r.ok("Bash %s", sb.Describe())
 		}
+		r.ok("%s", envLine(os.Environ(), perm.settings.Sandbox.EnvAllow))
 	}
 
 	r.section("hosts")

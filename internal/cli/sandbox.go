@@ -8,12 +8,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/permissions/settings"
 	"github.com/agent-mcp/agent-mcp/sandbox"
+	"github.com/agent-mcp/agent-mcp/sandbox/proc"
 	"github.com/agent-mcp/agent-mcp/tools/shell"
 )
 
@@ -122,6 +125,30 @@ func (b bashSandbox) HoldsPaths() bool { return b.sb.HoldsPaths() }
 // HoldsNetwork is [sandbox.Sandbox.HoldsNetwork].
 func (b bashSandbox) HoldsNetwork() bool { return b.sb.HoldsNetwork() }
 
+// envLine says, in `sandbox check`, that a command's environment is an
+// allow-list and how much of env it withholds, naming a few of those.
+func envLine(env, allow []string) string {
+	kept := proc.Allowed(env, allow)
+	var withheld []string
+	for _, kv := range env {
+		if !slices.Contains(kept, kv) {
+			k, _, _ := strings.Cut(kv, "=")
+			withheld = append(withheld, k)
+		}
+	}
+	line := fmt.Sprintf("environment: an allow-list: %d of this environment's %d variables reach a command (what a shell and a build need, and the %d names of sandbox.env.allow)",
+		len(kept), len(env), len(allow))
+	if len(withheld) > 0 {
+		sort.Strings(withheld)
+		more := ""
+		if len(withheld) > 5 {
+			withheld, more = withheld[:5], ", ..."
+		}
+		line += "; withheld: " + strings.Join(withheld, ", ") + more
+	}
+	return line
+}
+
 // literalDir is base joined with the glob's leading components that hold
 // no wildcard.
 func literalDir(base, glob string) string {
@@ -181,13 +208,17 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if project == "" {
 		project, _ = os.Getwd()
 	}
+	var envAllow []string
 	if perm, err := w.permissionSetup(project); err != nil {
 		fmt.Fprintf(stdout, "language servers: not listed: %v\n", err)
 	} else if servers, err := w.lspServers(perm, project); err != nil {
+		envAllow = perm.settings.Sandbox.EnvAllow
 		fmt.Fprintf(stdout, "language servers: not listed: %v\n", err)
 	} else {
+		envAllow = perm.settings.Sandbox.EnvAllow
 		printLSPServers(stdout, servers, w.lsp)
 	}
+	fmt.Fprintln(stdout, envLine(os.Environ(), envAllow))
 	if !sb.Layers().Any() {
 		return errors.New("no sandbox layer is available: commands would run unconfined")
 	}
