@@ -299,3 +299,101 @@ func TestTasks_cancel_and_ttl_end_the_processes(t *testing.T) {
 		t.Fatalf("tasks/get without the capability: %d %v", status, msg)
 	}
 }
+
+// TestTasks_status_notifications: a subscriptions/listen stream that names
+// task ids acknowledges the caller's own (an unknown id is left out),
+// sends each task's state at once and on every change, the result inlined
+// once it completes, and ends with the subscription's result when every
+// task it follows has ended. A client without the extension is refused.
+func TestTasks_status_notifications(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	url := startTasksHTTP(t, dir, "--permission-mode", "bypassPermissions")
+	c := &taskClient{t: t, url: url, token: "tasks-token", caps: acceptingTasks()}
+	gate := filepath.Join(dir, "gate")
+	created := c.bash(fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo released", gate))
+	id, _ := created["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %v", created)
+	}
+
+	listen := func(caps map[string]any) *http.Response {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "subscriptions/listen", "params": map[string]any{
+			"notifications": map[string]any{"taskIds": []string{id, "nope"}},
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+				"io.modelcontextprotocol/clientCapabilities": caps}}})
+		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+		req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+			"Authorization": {"Bearer tasks-token"}, "Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"subscriptions/listen"}}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	if resp := listen(map[string]any{}); resp.StatusCode != 400 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("listen for tasks without the extension: %s %s", resp.Status, b)
+	}
+
+	resp := listen(acceptingTasks())
+	events := make(chan map[string]any)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(strings.TrimSpace(d)), &m) == nil {
+					events <- m
+				}
+			}
+		}
+	}()
+	next := func(what string) map[string]any {
+		t.Helper()
+		ctx, cancel := testbin.WaitContext(t)
+		defer cancel()
+		select {
+		case m, ok := <-events:
+			if !ok {
+				t.Fatalf("the stream ended before %s", what)
+			}
+			return m
+		case <-ctx.Done():
+			t.Fatalf("no %s", what)
+		}
+		return nil
+	}
+	subID := func(m map[string]any) any {
+		p, _ := m["params"].(map[string]any)
+		if p == nil {
+			p, _ = m["result"].(map[string]any)
+		}
+		meta, _ := p["_meta"].(map[string]any)
+		return meta["io.modelcontextprotocol/subscriptionId"]
+	}
+	ack := next("the acknowledgement")
+	if ack["method"] != "notifications/subscriptions/acknowledged" || subID(ack) != float64(77) ||
+		fmt.Sprint(ack["params"].(map[string]any)["notifications"]) != fmt.Sprintf("map[taskIds:[%s]]", id) {
+		t.Fatalf("the first message: %v", ack)
+	}
+	first := next("the task's state")
+	if p, _ := first["params"].(map[string]any); first["method"] != "notifications/tasks" || p["taskId"] != id || p["status"] != "working" || subID(first) != float64(77) {
+		t.Fatalf("the task's state: %v", first)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := next("the completed state")
+	p, _ := done["params"].(map[string]any)
+	res, _ := p["result"].(map[string]any)
+	if done["method"] != "notifications/tasks" || p["status"] != "completed" || !strings.Contains(resText(res), "released") {
+		t.Fatalf("the completed state: %v", done)
+	}
+	if end := next("the subscription's end"); end["id"] != float64(77) || subID(end) != float64(77) {
+		t.Fatalf("the subscription's end: %v", end)
+	}
+}

@@ -170,7 +170,8 @@ type mcpTask struct {
 	requests map[string]json.RawMessage // outstanding input requests
 	answers  map[string]json.RawMessage // answers collected for them
 	state    string                     // the requestState to retry with
-	watchers []func(*mcpTask)
+	watchers map[int]func()             // called on every change (see watch)
+	nextW    int
 }
 
 // taskStore keeps the tasks of a Server.
@@ -367,19 +368,30 @@ func (t *mcpTask) wire(resultType string, detailed bool) taskWire {
 	return w
 }
 
-// watch calls f on every change of the task's status until it ends.
-func (t *mcpTask) watch(f func(*mcpTask)) {
+// watch calls f (which must not block) on every change of the task
+// until the returned function is called.
+func (t *mcpTask) watch(f func()) (unwatch func()) {
 	t.mu.Lock()
-	t.watchers = append(t.watchers, f)
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	if t.watchers == nil {
+		t.watchers = map[int]func(){}
+	}
+	t.nextW++
+	n := t.nextW
+	t.watchers[n] = f
+	return func() {
+		t.mu.Lock()
+		delete(t.watchers, n)
+		t.mu.Unlock()
+	}
 }
 
 func (t *mcpTask) notify() {
 	t.mu.Lock()
-	ws := slices.Clone(t.watchers)
+	ws := slices.Collect(maps.Values(t.watchers))
 	t.mu.Unlock()
 	for _, f := range ws {
-		f(t)
+		f()
 	}
 }
 
