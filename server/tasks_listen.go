@@ -50,9 +50,8 @@ func (h *HTTPServer) serveTaskListen(w http.ResponseWriter, r *http.Request, pri
 		return false
 	}
 	if !acceptsTasks(msg.Params.Meta) {
-		writeTaskError(w, http.StatusBadRequest, msg.ID, codeMissingCaps,
-			fmt.Sprintf("Missing required client capability: task status notifications need the %s extension in _meta %q", tasksExtension, metaClientCaps),
-			map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasksExtension: map[string]any{}}}})
+		e := missingTasksCapability("a listen for task status notifications")
+		writeTaskError(w, e.status, msg.ID, e.code, e.message, e.data)
 		return true
 	}
 	agreed := []string{}
