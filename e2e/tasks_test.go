@@ -397,3 +397,136 @@ func TestTasks_status_notifications(t *testing.T) {
 		t.Fatalf("the subscription's end: %v", end)
 	}
 }
+
+// stdioTaskClient speaks newline-delimited JSON-RPC to `agent-mcp serve`
+// over stdio, as a client of protocol 2026-07-28 that accepts tasks.
+type stdioTaskClient struct {
+	t     *testing.T
+	in    io.Writer
+	lines chan map[string]any
+	id    int
+}
+
+func startStdioTasks(t *testing.T, dir string, args ...string) *stdioTaskClient {
+	t.Helper()
+	cmd := testbin.ServeCmd(t, binary, dir, append([]string{"--task-inline", "300ms"}, args...)...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	c := &stdioTaskClient{t: t, in: in, lines: make(chan map[string]any, 16)}
+	go func() {
+		defer close(c.lines)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				c.lines <- m
+			}
+		}
+	}()
+	init := c.rpc("initialize", map[string]any{"protocolVersion": "2026-07-28", "capabilities": acceptingTasks(),
+		"clientInfo": map[string]any{"name": "raw-tasks", "version": "1"}})
+	if init["result"] == nil {
+		t.Fatalf("initialize: %v", init)
+	}
+	fmt.Fprintln(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+// rpc sends a request and returns its response (other messages, such as
+// progress notifications, are skipped).
+func (c *stdioTaskClient) rpc(method string, params map[string]any) map[string]any {
+	c.t.Helper()
+	c.id++
+	if method != "initialize" {
+		params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+			"io.modelcontextprotocol/clientCapabilities": acceptingTasks()}
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
+	if _, err := fmt.Fprintf(c.in, "%s\n", b); err != nil {
+		c.t.Fatal(err)
+	}
+	ctx, cancel := testbin.WaitContext(c.t)
+	defer cancel()
+	for {
+		select {
+		case m, ok := <-c.lines:
+			if !ok {
+				c.t.Fatalf("%s: the server's output ended", method)
+			}
+			if m["id"] == float64(c.id) {
+				return m
+			}
+		case <-ctx.Done():
+			c.t.Fatalf("no answer to %s", method)
+		}
+	}
+}
+
+func (c *stdioTaskClient) get(id string) map[string]any {
+	c.t.Helper()
+	res, _ := c.rpc("tasks/get", map[string]any{"taskId": id})["result"].(map[string]any)
+	return res
+}
+
+// TestTasks_stdio: over stdio, a long Bash call becomes a task that
+// completes while polled, a short one is answered inline, and
+// tasks/cancel ends a command's processes.
+func TestTasks_stdio(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	c := startStdioTasks(t, dir, "--permission-mode", "bypassPermissions")
+	bash := func(command string) map[string]any {
+		t.Helper()
+		res, _ := c.rpc("tools/call", map[string]any{"name": "Bash", "arguments": map[string]any{"command": command}})["result"].(map[string]any)
+		return res
+	}
+	if quick := bash("echo quick"); quick["resultType"] == "task" || !strings.Contains(resText(quick), "quick") {
+		t.Fatalf("a short command: %v", quick)
+	}
+	gate := filepath.Join(dir, "gate")
+	created := bash(fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo finished", gate))
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("a long command: %v", created)
+	}
+	if got := c.get(id); got["status"] != "working" {
+		t.Fatalf("tasks/get while it runs: %v", got)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var done map[string]any
+	testbin.WaitFor(t, "the task to complete", func() bool {
+		done = c.get(id)
+		return done["status"] != "working"
+	})
+	if res, _ := done["result"].(map[string]any); done["status"] != "completed" || !strings.Contains(resText(res), "finished") {
+		t.Fatalf("the finished task: %v", done)
+	}
+
+	marker := fmt.Sprintf("302.%d", time.Now().UnixNano())
+	created = bash("sleep " + marker)
+	id, _ = created["taskId"].(string)
+	testbin.WaitProcs(t, marker, 1, 10*time.Second)
+	if ack, _ := c.rpc("tasks/cancel", map[string]any{"taskId": id})["result"].(map[string]any); ack["resultType"] != "complete" {
+		t.Fatalf("tasks/cancel: %v", ack)
+	}
+	testbin.WaitProcs(t, marker, 0, 10*time.Second)
+	if got := c.get(id); got["status"] != "cancelled" {
+		t.Fatalf("after tasks/cancel: %v", got)
+	}
+	if e, _ := c.rpc("tasks/get", map[string]any{"taskId": "nope"})["error"].(map[string]any); e["code"] != float64(-32602) {
+		t.Fatalf("an unknown task: %v", e)
+	}
+}

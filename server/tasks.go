@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -401,4 +404,29 @@ func mustJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// taskInline reports how long the call req runs before it becomes an MCP
+// task, when it may become one: the HTTP task layer notes it in the
+// request's facts, the stdio one in _meta (metaTaskInline, which it keeps
+// clients from sending).
+func (s *Server) taskInline(req *mcp.CallToolRequest) (time.Duration, bool) {
+	var ti *auth.TokenInfo
+	if req.Extra != nil {
+		ti = req.Extra.TokenInfo
+	}
+	if _, facts := factsOf(ti); facts != nil {
+		if facts.taskInline != nil {
+			return *facts.taskInline, true
+		}
+		return 0, false
+	}
+	if req.Session == nil || req.Params == nil || req.Params.Meta == nil {
+		return 0, false
+	}
+	ms, ok := req.Params.Meta[metaTaskInline].(float64)
+	if !ok {
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
 }
