@@ -299,3 +299,234 @@ func TestTasks_cancel_and_ttl_end_the_processes(t *testing.T) {
 		t.Fatalf("tasks/get without the capability: %d %v", status, msg)
 	}
 }
+
+// TestTasks_status_notifications: a subscriptions/listen stream that names
+// task ids acknowledges the caller's own (an unknown id is left out),
+// sends each task's state at once and on every change, the result inlined
+// once it completes, and ends with the subscription's result when every
+// task it follows has ended. A client without the extension is refused.
+func TestTasks_status_notifications(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	url := startTasksHTTP(t, dir, "--permission-mode", "bypassPermissions")
+	c := &taskClient{t: t, url: url, token: "tasks-token", caps: acceptingTasks()}
+	gate := filepath.Join(dir, "gate")
+	created := c.bash(fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo released", gate))
+	id, _ := created["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %v", created)
+	}
+
+	listen := func(caps map[string]any) *http.Response {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "subscriptions/listen", "params": map[string]any{
+			"notifications": map[string]any{"taskIds": []string{id, "nope"}},
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+				"io.modelcontextprotocol/clientCapabilities": caps}}})
+		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+		req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+			"Authorization": {"Bearer tasks-token"}, "Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"subscriptions/listen"}}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	if resp := listen(map[string]any{}); resp.StatusCode != 400 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("listen for tasks without the extension: %s %s", resp.Status, b)
+	}
+
+	resp := listen(acceptingTasks())
+	events := make(chan map[string]any)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(strings.TrimSpace(d)), &m) == nil {
+					events <- m
+				}
+			}
+		}
+	}()
+	next := func(what string) map[string]any {
+		t.Helper()
+		ctx, cancel := testbin.WaitContext(t)
+		defer cancel()
+		select {
+		case m, ok := <-events:
+			if !ok {
+				t.Fatalf("the stream ended before %s", what)
+			}
+			return m
+		case <-ctx.Done():
+			t.Fatalf("no %s", what)
+		}
+		return nil
+	}
+	subID := func(m map[string]any) any {
+		p, _ := m["params"].(map[string]any)
+		if p == nil {
+			p, _ = m["result"].(map[string]any)
+		}
+		meta, _ := p["_meta"].(map[string]any)
+		return meta["io.modelcontextprotocol/subscriptionId"]
+	}
+	ack := next("the acknowledgement")
+	if ack["method"] != "notifications/subscriptions/acknowledged" || subID(ack) != float64(77) ||
+		fmt.Sprint(ack["params"].(map[string]any)["notifications"]) != fmt.Sprintf("map[taskIds:[%s]]", id) {
+		t.Fatalf("the first message: %v", ack)
+	}
+	first := next("the task's state")
+	if p, _ := first["params"].(map[string]any); first["method"] != "notifications/tasks" || p["taskId"] != id || p["status"] != "working" || subID(first) != float64(77) {
+		t.Fatalf("the task's state: %v", first)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := next("the completed state")
+	p, _ := done["params"].(map[string]any)
+	res, _ := p["result"].(map[string]any)
+	if done["method"] != "notifications/tasks" || p["status"] != "completed" || !strings.Contains(resText(res), "released") {
+		t.Fatalf("the completed state: %v", done)
+	}
+	if end := next("the subscription's end"); end["id"] != float64(77) || subID(end) != float64(77) {
+		t.Fatalf("the subscription's end: %v", end)
+	}
+}
+
+// stdioTaskClient speaks newline-delimited JSON-RPC to `agent-mcp serve`
+// over stdio, as a client of protocol 2026-07-28 that accepts tasks.
+type stdioTaskClient struct {
+	t     *testing.T
+	in    io.Writer
+	lines chan map[string]any
+	id    int
+}
+
+func startStdioTasks(t *testing.T, dir string, args ...string) *stdioTaskClient {
+	t.Helper()
+	cmd := testbin.ServeCmd(t, binary, dir, append([]string{"--task-inline", "300ms"}, args...)...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	c := &stdioTaskClient{t: t, in: in, lines: make(chan map[string]any, 16)}
+	go func() {
+		defer close(c.lines)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				c.lines <- m
+			}
+		}
+	}()
+	init := c.rpc("initialize", map[string]any{"protocolVersion": "2026-07-28", "capabilities": acceptingTasks(),
+		"clientInfo": map[string]any{"name": "raw-tasks", "version": "1"}})
+	if init["result"] == nil {
+		t.Fatalf("initialize: %v", init)
+	}
+	fmt.Fprintln(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+// rpc sends a request and returns its response (other messages, such as
+// progress notifications, are skipped).
+func (c *stdioTaskClient) rpc(method string, params map[string]any) map[string]any {
+	c.t.Helper()
+	c.id++
+	if method != "initialize" {
+		params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+			"io.modelcontextprotocol/clientCapabilities": acceptingTasks()}
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
+	if _, err := fmt.Fprintf(c.in, "%s\n", b); err != nil {
+		c.t.Fatal(err)
+	}
+	ctx, cancel := testbin.WaitContext(c.t)
+	defer cancel()
+	for {
+		select {
+		case m, ok := <-c.lines:
+			if !ok {
+				c.t.Fatalf("%s: the server's output ended", method)
+			}
+			if m["id"] == float64(c.id) {
+				return m
+			}
+		case <-ctx.Done():
+			c.t.Fatalf("no answer to %s", method)
+		}
+	}
+}
+
+func (c *stdioTaskClient) get(id string) map[string]any {
+	c.t.Helper()
+	res, _ := c.rpc("tasks/get", map[string]any{"taskId": id})["result"].(map[string]any)
+	return res
+}
+
+// TestTasks_stdio: over stdio, a long Bash call becomes a task that
+// completes while polled, a short one is answered inline, and
+// tasks/cancel ends a command's processes.
+func TestTasks_stdio(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	c := startStdioTasks(t, dir, "--permission-mode", "bypassPermissions")
+	bash := func(command string) map[string]any {
+		t.Helper()
+		res, _ := c.rpc("tools/call", map[string]any{"name": "Bash", "arguments": map[string]any{"command": command}})["result"].(map[string]any)
+		return res
+	}
+	if quick := bash("echo quick"); quick["resultType"] == "task" || !strings.Contains(resText(quick), "quick") {
+		t.Fatalf("a short command: %v", quick)
+	}
+	gate := filepath.Join(dir, "gate")
+	created := bash(fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo finished", gate))
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("a long command: %v", created)
+	}
+	if got := c.get(id); got["status"] != "working" {
+		t.Fatalf("tasks/get while it runs: %v", got)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var done map[string]any
+	testbin.WaitFor(t, "the task to complete", func() bool {
+		done = c.get(id)
+		return done["status"] != "working"
+	})
+	if res, _ := done["result"].(map[string]any); done["status"] != "completed" || !strings.Contains(resText(res), "finished") {
+		t.Fatalf("the finished task: %v", done)
+	}
+
+	marker := fmt.Sprintf("302.%d", time.Now().UnixNano())
+	created = bash("sleep " + marker)
+	id, _ = created["taskId"].(string)
+	testbin.WaitProcs(t, marker, 1, 10*time.Second)
+	if ack, _ := c.rpc("tasks/cancel", map[string]any{"taskId": id})["result"].(map[string]any); ack["resultType"] != "complete" {
+		t.Fatalf("tasks/cancel: %v", ack)
+	}
+	testbin.WaitProcs(t, marker, 0, 10*time.Second)
+	if got := c.get(id); got["status"] != "cancelled" {
+		t.Fatalf("after tasks/cancel: %v", got)
+	}
+	if e, _ := c.rpc("tasks/get", map[string]any{"taskId": "nope"})["error"].(map[string]any); e["code"] != float64(-32602) {
+		t.Fatalf("an unknown task: %v", e)
+	}
+}

@@ -353,6 +353,9 @@ func (h *HTTPServer) serveSessionless(w http.ResponseWriter, r *http.Request, pr
 		return
 	}
 	if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+		if h.serveTaskListen(w, r, principal) {
+			return
+		}
 		h.sessionless.ServeHTTP(w, r)
 		return
 	}

@@ -301,10 +301,8 @@ func (s *Server) handler(t *tools.Tool) mcp.ToolHandler {
 		// A fresh id per call: it names the call's persisted result, so it
 		// must not repeat within the session.
 		callID := tools.RandomID()[:16]
-		if req.Extra != nil {
-			if _, facts := factsOf(req.Extra.TokenInfo); facts != nil && facts.taskInline != nil {
-				ctx = tools.WithMCPTask(ctx, *facts.taskInline)
-			}
+		if inline, ok := s.taskInline(req); ok {
+			ctx = tools.WithMCPTask(ctx, inline)
 		}
 		uc := s.useContext(req.Session, ts, callID)
 		args := withoutHostParams(req.Params.Arguments, declared)

@@ -39,6 +39,7 @@ const stdioDrain = 5 * time.Second
 func (s *Server) serveIO(ctx context.Context, in io.Reader, out io.Writer) error {
 	c := newStdioConn(in, out, s.stdioLineLimit(), stdioDrain, &s.held)
 	c.initialized = s.cfg.Initialized
+	c.tasks = newStdioTasks(s, c)
 	return s.mcp.Run(ctx, stdioTransport{c})
 }
 
@@ -87,6 +88,9 @@ type stdioConn struct {
 	// initialized, if set, is called once the answer to initialize has
 	// been written (Options.Initialized).
 	initialized func()
+	// tasks, if set, is the connection's task layer (tasks_stdio.go): it
+	// sees each message read and each response written.
+	tasks *stdioTasks
 }
 
 // inbound is what the reading goroutine passes on: the messages of one
@@ -164,8 +168,22 @@ func (c *stdioConn) deliver(in inbound) bool {
 	}
 }
 
-// Read returns the next message from the client.
+// Read returns the next message from the client that the task layer
+// passes on.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		m, err := c.readOne(ctx)
+		if err != nil || c.tasks == nil {
+			return m, err
+		}
+		if m, taken := c.tasks.take(m); !taken {
+			return m, nil
+		}
+	}
+}
+
+// readOne returns the next message from the client.
+func (c *stdioConn) readOne(ctx context.Context) (jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -199,6 +217,10 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	var data []byte
 	var err error
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if c.tasks != nil && c.tasks.route(resp) {
+			c.answer(resp)
+			return nil
+		}
 		if c.answer(resp) && c.initialized != nil {
 			// Called once, when the answer is out (before c.mu is
 			// released: the function must not write).

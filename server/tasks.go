@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -170,7 +173,8 @@ type mcpTask struct {
 	requests map[string]json.RawMessage // outstanding input requests
 	answers  map[string]json.RawMessage // answers collected for them
 	state    string                     // the requestState to retry with
-	watchers []func(*mcpTask)
+	watchers map[int]func()             // called on every change (see watch)
+	nextW    int
 }
 
 // taskStore keeps the tasks of a Server.
@@ -367,19 +371,30 @@ func (t *mcpTask) wire(resultType string, detailed bool) taskWire {
 	return w
 }
 
-// watch calls f on every change of the task's status until it ends.
-func (t *mcpTask) watch(f func(*mcpTask)) {
+// watch calls f (which must not block) on every change of the task
+// until the returned function is called.
+func (t *mcpTask) watch(f func()) (unwatch func()) {
 	t.mu.Lock()
-	t.watchers = append(t.watchers, f)
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	if t.watchers == nil {
+		t.watchers = map[int]func(){}
+	}
+	t.nextW++
+	n := t.nextW
+	t.watchers[n] = f
+	return func() {
+		t.mu.Lock()
+		delete(t.watchers, n)
+		t.mu.Unlock()
+	}
 }
 
 func (t *mcpTask) notify() {
 	t.mu.Lock()
-	ws := slices.Clone(t.watchers)
+	ws := slices.Collect(maps.Values(t.watchers))
 	t.mu.Unlock()
 	for _, f := range ws {
-		f(t)
+		f()
 	}
 }
 
@@ -389,4 +404,29 @@ func mustJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// taskInline reports how long the call req runs before it becomes an MCP
+// task, when it may become one: the HTTP task layer notes it in the
+// request's facts, the stdio one in _meta (metaTaskInline, which it keeps
+// clients from sending).
+func (s *Server) taskInline(req *mcp.CallToolRequest) (time.Duration, bool) {
+	var ti *auth.TokenInfo
+	if req.Extra != nil {
+		ti = req.Extra.TokenInfo
+	}
+	if _, facts := factsOf(ti); facts != nil {
+		if facts.taskInline != nil {
+			return *facts.taskInline, true
+		}
+		return 0, false
+	}
+	if req.Session == nil || req.Params == nil || req.Params.Meta == nil {
+		return 0, false
+	}
+	ms, ok := req.Params.Meta[metaTaskInline].(float64)
+	if !ok {
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
 }

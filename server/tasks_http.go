@@ -114,9 +114,8 @@ func (h *HTTPServer) serveTasks(w http.ResponseWriter, r *http.Request, principa
 	policy, listed := h.server.cfg.Tasks.policy(name)
 	if !acceptsTasks(p.Meta) {
 		if listed && policy.Required {
-			writeTaskError(w, http.StatusBadRequest, msg.ID, codeMissingCaps,
-				fmt.Sprintf("Missing required client capability: tool %q runs only as a task; declare the %s extension in _meta %q", p.Name, tasksExtension, metaClientCaps),
-				map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasksExtension: map[string]any{}}}})
+			e := missingTasksCapability(fmt.Sprintf("tool %q, which runs only as a task,", p.Name))
+			writeTaskError(w, e.status, msg.ID, e.code, e.message, e.data)
 			return true
 		}
 		return false
@@ -193,42 +192,64 @@ func (h *HTTPServer) serveTaskCall(w http.ResponseWriter, r *http.Request, princ
 // serveTaskMethod answers tasks/get, tasks/update and tasks/cancel.
 func (h *HTTPServer) serveTaskMethod(w http.ResponseWriter, r *http.Request, principal string, msg rpcPeek, p taskParams) {
 	var taskID string
-	idErr := json.Unmarshal(p.TaskID, &taskID)
-	if name := r.Header.Get("Mcp-Name"); idErr == nil && name != taskID {
+	if name := r.Header.Get("Mcp-Name"); json.Unmarshal(p.TaskID, &taskID) == nil && name != taskID {
 		writeTaskError(w, http.StatusBadRequest, msg.ID, codeHeaderMism,
 			fmt.Sprintf("Header mismatch: the Mcp-Name header %q does not match params.taskId %q", name, taskID), nil)
 		return
 	}
+	res, terr := h.server.taskMethod(principal, msg.Method, p)
+	if terr != nil {
+		writeTaskError(w, terr.status, msg.ID, terr.code, terr.message, terr.data)
+		return
+	}
+	writeTaskResult(w, msg.ID, res)
+}
+
+// taskError is a task method's JSON-RPC error, with the HTTP status it
+// goes with.
+type taskError struct {
+	status  int
+	code    int
+	message string
+	data    any
+}
+
+// missingTasksCapability is the error for a request that needs the
+// extension's capability and lacks it.
+func missingTasksCapability(what string) *taskError {
+	return &taskError{http.StatusBadRequest, codeMissingCaps,
+		fmt.Sprintf("Missing required client capability: %s needs the %s extension in _meta %q", what, tasksExtension, metaClientCaps),
+		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasksExtension: map[string]any{}}}}}
+}
+
+// taskMethod answers tasks/get, tasks/update or tasks/cancel for owner.
+func (s *Server) taskMethod(owner, method string, p taskParams) (any, *taskError) {
 	if !acceptsTasks(p.Meta) {
-		writeTaskError(w, http.StatusBadRequest, msg.ID, codeMissingCaps,
-			fmt.Sprintf("Missing required client capability: %s needs the %s extension in _meta %q", msg.Method, tasksExtension, metaClientCaps),
-			map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasksExtension: map[string]any{}}}})
-		return
+		return nil, missingTasksCapability(method)
 	}
-	if idErr != nil || taskID == "" {
-		writeTaskError(w, http.StatusOK, msg.ID, -32602, "Invalid params: taskId must be a non-empty string", nil)
-		return
+	var taskID string
+	if json.Unmarshal(p.TaskID, &taskID) != nil || taskID == "" {
+		return nil, &taskError{http.StatusOK, -32602, "Invalid params: taskId must be a non-empty string", nil}
 	}
-	t, ok := h.server.task(principal, taskID)
+	t, ok := s.task(owner, taskID)
 	if !ok {
-		writeTaskError(w, http.StatusOK, msg.ID, -32602, "Failed to retrieve task: Task not found (unknown, expired, or another client's)", nil)
-		return
+		return nil, &taskError{http.StatusOK, -32602, "Failed to retrieve task: Task not found (unknown, expired, or another client's)", nil}
 	}
-	switch msg.Method {
+	switch method {
 	case "tasks/get":
-		writeTaskResult(w, msg.ID, t.wire("complete", true))
+		return t.wire("complete", true), nil
 	case "tasks/update":
 		var responses map[string]json.RawMessage
 		if json.Unmarshal(p.InputResponses, &responses) != nil || responses == nil {
-			writeTaskError(w, http.StatusOK, msg.ID, -32602, "Invalid params: inputResponses must be an object of answers keyed by the task's inputRequests keys", nil)
-			return
+			return nil, &taskError{http.StatusOK, -32602, "Invalid params: inputResponses must be an object of answers keyed by the task's inputRequests keys", nil}
 		}
 		t.update(responses)
-		writeTaskResult(w, msg.ID, map[string]string{"resultType": "complete"})
 	case "tasks/cancel":
 		t.finish(taskCancelled, "cancelled by the client (tasks/cancel)", taskOutcome{})
-		writeTaskResult(w, msg.ID, map[string]string{"resultType": "complete"})
+	default:
+		return nil, &taskError{http.StatusNotFound, -32601, "Method not found: " + method, nil}
 	}
+	return map[string]string{"resultType": "complete"}, nil
 }
 
 // withInputResponses returns a tools/call body with params.inputResponses
