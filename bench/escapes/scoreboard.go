@@ -161,8 +161,10 @@ func (b *scoreboard) open() string {
 func machine(tools []tool) string {
 	var s strings.Builder
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
-	s.WriteString(fmt.Sprintf("- machine: %s/%s, Linux %s, %d CPUs, run as uid %d\n", runtime.GOOS, runtime.GOARCH,
-		strings.TrimSpace(string(kernel)), runtime.NumCPU(), os.Getuid()))
+	load, _ := os.ReadFile("/proc/loadavg")
+	s.WriteString(fmt.Sprintf("- machine: %s/%s, Linux %s, %d CPUs, run as uid %d; load average at the end of the run: %s\n",
+		runtime.GOOS, runtime.GOARCH, strings.TrimSpace(string(kernel)), runtime.NumCPU(), os.Getuid(),
+		strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " ")))
 	for _, t := range tools {
 		s.WriteString(fmt.Sprintf("- %s: %s\n", t.name(), t.version()))
 	}

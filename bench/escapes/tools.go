@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -66,6 +67,23 @@ func (w *world) env() []string {
 
 // envName is a variable's name and its equals sign, as env prints it.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=$`)
+
+// credentials are agent-mcp's credential places for the world: under its
+// home, and where the variables the sandbox starts with move them, as
+// agent-mcp's server lists them.
+func (w *world) credentials(c *attackcorpus.Case) []string {
+	env := append(w.env(), caseEnv(w, c)...)
+	getenv := func(name string) string {
+		v := ""
+		for _, kv := range env {
+			if k, val, _ := strings.Cut(kv, "="); k == name {
+				v = val
+			}
+		}
+		return v
+	}
+	return permissions.Credentials{Home: w.home, Getenv: getenv}.Paths()
+}
 
 // caseEnv is a case's env: variables, for the environment the sandbox
 // (agent-mcp's server, a peer's command line) is started with.
@@ -366,6 +384,14 @@ func (s srt) applicable(c *attackcorpus.Case) (bool, string) { return peerApplic
 // agent-mcp masks denied to reads; the network through its proxy with an
 // allow-list of one name, so nothing the corpus reaches is allowed.
 func srtSettings(w *world, c *attackcorpus.Case) ([]byte, error) {
+	cfg, err := srtConfig(w, c)
+	if err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(cfg, "", "  ")
+}
+
+func srtConfig(w *world, c *attackcorpus.Case) (map[string]any, error) {
 	pc, err := peerSettings(c, w)
 	if err != nil {
 		return nil, err
@@ -376,16 +402,15 @@ func srtSettings(w *world, c *attackcorpus.Case) ([]byte, error) {
 		"filesystem": map[string]any{
 			"allowWrite": roots,
 			"denyWrite":  permissions.ProtectedPaths(roots, w.home),
-			"denyRead":   append(permissions.Credentials{Home: w.home}.Paths(), pc.readDeny...),
+			"denyRead":   append(w.credentials(c), pc.readDeny...),
 		},
 	}
-	return json.MarshalIndent(cfg, "", "  ")
+	return cfg, nil
 }
 
 func (s srt) config() string {
-	return "`srt --settings FILE -c CMD` in the working directory, FILE (for a world whose working directory is WORK and " +
-		"home HOME):\n\n```json\n" + string(must(srtSettings(&world{work: "WORK", home: "HOME"}, &attackcorpus.Case{}))) +
-		"\n```\n\n`allowWrite` adds a case's `--add-dir` directories and additionalDirectories, `denyRead` its Read deny rules' paths, `allowedDomains` its sandbox.network.allowedDomains; `denyWrite` is agent-mcp's list of protected names " +
+	return "`srt --settings FILE -c CMD` in the working directory, FILE (for a world whose working directory is /WORK and " +
+		"home /HOME, its long lists shortened here):\n\n```json\n" + srtShown() + "\n```\n\n`allowWrite` adds a case's `--add-dir` directories and additionalDirectories, `denyRead` its Read deny rules' paths, `allowedDomains` its sandbox.network.allowedDomains; `denyWrite` is agent-mcp's list of protected names " +
 		"(under each writable root and the home), `denyRead` agent-mcp's list of credential places, so the same places are " +
 		"denied; its own mandatory denials apply on top. srt looks for its dependencies with a one-second limit before each " +
 		"command and, on a loaded machine, may refuse to start (`Sandbox dependencies not available`): such a command is " +
@@ -456,7 +481,7 @@ func codexConfig(w *world, c *attackcorpus.Case) (string, error) {
 	for _, r := range pc.roots {
 		entry(r, "write")
 	}
-	for _, p := range append(permissions.Credentials{Home: w.home}.Paths(), pc.readDeny...) {
+	for _, p := range append(w.credentials(c), pc.readDeny...) {
 		// Only what exists: Codex's bubblewrap fails to start over a
 		// missing one inside a writable root ("Can't create file at
 		// ~/.aws: Is a directory"), and a missing one holds nothing to
@@ -477,8 +502,9 @@ func codexConfig(w *world, c *attackcorpus.Case) (string, error) {
 
 func (x codex) config() string {
 	return "`codex sandbox -P bench -C WORK -- bash -c CMD` with CODEX_HOME a directory of the world's (outside /tmp, where " +
-		"Codex refuses to place its helper) whose config.toml is, for a world whose working directory is WORK and home HOME:" +
-		"\n\n```toml\n" + must(codexConfig(&world{work: "WORK", home: "HOME"}, &attackcorpus.Case{})) + "```\n\n" +
+		"Codex refuses to place its helper) whose config.toml is, for a world whose working directory is /WORK and home " +
+		"/HOME (its long runs of entries shortened here):\n\n```toml\n" + shorten(must(codexConfig(docWorld, &attackcorpus.Case{}))) +
+		"```\n\n" +
 		"A case's `--add-dir` directories and additionalDirectories are added as `write`, its Read deny rules' paths as " +
 		"`none`: the same places as agent-mcp's and the sandbox runtime's, except credential places that do not exist when " +
 		"the case starts (with one inside a writable root Codex's bubblewrap fails to start: `Can't create file at " +
@@ -504,6 +530,50 @@ func (x codex) open(w *world, c *attackcorpus.Case) (session, error) {
 	return &execSession{argv: func(cmd string) []string {
 		return []string{x.bin, "sandbox", "-P", "bench", "-C", w.work, "--", "bash", "-c", cmd}
 	}, dir: w.work, env: env}, nil
+}
+
+// docWorld is the world the configurations are shown for.
+var docWorld = &world{work: "/WORK", home: "/HOME"}
+
+// srtShown is the sandbox runtime's settings for docWorld, each list of
+// more than four paths shortened to its first three and a count.
+func srtShown() string {
+	cfg := must(srtConfig(docWorld, &attackcorpus.Case{}))
+	fs := cfg["filesystem"].(map[string]any)
+	for k, v := range fs {
+		if l := v.([]string); len(l) > 4 {
+			fs[k] = append(slices.Clone(l[:3]), fmt.Sprintf("… and %d more of agent-mcp's list", len(l)-3))
+		}
+	}
+	return string(must(json.MarshalIndent(cfg, "", "  ")))
+}
+
+// shorten keeps the first three of each run of more than four lines
+// that end alike (` = "none"`), and says how many more there are.
+func shorten(toml string) string {
+	lines := strings.Split(strings.TrimSuffix(toml, "\n"), "\n")
+	var out []string
+	tail := func(l string) string {
+		if i := strings.LastIndex(l, " = "); i >= 0 && strings.HasPrefix(l, "\"") {
+			return l[i:]
+		}
+		return l
+	}
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && tail(lines[j]) == tail(lines[i]) && tail(lines[i]) != lines[i] {
+			j++
+		}
+		if j-i > 4 {
+			out = append(out, lines[i:i+3]...)
+			out = append(out, fmt.Sprintf("# … and %d more%s, agent-mcp's list", j-i-3, tail(lines[i])))
+			i = j
+			continue
+		}
+		out = append(out, lines[i])
+		i++
+	}
+	return strings.Join(out, "\n") + "\n"
 }
 
 func must[T any](v T, err error) T {
