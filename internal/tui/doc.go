@@ -13,5 +13,7 @@
 // questions, drawn from the question's data), line editing with history on a
 // terminal (golang.org/x/term) and plain numbered prompts read line by
 // line otherwise, and the interactive loop with its slash commands and
-// Ctrl-C handling ([REPL]).
+// Ctrl-C handling ([REPL]; the built-in commands are one table,
+// commands.go, that the menu, /help, the names custom commands cannot
+// take and the dispatch all read).
 package tui
