@@ -250,7 +250,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	}()
 	env.mcp = upstream.Start(ctx, cfgs, upstream.Options{
 		ConnectTimeout: f.mcpConnect, CallTimeout: f.mcpCall,
-		ClientName: "agent-mcp", ClientVersion: Version, Logger: logger,
+		ClientName: "agent-mcp", ClientVersion: version(), Logger: logger,
 	})
 	for _, st := range env.mcp.Status() {
 		if st.State != upstream.Connected {

@@ -104,7 +104,7 @@ func unknownCommand(w io.Writer, word string) {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "agent-mcp %s: the coding-agent tool suite over MCP\n\nUsage:\n  agent-mcp <command> [flags]\n\nCommands:\n", Version)
+	fmt.Fprintf(w, "agent-mcp %s: the coding-agent tool suite over MCP\n\nUsage:\n  agent-mcp <command> [flags]\n\nCommands:\n", version())
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}

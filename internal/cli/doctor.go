@@ -73,7 +73,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	r := &doctorReport{w: stdout}
 	exe, _ := os.Executable()
-	fmt.Fprintf(stdout, "agent-mcp %s (%s), project %s\n", Version, exe, project)
+	fmt.Fprintf(stdout, "agent-mcp %s (%s), project %s\n", version(), exe, project)
 
 	r.section("settings")
 	perm, err := w.permissionSetup(project)
@@ -129,7 +129,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		r.none("none configured (the project's .mcp.json, agent-mcp/mcp.json in the user config directory, --mcp-config)")
 	}
 	if len(cfgs) > 0 {
-		m := upstream.Start(ctx, cfgs, upstream.Options{ConnectTimeout: *connect, ClientName: "agent-mcp", ClientVersion: Version,
+		m := upstream.Start(ctx, cfgs, upstream.Options{ConnectTimeout: *connect, ClientName: "agent-mcp", ClientVersion: version(),
 			Logger: slog.New(slog.DiscardHandler)})
 		for _, st := range m.Status() {
 			if st.State == upstream.Connected {

@@ -234,7 +234,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// a core from that answer) waits for it, or for the input to end.
 	initialized := make(chan struct{})
 	srv, err := server.New(server.Options{
-		Name: "agent-mcp", Version: Version, Pipeline: pipeline, Session: sessOpts, Logger: logger, Instructions: instructions,
+		Name: "agent-mcp", Version: version(), Pipeline: pipeline, Session: sessOpts, Logger: logger, Instructions: instructions,
 		StructuredOutput: *structured, DeferTools: *deferTools, Metrics: hf.metrics, Tracing: tracing,
 		Tasks:       hf.tasks(),
 		Initialized: func() { startedGC(); close(initialized) },
@@ -253,7 +253,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // startTracing starts sending OpenTelemetry traces; stop sends the last
 // ones (within five seconds) and ends it.
 func startTracing(ctx context.Context, logger *slog.Logger) (tracing *server.Tracing, stop func(), err error) {
-	if tracing, err = server.NewTracing(ctx, "", Version); err != nil {
+	if tracing, err = server.NewTracing(ctx, "", version()); err != nil {
 		return nil, nil, err
 	}
 	return tracing, func() {

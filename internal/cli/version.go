@@ -3,6 +3,7 @@ package cli
 import (
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // Version is the release this binary belongs to, set at build time with
@@ -22,9 +23,15 @@ var Commit = ""
 // defaultVersion is Version's value when nothing set it at build time.
 const defaultVersion = "0.1.0-dev"
 
-func init() {
-	Version, Commit = stampedVersion(Version, Commit, debug.ReadBuildInfo)
-}
+// buildVersion is the version and commit the binary reports, resolved on
+// first use rather than in an init function: reading the build information
+// allocates, and serve's start-up pays only for what it uses.
+var buildVersion = sync.OnceValues(func() (string, string) {
+	return stampedVersion(Version, Commit, debug.ReadBuildInfo)
+})
+
+// version is the version the binary reports (see buildVersion).
+func version() string { v, _ := buildVersion(); return v }
 
 // stampedVersion resolves the version and commit a binary reports: what the
 // linker set wins; otherwise what the Go toolchain recorded in the build
@@ -63,5 +70,6 @@ func stampedVersion(version, commit string, read func() (*debug.BuildInfo, bool)
 // versionLine is what --version and the version command print: the version
 // and the commit it was built from.
 func versionLine() string {
-	return "agent-mcp " + Version + " (commit " + Commit + ")\n"
+	v, c := buildVersion()
+	return "agent-mcp " + v + " (commit " + c + ")\n"
 }

@@ -53,7 +53,8 @@ func TestVersionPrintsCommit(t *testing.T) {
 		if code := Run(context.Background(), args, &stdout, &stderr); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 		}
-		if want := "agent-mcp " + Version + " (commit " + Commit + ")\n"; stdout.String() != want {
+		v, c := buildVersion()
+		if want := "agent-mcp " + v + " (commit " + c + ")\n"; stdout.String() != want || c == "" {
 			t.Errorf("%v printed %q, want %q", args, stdout.String(), want)
 		}
 	}
