@@ -102,12 +102,18 @@ func (c Credentials) places() []string {
 			out = append(out, filepath.Clean(p))
 		}
 	}
+	// Each variable is read once: a walk's matcher and every command's
+	// masks start here.
+	moved := make([]string, len(credentialDirEnv))
+	for i, m := range credentialDirEnv {
+		moved[i] = getenv(m.env)
+	}
 	for _, p := range credentialPaths {
 		if c.Home != "" {
 			add(filepath.Join(c.Home, p))
 		}
-		for _, m := range credentialDirEnv {
-			if v := getenv(m.env); v != "" && within(p, m.dir) {
+		for i, m := range credentialDirEnv {
+			if v := moved[i]; v != "" && within(p, m.dir) {
 				add(filepath.Join(v, strings.TrimPrefix(strings.TrimPrefix(p, m.dir), "/")))
 			}
 		}

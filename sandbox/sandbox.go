@@ -630,9 +630,14 @@ func (s *Sandbox) planPaths(p *launcher.Plan, stateDir string, w workspace) (gua
 			guarded = append(guarded, r)
 		}
 	}
-	p.Masked = existing(append(expand(s.opts.ReadDeny), s.credentialMasks(stateDir)...))
-	if s.net() != NetOn && s.layers.Namespaces {
-		p.Masked = append(p.Masked, unixSockets(w.writable)...)
+	// Masks are mounts: only the namespaces layer has them, and the
+	// credential list is long enough that looking at each path for a
+	// command that cannot mask it costs (Landlock alone).
+	if s.layers.Namespaces {
+		p.Masked = existing(append(expand(s.opts.ReadDeny), s.credentialMasks(stateDir)...))
+		if s.net() != NetOn {
+			p.Masked = append(p.Masked, unixSockets(w.writable)...)
+		}
 	}
 	stateReadOnly(p, stateDir, w.tmp, w.roots)
 	p.Pinned = ancestorsWithin(append(slices.Clone(p.ReadOnly), p.Masked...), w.writable)

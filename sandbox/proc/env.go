@@ -3,6 +3,7 @@ package proc
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // SecretEnv are agent-mcp's own secrets, removed from the environment of
@@ -90,6 +91,16 @@ var CommandEnv = []string{
 	"GIT_SSH_COMMAND",
 }
 
+// commandEnvSet is [CommandEnv] as a set, made once: every command's
+// start looks each of the server's variables up in it.
+var commandEnvSet = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool, len(CommandEnv))
+	for _, n := range CommandEnv {
+		m[n] = true
+	}
+	return m
+})
+
 // nameMatches reports whether name is one of the entries (exact, or
 // beginning with an entry's prefix before its "*").
 func nameMatches(name string, entries []string) bool {
@@ -116,7 +127,7 @@ func Allowed(env, allow []string) []string {
 		if k == "" || IsSecret(k) {
 			continue
 		}
-		if slices.Contains(CommandEnv, k) || nameMatches(k, allow) {
+		if commandEnvSet()[k] || nameMatches(k, allow) {
 			out = append(out, kv)
 		}
 	}
