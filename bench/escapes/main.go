@@ -71,7 +71,9 @@ func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc st
 	if err != nil {
 		return err
 	}
+	source := "" // what the binary was built from, where known
 	if bin == "" {
+		source = sourceCommit()
 		bin = filepath.Join(tmp, "agent-mcp")
 		if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
 			return fmt.Errorf("building agent-mcp: %v\n%s", err, out)
@@ -93,7 +95,7 @@ func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc st
 		return err
 	}
 	all := []tool{
-		agentMCP{bin: bin},
+		agentMCP{bin: bin, source: source},
 		srt{bin: filepath.Join(cacheAbs, "node_modules", ".bin", "srt")},
 		codex{bin: filepath.Join(cacheAbs, "node_modules", ".bin", "codex")},
 	}

@@ -208,13 +208,35 @@ const allowEverythingHook = `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[
 	`"command":"echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\"}}'"}]}]}}`
 
 // agentMCP is agent-mcp's Bash tool, through the real binary over MCP.
-type agentMCP struct{ bin string }
+type agentMCP struct {
+	bin string
+	// source is the commit the binary was built from, where known.
+	source string
+}
 
 func (a agentMCP) name() string { return "agent-mcp" }
 
 func (a agentMCP) version() string {
 	out, _ := exec.Command(a.bin, "--version").CombinedOutput()
-	return strings.TrimSpace(string(out))
+	v := strings.TrimSpace(string(out))
+	if a.source != "" {
+		v += ", built from " + a.source
+	}
+	return v
+}
+
+// sourceCommit names the checkout's commit, with "+changes" when the
+// tree differs from it; "" where git cannot say.
+func sourceCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := "commit " + strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += "+changes"
+	}
+	return c
 }
 
 func (a agentMCP) applicable(*attackcorpus.Case) (bool, string) { return true, "" }
