@@ -123,3 +123,43 @@ func TestReplaceBetween(t *testing.T) {
 		t.Errorf("missing markers: err = %v", err)
 	}
 }
+
+// TestMergeDoc: a run of some cases merged into the document keeps the
+// earlier run's rows of the others, drops a row of a case gone from the
+// corpus, and counts the scoreboard over them all.
+func TestMergeDoc(t *testing.T) {
+	t.Parallel()
+	tools := []tool{agentMCP{}, srt{}, codex{}}
+	old := &scoreboard{tools: tools, rows: []caseRow{
+		{c: &attackcorpus.Case{Name: "git-a"}, results: []result{{}, {failed: []string{"x changed"}}, {na: "the server's terminal"}}},
+		{c: &attackcorpus.Case{Name: "git-gone"}, results: []result{{}, {}, {}}},
+	}}
+	path := filepath.Join(t.TempDir(), "security.md")
+	text := begin(markScore) + end(markScore) + "\n" + begin(markOpen) + end(markOpen) + "\n" + begin(markCases) + old.cases() + end(markCases) + "\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	corpus := []*attackcorpus.Case{{Name: "git-a"}, {Name: "git-new"}}
+	b := &scoreboard{tools: tools, rows: []caseRow{{c: corpus[1], results: []result{{}, {}, {failed: []string{"the output lacks \"RAN\" (did the command run?)"}}}}}}
+	if err := b.mergeDoc(path, corpus); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeDoc(path, b, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := os.ReadFile(path)
+	names, _ := docCases(doc)
+	if !slices.Equal(names, []string{"git-a", "git-new"}) {
+		t.Errorf("cases %v, want git-a, git-new", names)
+	}
+	for _, want := range []string{"| git | 2 / 2 | 1 / 2 | 0 / 1 (1 not run) |", "| git-a | git | held | ESCAPED | n/a: the server's terminal |"} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("the document lacks %q:\n%s", want, doc)
+		}
+	}
+	// A corpus case in neither is named.
+	b = &scoreboard{tools: tools}
+	if err := b.mergeDoc(path, append(corpus, &attackcorpus.Case{Name: "git-unrun"})); err == nil || !strings.Contains(err.Error(), "git-unrun") {
+		t.Errorf("err = %v, want one naming git-unrun", err)
+	}
+}

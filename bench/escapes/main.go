@@ -38,8 +38,9 @@ func main() {
 	runs := flag.Int("runs", 20, "timed round trips per tool and command in the cost table")
 	doc := flag.String("doc", "docs/security.md", "document whose tables are rewritten (empty: none)")
 	verbose := flag.Bool("v", false, "print every failed check and the outputs")
+	merge := flag.Bool("merge", false, "with -cases: put the cases run into the document's case table beside the earlier run's other rows (dropping rows of cases gone from the corpus) and count the scoreboard again; the cost table and machine stay as they were")
 	flag.Parse()
-	if err := run(*bin, *cache, *toolList, *casesRE, *base, *cost, *runs, *doc, *verbose); err != nil {
+	if err := run(*bin, *cache, *toolList, *casesRE, *base, *cost && !*merge, *runs, *doc, *verbose, *merge); err != nil {
 		fmt.Fprintln(os.Stderr, "escapes:", err)
 		os.Exit(1)
 	}
@@ -50,7 +51,7 @@ type bench struct {
 	helper, tcpHost, tcpPort string
 }
 
-func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc string, verbose bool) error {
+func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc string, verbose, merge bool) error {
 	re, err := regexp.Compile(casesRE)
 	if err != nil {
 		return fmt.Errorf("-cases: %w", err)
@@ -147,8 +148,18 @@ func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc st
 	if doc == "" {
 		return nil
 	}
-	if casesRE != "" || len(tools) != len(all) {
-		return fmt.Errorf("-doc is written only from a full run (no -cases, every tool): give -doc '' with a filter")
+	if len(tools) != len(all) {
+		return fmt.Errorf("-doc is written only from a run of every tool: give -doc '' with -tools")
+	}
+	if merge {
+		if err := board.mergeDoc(doc, cases); err != nil {
+			return err
+		}
+		fmt.Print("\nmerged into " + doc + ":\n" + board.summary())
+		return writeDoc(doc, board, nil, "")
+	}
+	if casesRE != "" {
+		return fmt.Errorf("-doc is written only from a full run (no -cases), or with -merge: give -doc '' or -merge with a filter")
 	}
 	return writeDoc(doc, board, costs, machine(tools))
 }

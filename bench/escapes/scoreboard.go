@@ -152,7 +152,16 @@ func (b *scoreboard) open() string {
 		}
 	}
 	if s.Len() == 0 {
-		return "None: no case a peer holds escapes agent-mcp.\n"
+		s.WriteString("No case a peer holds escapes agent-mcp.\n")
+	}
+	var declared strings.Builder
+	for _, r := range b.rows {
+		if r.c.Open != "" {
+			declared.WriteString(fmt.Sprintf("- declared open in the corpus: `%s` (%s): %s\n", r.c.Name, family(r.c.Name), r.c.Open))
+		}
+	}
+	if declared.Len() > 0 {
+		s.WriteString("\nCases the corpus itself declares open (`open:`), held by no layer of agent-mcp yet:\n\n" + declared.String())
 	}
 	return s.String()
 }
@@ -210,7 +219,10 @@ func writeDoc(path string, b *scoreboard, costs *costTable, mach string) error {
 	if err != nil {
 		return err
 	}
-	parts := map[string]string{markScore: b.summary(), markCases: b.cases(), markOpen: b.open(), markMachine: mach}
+	parts := map[string]string{markScore: b.summary(), markCases: b.cases(), markOpen: b.open()}
+	if mach != "" {
+		parts[markMachine] = mach
+	}
 	if costs != nil {
 		parts[markCost] = costs.markdown()
 	}
@@ -246,4 +258,93 @@ func docCases(doc []byte) ([]string, error) {
 		names = append(names, n)
 	}
 	return names, nil
+}
+
+// docRows reads the document's case table: each case's family-less row
+// of marks, one a tool, for the tools of its header.
+func docRows(doc []byte) (tools []string, rows map[string][]string, err error) {
+	b, e := []byte(begin(markCases)), []byte(end(markCases))
+	i, j := bytes.Index(doc, b), bytes.Index(doc, e)
+	if i < 0 || j < i {
+		return nil, nil, fmt.Errorf("the document lacks the case table's markers")
+	}
+	rows = map[string][]string{}
+	for _, l := range strings.Split(string(doc[i+len(b):j]), "\n") {
+		f := strings.Split(l, "|")
+		if len(f) < 4 {
+			continue
+		}
+		for k := range f {
+			f[k] = strings.TrimSpace(f[k])
+		}
+		cells := f[1 : len(f)-1]
+		switch {
+		case cells[0] == "case":
+			tools = cells[2:]
+		case strings.HasPrefix(cells[0], "---"):
+		default:
+			rows[cells[0]] = cells[2:]
+		}
+	}
+	return tools, rows, nil
+}
+
+// resultOf reads back a mark of the case table.
+func resultOf(mark string) (result, error) {
+	switch {
+	case mark == "held":
+		return result{}, nil
+	case mark == "ESCAPED":
+		return result{failed: []string{"escaped (in the earlier run: see its outputs there)"}}, nil
+	case mark == "not run":
+		return result{failed: []string{"the command did not run (did the command run?)"}}, nil
+	case strings.HasPrefix(mark, "n/a: "):
+		return result{na: strings.TrimPrefix(mark, "n/a: ")}, nil
+	}
+	return result{}, fmt.Errorf("mark %q: want held, ESCAPED, not run or n/a: REASON", mark)
+}
+
+// mergeDoc completes the board with the earlier run's rows of the
+// document for the corpus's cases this run did not run, in the corpus's
+// order; a corpus case in neither is an error naming it.
+func (b *scoreboard) mergeDoc(path string, corpus []*attackcorpus.Case) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	tools, rows, err := docRows(doc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for i, t := range b.tools {
+		if i >= len(tools) || tools[i] != t.name() {
+			return fmt.Errorf("%s: its case table's tools are %v, this run's differ: run them all", path, tools)
+		}
+	}
+	ran := map[string]caseRow{}
+	for _, r := range b.rows {
+		ran[r.c.Name] = r
+	}
+	var merged []caseRow
+	for _, c := range corpus {
+		if r, ok := ran[c.Name]; ok {
+			merged = append(merged, r)
+			continue
+		}
+		marks, ok := rows[c.Name]
+		if !ok {
+			return fmt.Errorf("%s is in neither this run nor %s: add it to -cases", c.Name, path)
+		}
+		row := caseRow{c: c}
+		for _, m := range marks {
+			r, err := resultOf(m)
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", path, c.Name, err)
+			}
+			row.results = append(row.results, r)
+		}
+		merged = append(merged, row)
+	}
+	b.rows = merged
+	return nil
 }
