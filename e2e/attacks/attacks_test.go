@@ -9,10 +9,10 @@ import (
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
 )
 
-// The attack corpus: every case here (the format is in README.md) but the
-// repository protections (git-*, which e2e/attacks/git runs) runs through
-// the real binary over MCP, as root and as an unprivileged user, with each
-// sandbox layer alone and both together (Run).
+// The attack corpus: every case here (the format is in README.md) that
+// neither e2e/attacks/git nor e2e/attacks/protected runs (Package) runs
+// through the real binary over MCP, as root and as an unprivileged user,
+// with each sandbox layer alone and both together (Run).
 
 // binary is the agent-mcp built once for the corpus.
 var binary string
@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { testbin.Main(m, &binary) }
 
 func TestAttackCorpus(t *testing.T) {
 	t.Parallel()
-	Run(t, binary, ".", func(name string) bool { return !Git(name) })
+	Run(t, binary, ".", In(""))
 }
 
 // TestSandbox_allowUserNamespaces_lets_commands_make_them: the setting

@@ -19,13 +19,31 @@ import (
 	"github.com/agent-mcp/agent-mcp/sandbox"
 )
 
-// Git reports whether the case named name is one of the repository
-// protections (git-*), which e2e/attacks/git runs; e2e/attacks runs the
-// others. They are the costliest cases (several fill the working directory
-// with ten thousand entries to exhaust the repository scan), and a test
-// binary of their own keeps each half well inside go test's timeout on a
-// loaded machine.
-func Git(name string) bool { return strings.HasPrefix(name, "git-") }
+// Package is the package under e2e/attacks that runs the case named name:
+// "git" for the repository protections (git-*), "protected" for the
+// protected paths and the server's own files in reach of a command
+// (protected-*, output-*, state-*), and "" (e2e/attacks itself) for the
+// rest. Each is a test binary of its own, so that each third of the
+// corpus, which runs every case six times, stays well inside go test's
+// timeout on a loaded machine; the git cases are the costliest (several
+// fill the working directory with ten thousand entries to exhaust the
+// repository scan).
+func Package(name string) string {
+	prefix, _, _ := strings.Cut(name, "-")
+	switch prefix {
+	case "git":
+		return "git"
+	case "protected", "output", "state":
+		return "protected"
+	}
+	return ""
+}
+
+// In is the filter for Run that keeps the cases of package pkg (see
+// Package).
+func In(pkg string) func(name string) bool {
+	return func(name string) bool { return Package(name) == pkg }
+}
 
 // Run runs the cases in dir (e2e/attacks) that keep selects through
 // binary: each in a parallel subtest named for it, for each user and layer

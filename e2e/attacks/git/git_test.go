@@ -1,6 +1,6 @@
 // Package git runs the attack corpus's repository protections, the cases
-// e2e/attacks/*.txtar names git-* (attacks.Git), in a test binary of their
-// own: they are the costliest half of the corpus.
+// e2e/attacks/*.txtar names git-* (attacks.Package), in a test binary of
+// their own: they are the costliest third of the corpus.
 package git
 
 import (
@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { testbin.Main(m, &binary) }
 
 func TestAttackCorpus(t *testing.T) {
 	t.Parallel()
-	attacks.Run(t, binary, "..", attacks.Git)
+	attacks.Run(t, binary, "..", attacks.In("git"))
 }
 
 // TestSandbox_git_works_in_protected_repositories: with a repository's
