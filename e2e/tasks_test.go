@@ -530,3 +530,44 @@ func TestTasks_stdio(t *testing.T) {
 		t.Fatalf("an unknown task: %v", e)
 	}
 }
+
+// TestTasks_stdio_update_answers_a_permission_question: over stdio, a call
+// whose permission question would block it is a task in input_required;
+// tasks/update answers it (the layer retries the call with the answer) and
+// the command runs.
+func TestTasks_stdio_update_answers_a_permission_question(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	c := startStdioTasks(t, dir, "--settings", `{"permissions":{"ask":["Bash(touch *)"]}}`)
+	target := filepath.Join(dir, "allowed.txt")
+	created, _ := c.rpc("tools/call", map[string]any{"name": "Bash", "arguments": map[string]any{"command": "touch " + target + " && echo touched"}})["result"].(map[string]any)
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("a call that asks: %v", created)
+	}
+	asked := c.get(id)
+	reqs, _ := asked["inputRequests"].(map[string]any)
+	if asked["status"] != "input_required" || len(reqs) != 1 {
+		t.Fatalf("the task is not waiting for the answer: %v", asked)
+	}
+	var key string
+	for k := range reqs {
+		key = k
+	}
+	ack, _ := c.rpc("tasks/update", map[string]any{"taskId": id,
+		"inputResponses": map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"decision": "allow_once"}}}})["result"].(map[string]any)
+	if ack["resultType"] != "complete" {
+		t.Fatalf("tasks/update: %v", ack)
+	}
+	var done map[string]any
+	testbin.WaitFor(t, "the task to end", func() bool {
+		done = c.get(id)
+		return done["status"] != "working" && done["status"] != "input_required"
+	})
+	if res, _ := done["result"].(map[string]any); done["status"] != "completed" || !strings.Contains(resText(res), "touched") {
+		t.Fatalf("after the answer: %v", done)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Fatalf("the allowed command did not run: %v", err)
+	}
+}

@@ -157,7 +157,8 @@ type mcpTask struct {
 	poll    time.Duration
 	cancel  context.CancelFunc
 	// retry runs the call again with the answers to its input requests
-	// and the request state, and returns where its outcome will come.
+	// and the request state, and returns where its outcome will come; set
+	// before the task is shared, cleared under mu when it ends.
 	retry func(answers map[string]json.RawMessage, state string) <-chan taskOutcome
 	// ended is closed when the task reaches a terminal status.
 	ended chan struct{}
@@ -286,6 +287,7 @@ func (t *mcpTask) finish(status, message string, out taskOutcome) {
 	t.status, t.message, t.updated, t.outcome = status, message, time.Now().UTC(), out
 	state := t.state
 	t.requests, t.answers, t.state = nil, nil, ""
+	t.retry = nil // lets the call's request body go
 	t.mu.Unlock()
 	if state != "" && t.dropState != nil {
 		t.dropState(state)
@@ -317,12 +319,21 @@ func (t *mcpTask) update(responses map[string]json.RawMessage) {
 		t.mu.Unlock()
 		return
 	}
-	answers, state := t.answers, t.state
+	answers, state, retry := t.answers, t.state, t.retry
 	t.status, t.message, t.updated = taskWorking, "", time.Now().UTC()
 	t.requests, t.answers, t.state = nil, nil, ""
 	t.mu.Unlock()
 	t.notify()
-	go t.follow(t.retry(answers, state))
+	go t.follow(retry(answers, state))
+}
+
+// setRetry sets how the task retries its call, unless it has ended.
+func (t *mcpTask) setRetry(retry func(map[string]json.RawMessage, string) <-chan taskOutcome) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.terminal() {
+		t.retry = retry
+	}
 }
 
 // terminal reports whether the task has ended; t.mu is held.

@@ -174,9 +174,10 @@ func (h *HTTPServer) serveTaskCall(w http.ResponseWriter, r *http.Request, princ
 		return
 	}
 	t := h.server.newTask(principal, cancel)
-	t.retry = func(answers map[string]json.RawMessage, state string) <-chan taskOutcome {
+	retry := func(answers map[string]json.RawMessage, state string) <-chan taskOutcome {
 		return run(withInputResponses(body, answers, state)).outcomes()
 	}
+	t.setRetry(retry)
 	go func() {
 		<-t.ended
 		h.server.principalEnd(principal, h.opt.SessionTimeout)

@@ -182,12 +182,12 @@ func (st *stdioTasks) newTask(id jsonrpc.ID, call *stdioTaskCall) *mcpTask {
 		go st.c.deliver(inbound{msgs: []jsonrpc.Message{note}})
 	}
 	t := st.s.newTask(st.owner, cancel)
-	t.retry = func(answers map[string]json.RawMessage, state string) <-chan taskOutcome {
+	retry := func(answers map[string]json.RawMessage, state string) <-chan taskOutcome {
 		rid, err := jsonrpc.MakeID("agent-mcp-task-" + tools.RandomID())
-		retry := &stdioTaskCall{policy: call.policy, listed: call.listed, params: call.params, tasked: true, outcome: make(chan taskOutcome, 1)}
+		again := &stdioTaskCall{policy: call.policy, listed: call.listed, params: call.params, tasked: true, outcome: make(chan taskOutcome, 1)}
 		if err != nil {
-			retry.outcome <- taskOutcome{err: mustJSON(map[string]any{"code": -32603, "message": err.Error()})}
-			return retry.outcome
+			again.outcome <- taskOutcome{err: mustJSON(map[string]any{"code": -32603, "message": err.Error()})}
+			return again.outcome
 		}
 		params, held := withoutMetaKey(call.params, largeargs.MetaKey)
 		if held {
@@ -203,14 +203,15 @@ func (st *stdioTasks) newTask(id jsonrpc.ID, call *stdioTaskCall) *mcpTask {
 			params = withMeta(params, metaTaskInline, call.policy.Inline.Milliseconds())
 		}
 		st.mu.Lock()
-		st.calls[rid] = retry
+		st.calls[rid] = again
 		st.mu.Unlock()
 		mu.Lock()
 		current = rid
 		mu.Unlock()
 		go st.c.deliver(inbound{msgs: []jsonrpc.Message{&jsonrpc.Request{ID: rid, Method: "tools/call", Params: params}}})
-		return retry.outcome
+		return again.outcome
 	}
+	t.setRetry(retry)
 	return t
 }
 
