@@ -45,7 +45,7 @@ case "${1:-}" in
 esac
 
 fail() { echo "packaging/check: FAIL: $*" >&2; exit 1; }
-step() { echo "== packaging: $*"; }
+step() { echo "== packaging: $* (at ${SECONDS}s)"; }
 SECONDS=0
 
 # Node: the one conformance/run-official.sh installs (Node 22), else PATH's.
@@ -59,7 +59,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 step "tools: GoReleaser $GORELEASER_VERSION, ${NPM_TOOLS[*]}"
 GORELEASER="$CACHE/bin/goreleaser"
-if ! "$GORELEASER" --version 2>/dev/null | grep -q "GitVersion: *${GORELEASER_VERSION#v}$"; then
+if ! "$GORELEASER" --version 2>/dev/null | grep -q "GitVersion: *${GORELEASER_VERSION}$"; then
 	GOBIN="$CACHE/bin" go install "github.com/goreleaser/goreleaser/v2@$GORELEASER_VERSION" ||
 		fail "go install of GoReleaser failed: it needs the Go module proxy"
 fi
@@ -77,6 +77,11 @@ step "goreleaser check"
 "$GORELEASER" check
 
 step "snapshot release into dist/ ($($ALL && echo "six targets" || echo "$(go env GOOS)/$(go env GOARCH) only; --all builds six"))"
+if [ -z "$(git remote)" ]; then
+	# GoReleaser reads the commit only once it has read a remote's URL; a
+	# checkout without a remote gets the project's, for this run only.
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/agent-mcp/agent-mcp.git
+fi
 CONFIG=.goreleaser.yaml
 if ! $ALL; then
 	# The same configuration narrowed to this machine's target.
