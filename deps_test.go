@@ -28,7 +28,7 @@ const module = "github.com/agent-mcp/agent-mcp"
 // ← server ← internal/{providers,tui} ← internal/cli ← main.go.
 var allowed = map[string][]string{
 	".":                  {"internal/cli", "sandbox/launcher"},
-	"internal/cli":       {"server", "internal/tui", "internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/hooks", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "tools/builtin", "tools/lsp", "tools/shell", "sandbox", "sandbox/egress", "sandbox/proc", "permissions", "permissions/settings"},
+	"internal/cli":       {"server", "internal/tui", "internal/providers", "internal/redact", "orchestrator", "orchestrator/agent", "orchestrator/hooks", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "tools/builtin", "tools/lsp", "tools/shell", "sandbox", "sandbox/egress", "sandbox/proc", "permissions", "permissions/settings"},
 	"internal/tui":       {"internal/providers", "orchestrator", "orchestrator/agent", "orchestrator/llm", "orchestrator/permit", "orchestrator/upstream", "tools", "permissions"},
 	"internal/providers": {"orchestrator/llm"},
 
@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"orchestrator/hooks":    {"orchestrator", "permissions", "permissions/settings", "sandbox/proc"},
 	"orchestrator/upstream": {"tools", "sandbox/proc"},
 	"orchestrator/llm":      {},
-	"orchestrator":          {"tools", "permissions", "internal/largeargs"},
+	"orchestrator":          {"tools", "permissions", "internal/largeargs", "internal/redact"},
 
 	"tools/builtin":               {"tools", "tools/fs", "tools/lsp", "tools/search", "tools/shell", "sandbox", "tools/web", "tools/workflow"},
 	"tools/lsp":                   {"tools", "sandbox", "sandbox/proc"},
@@ -62,6 +62,7 @@ var allowed = map[string][]string{
 	"permissions/shellcmd": {},
 	"internal/pdf":         {},
 	"internal/largeargs":   {},
+	"internal/redact":      {},
 	"internal/netguard":    {},
 	"internal/textdist":    {},
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/agent-mcp/agent-mcp/internal/redact"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
@@ -59,6 +60,10 @@ type Pipeline struct {
 	// Tracer, if set, is told of each step of every call (for traces:
 	// a span per step under the caller's span); nil traces nothing.
 	Tracer Tracer
+	// Redact, if set, replaces the secrets it knows in every result, its
+	// persisted file and every progress message before they leave the
+	// pipeline (see redactResult); nil redacts nothing.
+	Redact *redact.Redactor
 }
 
 // Tracer is told of the steps of a call as the pipeline takes them.
@@ -179,8 +184,14 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	out.Tool = t
 	fail := func(msg string) Outcome {
 		out.Result = &tools.Result{Text: msg, IsError: true}
+		var found []string
+		p.redactResult(out.Result, &found)
+		if len(found) > 0 {
+			out.Result.Text += redactedNotice(found)
+		}
 		return out
 	}
+	progress = p.redactProgress(progress)
 
 	// Semantic validation of the decoded input.
 	raw := call.Input
@@ -235,9 +246,14 @@ func (p *Pipeline) runPipeline(ctx context.Context, uc *tools.UseContext, call C
 	if len(extraContext) > 0 {
 		res.Extra = append(res.Extra, tools.Content{Kind: tools.TextContent, Text: strings.Join(extraContext, "\n")})
 	}
+	var found []string
+	p.redactResult(res, &found)
 	persisted, err := applyBudget(uc.Session, t, call.ID, res)
 	if err != nil {
 		p.log().Error("result budget", "tool", t.Name, "err", err)
+	}
+	if len(found) > 0 {
+		res.Text += redactedNotice(found)
 	}
 	out.Persisted = persisted
 	out.Result = res

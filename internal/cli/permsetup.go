@@ -125,6 +125,7 @@ func (s *permissionSetup) addDirs(dirs []string) []string {
 // being built.
 func (s *permissionSetup) wire(p *orchestrator.Pipeline) {
 	p.Permit = s.permit
+	p.Redact = resultRedactor()
 	if s.hooks != nil {
 		p.Hooks = s.hooks
 	}

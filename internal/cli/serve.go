@@ -213,6 +213,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	pipeline.Redact = resultRedactor(tokenSecrets(tokens)...)
 	var tracing *server.Tracing
 	if *otel || server.TracingWanted(os.Getenv) {
 		var stop func()
