@@ -103,6 +103,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			r.ok("Bash %s", sb.Describe())
 		}
 		r.ok("%s", envLine(os.Environ(), perm.settings.Sandbox.EnvAllow))
+		r.ok("%s", redactLine(os.Environ(), perm.settings.Sandbox.EnvAllow))
 	}
 
 	r.section("hosts")

@@ -17,3 +17,25 @@ func TestEnvLine(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactLine: doctor names the variables whose values are redacted
+// from results, split by whether a command is given them, and never
+// shows a value.
+func TestRedactLine(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=/bin", "HF_TOKEN=hf_0123456789", "GITHUB_TOKEN=ghp_0123456789", "MYAPP_KEY=zzzzzzzzzz",
+		"ANTHROPIC_API_KEY=sk-ant-0123456789", "SHORT_TOKEN=1", "DATABASE_URL=postgres://u:pw0123456789@db/x"}
+	got := redactLine(env, []string{"MYAPP_*"})
+	for _, want := range []string{"the values of 5 variables are redacted", "given to commands (sandbox.env.allow): MYAPP_KEY",
+		"withheld from commands: ANTHROPIC_API_KEY, DATABASE_URL, GITHUB_TOKEN, HF_TOKEN"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("redactLine = %q, want it to say %q", got, want)
+		}
+	}
+	if strings.Contains(got, "0123456789") || strings.Contains(got, "SHORT_TOKEN") {
+		t.Errorf("redactLine = %q: a value, or a variable too short to redact", got)
+	}
+	if got := redactLine([]string{"PATH=/bin"}, nil); !strings.Contains(got, "nothing to redact") {
+		t.Errorf("redactLine with no secret = %q", got)
+	}
+}
