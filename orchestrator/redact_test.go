@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -89,5 +90,28 @@ func TestPipeline_noRedactorChangesNothing(t *testing.T) {
 	out := p.Run(context.Background(), &tools.UseContext{Session: newTestSession(t)}, call("1", "Plain", testInput{Size: 10}), nil)
 	if out.Result.Text != strings.Repeat("x", 10) {
 		t.Fatalf("text = %q", out.Result.Text)
+	}
+}
+
+// BenchmarkRedactResult_1MB is what redaction adds to a Bash result of
+// 1 MB (its text and the same output in its output object) with thirty
+// secrets known: the per-result cost the pipeline pays.
+func BenchmarkRedactResult_1MB(b *testing.B) {
+	var ss []redact.Secret
+	for i := range 30 {
+		ss = append(ss, redact.Secret{Name: fmt.Sprintf("SECRET_%d", i), Value: fmt.Sprintf("tok-%02d-%s", i, strings.Repeat("Qx7", 12))})
+	}
+	p := &Pipeline{Redact: redact.New(ss)}
+	var text strings.Builder
+	for i := 0; text.Len() < 1<<20; i++ {
+		fmt.Fprintf(&text, "2026-12-07T21:00:00Z INFO request id=%08x path=/api/v1/items status=200 bytes=%d\n", i*7919, i)
+	}
+	out := text.String()
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res := &tools.Result{Text: out, Output: map[string]any{"stdout": out, "exitCode": 0}}
+		var found []string
+		p.redactResult(res, &found)
 	}
 }
