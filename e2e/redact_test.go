@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
+	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 )
 
 // TestRedact_seededSecrets: thirty secrets in the server's environment
@@ -187,4 +188,35 @@ func secretForms(secrets map[string]string) []secretForm {
 		}
 	}
 	return out
+}
+
+// TestRedact_chatShowsAndSendsTheSameRedactedResult: in chat, a Read of a
+// .env holding the value of a secret variable shows the user (the
+// stream-json tool result line) and sends the provider the marker, never
+// the value.
+func TestRedact_chatShowsAndSendsTheSameRedactedResult(t *testing.T) {
+	t.Parallel()
+	c := newChatRun(t)
+	const secret = "npm_R4sT6vW1yB3dF5hJ7kM0aZx9Kq2"
+	if err := os.WriteFile(filepath.Join(c.dir, ".env"), []byte("NPM_TOKEN="+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "r1", Name: "Read", Input: `{"file_path":".env"}`}),
+		testmodel.Say("read it"))
+	out, errOut, code := c.run(t, "", append(anthropicEnv(), "NPM_TOKEN="+secret),
+		"-p", "read .env", "--output-format", "stream-json", "--model", "anthropic/test-model", "--base-url", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	sent, _ := json.Marshal(reqs[1].Body["messages"])
+	for what, got := range map[string]string{"the terminal": out, "the provider": string(sent)} {
+		if strings.Contains(got, secret) || !strings.Contains(got, "[redacted: NPM_TOKEN]") {
+			t.Errorf("%s gets %s", what, got)
+		}
+	}
 }
