@@ -70,7 +70,7 @@ func taskRPC(t *testing.T, h *HTTPServer, method, name string, params map[string
 // task, and a task past its TTL is forgotten.
 func TestTasks_lifecycle_in_process(t *testing.T) {
 	t.Parallel()
-	h, dir := startTasksHTTP(t, 2*time.Second)
+	h, dir := startTasksHTTP(t, 5*time.Second)
 	get := func(id string) map[string]any {
 		res, _ := taskRPC(t, h, "tasks/get", id, map[string]any{"taskId": id})["result"].(map[string]any)
 		return res
