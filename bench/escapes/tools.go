@@ -102,7 +102,7 @@ func caseEnv(w *world, c *attackcorpus.Case) []string {
 // server holds) are not.
 func peerApplicable(c *attackcorpus.Case) (bool, string) {
 	for _, s := range c.Steps {
-		if s.Kind == "bash background" || s.Kind == "taskoutput" {
+		if s.Kind == "bash background" || s.Kind == "taskoutput" || s.Kind == "taskinput" {
 			return false, "background tasks (the server's)"
 		}
 	}
