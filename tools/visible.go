@@ -10,7 +10,8 @@ import (
 // model and the reader must not mistake it for anything else: control
 // characters (all but tab, newline included) and the bidirectional
 // formatting characters that reorder what a terminal shows (U+202A–U+202E,
-// U+2066–U+2069, U+200E, U+200F, U+061C) as escapes (\x1b, \r, \n,
+// U+2066–U+2069, U+200E, U+200F, U+061C) and the Unicode line and
+// paragraph separators (U+2028, U+2029) as escapes (\x1b, \r, \n,
 // \u202e), and bytes that are not UTF-8 as \xNN. Everything else, a
 // backslash too, is left as it is, so a path reads as itself.
 func Visible(s string) string {
@@ -54,7 +55,8 @@ func needsEscape(s string) bool {
 
 // bidi reports whether r is a bidirectional formatting character.
 func bidi(r rune) bool {
-	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c ||
+		r == 0x2028 || r == 0x2029 // line and paragraph separators: a new line in some renderers
 }
 
 // commandMargin starts every line of a quoted command: what follows it

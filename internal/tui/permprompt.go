@@ -83,7 +83,7 @@ func (u *UI) AskPermission(ctx context.Context, q *tools.PermissionQuestion) (to
 
 	labels := make([]string, len(q.Choices))
 	for i, c := range q.Choices {
-		labels[i] = terminalSafe(c.Label)
+		labels[i] = terminalSafe(tools.Visible(c.Label))
 	}
 	prompt := "Choose 1-" + strconv.Itoa(len(labels)) + ": "
 	for {
