@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -398,5 +399,41 @@ func TestOps_admin_needs_the_token_off_loopback(t *testing.T) {
 	}
 	if code, _ := get(t, base+"/readyz", "", ""); code != 200 {
 		t.Errorf("/readyz: %d", code)
+	}
+}
+
+// TestOps_metrics_answer_labels_are_a_fixed_set: the answers counter is
+// labelled from a fixed set of actions, whatever action strings a client
+// sends back (issue 37, item 7: each string made a series of its own, so a
+// client could grow /metrics without bound).
+func TestOps_metrics_answer_labels_are_a_fixed_set(t *testing.T) {
+	t.Parallel()
+	s := startOps(t, nil, "--permission-mode", "default", "--settings", `{"sandbox":{"enabled":false}}`)
+	var n atomic.Int64
+	opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: fmt.Sprintf("made-up-%d", n.Add(1))}, nil
+	}}
+	cs := testbin.HTTPVersion(t, s.url, "T", opts, "2025-11-25")
+	for i := 0; i < 12; i++ {
+		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": fmt.Sprintf("npm publish --tag t%d", i)}})
+	}
+	if n.Load() == 0 {
+		t.Fatal("no question was put")
+	}
+	fams := scrape(t, s.admin+"/metrics", "")
+	fam := fams["agent_mcp_answers_total"]
+	if fam == nil {
+		t.Fatal("no answers counted")
+	}
+	allowed := map[string]bool{"accept": true, "decline": true, "cancel": true, "error": true, "invalid": true}
+	for _, m := range fam.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "action" && !allowed[l.GetValue()] {
+				t.Errorf("a series labelled with the client's own action %q", l.GetValue())
+			}
+		}
+	}
+	if got, ok := value(fams, "agent_mcp_answers_total", map[string]string{"action": "invalid"}); !ok || got != float64(n.Load()) {
+		t.Errorf("invalid answers = %v, want %d", got, n.Load())
 	}
 }
