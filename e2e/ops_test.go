@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -435,5 +437,41 @@ func TestOps_metrics_answer_labels_are_a_fixed_set(t *testing.T) {
 	}
 	if got, ok := value(fams, "agent_mcp_answers_total", map[string]string{"action": "invalid"}); !ok || got != float64(n.Load()) {
 		t.Errorf("invalid answers = %v, want %d", got, n.Load())
+	}
+}
+
+// TestOps_slow_initialize_bodies_take_no_session_slot: POSTs that start a
+// session but send their body slowly (here: never finish it) hold a
+// connection, not one of --max-sessions' slots, so a client that sends
+// its initialize whole still gets a session (issue 37, item 7: 100 such
+// bodies locked every new session out).
+func TestOps_slow_initialize_bodies_take_no_session_slot(t *testing.T) {
+	t.Parallel()
+	s := startOps(t, nil, "--max-sessions", "2")
+	u, err := url.Parse(s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		c, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer T\r\nContent-Type: application/json\r\n"+
+			"Accept: application/json, text/event-stream\r\nContent-Length: 400\r\nExpect: 100-continue\r\n\r\n", u.Path, u.Host)
+		// 100 Continue: the server's handler is reading the body, past
+		// where a slot would have been taken before it.
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil || !strings.Contains(line, "100 Continue") {
+			t.Fatalf("slow POST %d: the server answered %q, %v", i, line, err)
+		}
+		if _, err := c.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize",`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		cs := testbin.HTTPVersion(t, s.url, "T", nil, "2025-11-25")
+		callOK(t, cs, "Bash", map[string]any{"command": "echo hi"})
 	}
 }
