@@ -23,6 +23,7 @@ type Case struct {
 	What, Report, Item string
 	Holds              []string // the layers that must hold it
 	Gap                string   // what `sandbox check` says where no layer of Holds is in use
+	RootGap            bool     // with the server as root no layer holds it: Gap is said instead
 	Open               string   // why the attack still works (the case then expects it to)
 	Settings           string
 	Args               []string // further serve flags
@@ -122,6 +123,11 @@ func Parse(name string, data []byte) (*Case, error) {
 			c.Holds = strings.Fields(strings.ReplaceAll(value, ",", " "))
 		case "gap":
 			c.Gap = value
+		case "root":
+			if value != "gap" {
+				return nil, fmt.Errorf("root: %q: want gap", value)
+			}
+			c.RootGap = true
 		case "open":
 			c.Open = value
 		case "settings":
@@ -143,7 +149,7 @@ func Parse(name string, data []byte) (*Case, error) {
 			}
 			c.Inherit = true
 		default:
-			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings, args, env, tty or inherit", key)
+			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, root, open, settings, args, env, tty or inherit", key)
 		}
 	}
 	if err := flush(); err != nil {
