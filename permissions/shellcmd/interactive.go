@@ -29,6 +29,7 @@ const (
 // terminal even with a program (interactive).
 type interpreter struct {
 	script, value, interactive string // short option letters
+	exit                       string // short options that print and exit (version, help)
 	longScript, longValue      []string
 	longInteractive            []string
 }
@@ -36,17 +37,17 @@ type interpreter struct {
 // interpreters read code from their standard input when started with
 // no program: no script operand and no option carrying one.
 var interpreters = map[string]interpreter{
-	"python": {script: "cm", value: "WXQ", interactive: "i"},
-	"pypy":   {script: "cm", value: "WXQ", interactive: "i"},
-	"node": {script: "ep", value: "rC", interactive: "i",
+	"python": {exit: "Vh", script: "cm", value: "WXQ", interactive: "i"},
+	"pypy":   {exit: "Vh", script: "cm", value: "WXQ", interactive: "i"},
+	"node": {exit: "vh", script: "ep", value: "rC", interactive: "i",
 		longScript: []string{"eval", "print", "test", "run"}, longValue: []string{"require", "import", "loader", "experimental-loader", "conditions", "input-type", "env-file"},
 		longInteractive: []string{"interactive"}},
-	"ruby":    {script: "e", value: "rICEFx"},
-	"perl":    {script: "eE", value: "IMmx"},
-	"php":     {script: "rfSl", value: "cdz", interactive: "a"},
-	"lua":     {script: "e", value: "l", interactive: "i"},
-	"luajit":  {script: "e", value: "lj", interactive: "i"},
-	"julia":   {script: "eE", value: "LJ", interactive: "i", longScript: []string{"eval", "print"}, longValue: []string{"project", "load"}},
+	"ruby":    {exit: "h", script: "e", value: "rICEFx"},
+	"perl":    {exit: "vh", script: "eE", value: "IMmx"},
+	"php":     {exit: "vh", script: "rfSl", value: "cdz", interactive: "a"},
+	"lua":     {exit: "v", script: "e", value: "l", interactive: "i"},
+	"luajit":  {exit: "v", script: "e", value: "lj", interactive: "i"},
+	"julia":   {exit: "vh", script: "eE", value: "LJ", interactive: "i", longScript: []string{"eval", "print"}, longValue: []string{"project", "load"}},
 	"tclsh":   {},
 	"wish":    {},
 	"expect":  {script: "cf", interactive: "i"},
@@ -175,6 +176,8 @@ func scriptless(spec interpreter, args []Word) bool {
 		case strings.HasPrefix(v, "--"):
 			name, _, eq := strings.Cut(v[2:], "=")
 			switch {
+			case name == "version" || name == "help":
+				return false
 			case contains(spec.longInteractive, name):
 				return true
 			case contains(spec.longScript, name):
@@ -186,6 +189,8 @@ func scriptless(spec interpreter, args []Word) bool {
 			for j := 1; j < len(v); j++ {
 				l := v[j]
 				switch {
+				case strings.IndexByte(spec.exit, l) >= 0:
+					return false
 				case strings.IndexByte(spec.interactive, l) >= 0:
 					return true
 				case strings.IndexByte(spec.script, l) >= 0:
