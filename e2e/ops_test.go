@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -398,5 +401,77 @@ func TestOps_admin_needs_the_token_off_loopback(t *testing.T) {
 	}
 	if code, _ := get(t, base+"/readyz", "", ""); code != 200 {
 		t.Errorf("/readyz: %d", code)
+	}
+}
+
+// TestOps_metrics_answer_labels_are_a_fixed_set: the answers counter is
+// labelled from a fixed set of actions, whatever action strings a client
+// sends back (issue 37, item 7: each string made a series of its own, so a
+// client could grow /metrics without bound).
+func TestOps_metrics_answer_labels_are_a_fixed_set(t *testing.T) {
+	t.Parallel()
+	s := startOps(t, nil, "--permission-mode", "default", "--settings", `{"sandbox":{"enabled":false}}`)
+	var n atomic.Int64
+	opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: fmt.Sprintf("made-up-%d", n.Add(1))}, nil
+	}}
+	cs := testbin.HTTPVersion(t, s.url, "T", opts, "2025-11-25")
+	for i := 0; i < 12; i++ {
+		_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": fmt.Sprintf("npm publish --tag t%d", i)}})
+	}
+	if n.Load() == 0 {
+		t.Fatal("no question was put")
+	}
+	fams := scrape(t, s.admin+"/metrics", "")
+	fam := fams["agent_mcp_answers_total"]
+	if fam == nil {
+		t.Fatal("no answers counted")
+	}
+	allowed := map[string]bool{"accept": true, "decline": true, "cancel": true, "error": true, "invalid": true}
+	for _, m := range fam.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "action" && !allowed[l.GetValue()] {
+				t.Errorf("a series labelled with the client's own action %q", l.GetValue())
+			}
+		}
+	}
+	if got, ok := value(fams, "agent_mcp_answers_total", map[string]string{"action": "invalid"}); !ok || got != float64(n.Load()) {
+		t.Errorf("invalid answers = %v, want %d", got, n.Load())
+	}
+}
+
+// TestOps_slow_initialize_bodies_take_no_session_slot: POSTs that start a
+// session but send their body slowly (here: never finish it) hold a
+// connection, not one of --max-sessions' slots, so a client that sends
+// its initialize whole still gets a session (issue 37, item 7: 100 such
+// bodies locked every new session out).
+func TestOps_slow_initialize_bodies_take_no_session_slot(t *testing.T) {
+	t.Parallel()
+	s := startOps(t, nil, "--max-sessions", "2")
+	u, err := url.Parse(s.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		c, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer T\r\nContent-Type: application/json\r\n"+
+			"Accept: application/json, text/event-stream\r\nContent-Length: 400\r\nExpect: 100-continue\r\n\r\n", u.Path, u.Host)
+		// 100 Continue: the server's handler is reading the body, past
+		// where a slot would have been taken before it.
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil || !strings.Contains(line, "100 Continue") {
+			t.Fatalf("slow POST %d: the server answered %q, %v", i, line, err)
+		}
+		if _, err := c.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize",`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		cs := testbin.HTTPVersion(t, s.url, "T", nil, "2025-11-25")
+		callOK(t, cs, "Bash", map[string]any{"command": "echo hi"})
 	}
 }

@@ -389,7 +389,7 @@ func (rs *RuleSet) AllowsTool(t *Target) *SourcedRule {
 // matched against its effective text only. A command that is not known is
 // never allowed by a rule.
 func (rs *RuleSet) AllowsCommand(t *Target, c CommandView) *SourcedRule {
-	if !c.Known {
+	if !c.Known && !c.Cmd.Reader {
 		return nil
 	}
 	for _, r := range rs.Rules(Allow) {

@@ -102,13 +102,25 @@ func removeCgroups(dirs []string) {
 // describeLimits says the caps each command runs under, for the start
 // line.
 func (s *Sandbox) describeLimits() string {
+	l := s.limits()
+	// With namespaces, the process cap holds without a cgroup too:
+	// RLIMIT_NPROC in the command's user namespace (launcher.Plan).
+	// Root's command runs as root (kuid 0), which the kernel exempts from
+	// RLIMIT_NPROC: for root only a cgroup caps it.
+	nproc := s.layers.Namespaces && l.Processes > 0 && os.Getuid() != 0
 	if !s.layers.Cgroup {
+		if nproc {
+			return fmt.Sprintf("each command limited to %d processes (RLIMIT_NPROC in its user namespace; no memory limit: no cgroup can be made)", l.Processes)
+		}
 		return "no per-command process or memory limit (no cgroup can be made)"
 	}
-	l, sup := s.limits(), s.limitSupport()
+	sup := s.limitSupport()
 	var parts []string
-	if sup.Pids() && l.Processes > 0 {
+	switch {
+	case sup.Pids() && l.Processes > 0:
 		parts = append(parts, fmt.Sprintf("%d processes", l.Processes))
+	case nproc:
+		parts = append(parts, fmt.Sprintf("%d processes (RLIMIT_NPROC in its user namespace)", l.Processes))
 	}
 	if sup.Memory() && l.Memory > 0 {
 		parts = append(parts, fmt.Sprintf("%.1f GiB of memory", float64(l.Memory)/(1<<30)))

@@ -538,6 +538,9 @@ func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, erro
 		Writable:   w.writable, EmptyFile: w.empty, GraceMS: (grace / 2).Milliseconds(),
 		ServerFD: launcher.ServerFD, ShellFiles: len(spec.Files), AllowUserNS: s.opts.AllowUserNamespaces,
 	}
+	if s.layers.Namespaces {
+		p.ProcessLimit = s.limits().Processes
+	}
 	guarded, found, seen := s.planPaths(&p, spec.StateDir, w)
 	proxy, err := s.planNetwork(&p, len(spec.Files))
 	if err != nil {

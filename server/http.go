@@ -306,6 +306,19 @@ func (h *HTTPServer) route(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if sid == "" {
+			// The slot is taken only once the initialize body has been
+			// read whole: a client sending its body slowly, or never
+			// finishing it, holds a connection, never a session slot.
+			body, err := readBody(r, h.opt.MaxBodyBytes)
+			if err != nil {
+				if errors.As(err, new(*http.MaxBytesError)) {
+					h.bodyTooLarge(w, "request body")
+					return
+				}
+				http.Error(w, "Bad Request: reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = preread(body)
 			if err := h.admitSession(); err != nil {
 				w.Header().Set("Retry-After", "5")
 				http.Error(w, "Service Unavailable: "+err.Error(), http.StatusServiceUnavailable)

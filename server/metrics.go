@@ -58,7 +58,7 @@ func NewMetrics() *Metrics {
 		questions: prometheus.NewCounter(f("questions_total",
 			"Questions put to the user through the client (permission questions and AskUserQuestion).")),
 		answers: prometheus.NewCounterVec(f("answers_total",
-			"The user's answers to questions, by action (accept, decline, cancel, error: no answer came)."), []string{"action"}),
+			"The user's answers to questions, by action (accept, decline, cancel, error: no answer came, invalid: an action the protocol does not name)."), []string{"action"}),
 		persisted: prometheus.NewCounter(f("persisted_result_bytes_total",
 			"Bytes of results over their tool's budget saved to the state directory.")),
 		persists: prometheus.NewCounter(f("persisted_results_total",
@@ -166,9 +166,14 @@ type countedAsker struct {
 func (a countedAsker) Ask(ctx context.Context, message string, schema map[string]any) (tools.Answer, error) {
 	a.m.questions.Inc()
 	ans, err := a.Asker.Ask(ctx, message, schema)
+	// The label comes from a fixed set: the action is the client's
+	// string, and every new value would be a series of its own.
 	action := ans.Action
-	if err != nil || action == "" {
+	switch {
+	case err != nil || action == "":
 		action = "error"
+	case action != "accept" && action != "decline" && action != "cancel":
+		action = "invalid"
 	}
 	a.m.answers.WithLabelValues(action).Inc()
 	return ans, err

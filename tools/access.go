@@ -41,6 +41,17 @@ type CommandInput interface {
 	CommandLine() string
 }
 
+// OpaqueCommandInput is implemented by command inputs whose text may be
+// read as code no shell analysis can see (TaskInput typing into an
+// interpreter, or into a shell in a way its line editor acts on):
+// CommandOpaque says why, or is empty when the command line is all there
+// is. The permission check then treats the call as a command line that
+// does not parse: deny and ask rules on commands make it a question.
+type OpaqueCommandInput interface {
+	CommandInput
+	CommandOpaque() string
+}
+
 // URLInput is implemented by tool inputs that fetch a URL (WebFetch):
 // `domain:` rules apply to its host, and one that does not parse is asked
 // about.

@@ -113,41 +113,39 @@ func AskPermission(ctx context.Context, a Asker, q *PermissionQuestion) (Permiss
 // maxFormInput bounds the call's input quoted in a form's message.
 const maxFormInput = 1000
 
-// Form words q as an elicitation form: the message (the tool, what the
-// call does, why it is asked) and a schema of one required property,
-// "decision", whose values are the IDs of the choices (Feedback choices
-// left out). [PermissionQuestion.FormAnswer] reads the answer.
+// Form words q as an elicitation form: the message and a schema of one
+// required property, "decision", whose values are the IDs of the choices
+// (Feedback choices left out). [PermissionQuestion.FormAnswer] reads the
+// answer. The message is data shown safely: first what the call is about
+// (the host, the URL, the paths: [PermissionQuestion.Subject]), then why
+// it is asked, then the command quoted ([QuotedCommand]) or the input,
+// every part from the call made [Visible], so nothing in a command can
+// read as the server's own words.
 func (q *PermissionQuestion) Form() (message string, schema map[string]any) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Allow %s?\n\n", q.Tool)
-	var what []string
+	fmt.Fprintf(&b, "Allow %s?\n\n", Visible(q.Tool))
+	if subject := q.Subject(); len(subject) > 0 {
+		s := strings.Join(subject, "\n")
+		if len(s) > maxFormInput {
+			s = strings.ToValidUTF8(s[:maxFormInput], "") + "…"
+		}
+		b.WriteString(s + "\n\n")
+	}
+	fmt.Fprintf(&b, "Why you are asked: %s", Visible(q.Reason))
 	switch {
 	case q.Command != "":
-		what = append(what, "Command: "+q.Command)
-	case q.URL != "":
-		what = append(what, "URL: "+q.URL)
-	default:
-		for _, p := range q.Paths {
-			verb := "Read"
-			if p.Write {
-				verb = "Write"
-			}
-			what = append(what, verb+": "+p.Path)
+		b.WriteString("\n\nThe command, quoted:\n" + QuotedCommand(q.Command, maxFormInput))
+	case q.URL == "" && (len(q.Paths) == 0 || len(q.Input) < 200):
+		s := string(q.Input)
+		if len(s) > maxFormInput {
+			s = strings.ToValidUTF8(s[:maxFormInput], "") + "…"
 		}
-		if len(what) == 0 || len(q.Input) < 200 {
-			what = append(what, "Input: "+string(q.Input))
-		}
+		b.WriteString("\n\nInput: " + Visible(s))
 	}
-	s := strings.Join(what, "\n")
-	if len(s) > maxFormInput {
-		s = s[:maxFormInput] + "…"
-	}
-	b.WriteString(s)
-	fmt.Fprintf(&b, "\n\nWhy you are asked: %s", q.Reason)
 	var oneOf []any
 	for _, c := range q.Choices {
 		if !c.Feedback {
-			oneOf = append(oneOf, map[string]any{"const": c.ID, "title": c.Label})
+			oneOf = append(oneOf, map[string]any{"const": c.ID, "title": Visible(c.Label)})
 		}
 	}
 	return b.String(), map[string]any{

@@ -244,6 +244,12 @@ func runCase(t tool, c *attackcorpus.Case, base string, b *bench) result {
 				out += "\n(" + err.Error() + ")"
 			}
 			outputs = append(outputs, out)
+		case "taskinput":
+			out, err := s.taskInput(text, st.Until)
+			if err != nil {
+				out += "\n(" + err.Error() + ")"
+			}
+			outputs = append(outputs, out)
 		case "taskoutput":
 			out, err := s.taskOutput()
 			if err != nil {

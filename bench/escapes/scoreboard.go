@@ -22,8 +22,9 @@ var families = []struct {
 	{"git", []string{"git-"}},
 	{"network", []string{"egress-", "network-", "unix-socket-"}},
 	{"credentials", []string{"credential-", "env-"}},
-	{"processes", []string{"lockdown-", "nested-", "excluded-command-", "process-"}},
+	{"processes", []string{"lockdown-", "nested-", "excluded-command-", "process-", "limits-"}},
 	{"the terminal", []string{"terminal-"}},
+	{"what is typed", []string{"typed-"}},
 }
 
 // family names a case's family by its name; "other" for a name no family

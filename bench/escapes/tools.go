@@ -48,6 +48,9 @@ type session interface {
 	run(command string, background bool) (string, error)
 	// taskOutput waits for the last background command's output.
 	taskOutput() (string, error)
+	// taskInput types text into the last background task (waiting for
+	// until in what follows, when given).
+	taskInput(text, until string) (string, error)
 	close()
 }
 
@@ -102,7 +105,7 @@ func caseEnv(w *world, c *attackcorpus.Case) []string {
 // server holds) are not.
 func peerApplicable(c *attackcorpus.Case) (bool, string) {
 	for _, s := range c.Steps {
-		if s.Kind == "bash background" || s.Kind == "taskoutput" {
+		if s.Kind == "bash background" || s.Kind == "taskoutput" || s.Kind == "taskinput" {
 			return false, "background tasks (the server's)"
 		}
 	}
@@ -329,6 +332,17 @@ func (s *mcpSession) taskOutput() (string, error) {
 	return s.call("TaskOutput", map[string]any{"task_id": s.lastTask, "block": true, "timeout": 30000})
 }
 
+func (s *mcpSession) taskInput(text, until string) (string, error) {
+	if s.lastTask == "" {
+		return "(no background task to type into)", nil
+	}
+	args := map[string]any{"task_id": s.lastTask, "input": text, "timeout": 5000}
+	if until != "" {
+		args["wait_for"], args["timeout"] = until, 20000
+	}
+	return s.call("TaskInput", args)
+}
+
 func (s *mcpSession) close() {
 	if s.cs != nil {
 		s.cs.Close()
@@ -363,7 +377,10 @@ func (s *execSession) run(command string, background bool) (string, error) {
 }
 
 func (s *execSession) taskOutput() (string, error) { return "", errors.New("no background commands") }
-func (s *execSession) close()                      {}
+func (s *execSession) taskInput(string, string) (string, error) {
+	return "", errors.New("no background commands")
+}
+func (s *execSession) close() {}
 
 // runLimited runs argv in its own process group, ended with whatever it
 // left at commandLimit, and returns its output.

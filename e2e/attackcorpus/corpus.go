@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -22,6 +23,7 @@ type Case struct {
 	What, Report, Item string
 	Holds              []string // the layers that must hold it
 	Gap                string   // what `sandbox check` says where no layer of Holds is in use
+	RootGap            bool     // with the server as root no layer holds it: Gap is said instead
 	Open               string   // why the attack still works (the case then expects it to)
 	Settings           string
 	Args               []string // further serve flags
@@ -41,8 +43,13 @@ type Case struct {
 // ("taskoutput"); or what the user does next outside the sandbox ("user": a
 // shell command run as the server's user in the working directory); or a
 // wait until paths exist or are gone ("wait").
+//
+// A "taskinput" step types Text into the last background task with
+// TaskInput, exactly (the section's Go escapes read); Until is its
+// wait_for, from a section "taskinput until REGEX".
 type Step struct {
 	Kind, Text string
+	Until      string
 }
 
 // Parse reads a case in txtar form: a header of "key: value" lines, then
@@ -60,6 +67,16 @@ func Parse(name string, data []byte) (*Case, error) {
 		switch {
 		case section == "bash", section == "bash background", section == "taskoutput", section == "user", section == "wait":
 			c.Steps = append(c.Steps, Step{Kind: section, Text: strings.TrimSpace(text)})
+		case section == "taskinput" || strings.HasPrefix(section, "taskinput until "):
+			// Typed exactly, with Go's escapes (\n is Enter, \x01 Ctrl-A).
+			typed, err := strconv.Unquote(`"` + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), `"`, `\"`) + `"`)
+			if err != nil {
+				return fmt.Errorf("taskinput %q: %v", text, err)
+			}
+			c.Steps = append(c.Steps, Step{Kind: "taskinput", Text: typed, Until: strings.TrimPrefix(section, "taskinput until ")})
+			if c.Steps[len(c.Steps)-1].Until == section {
+				c.Steps[len(c.Steps)-1].Until = ""
+			}
 		case section == "expect":
 			for _, l := range strings.Split(text, "\n") {
 				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
@@ -69,7 +86,7 @@ func Parse(name string, data []byte) (*Case, error) {
 		case strings.HasPrefix(section, "work/"), strings.HasPrefix(section, "home/"), strings.HasPrefix(section, "outside/"):
 			c.Plant = append(c.Plant, [2]string{section, text})
 		default:
-			return fmt.Errorf("section %q: want bash, bash background, taskoutput, user, wait, expect, or a file under work/, home/ or outside/", section)
+			return fmt.Errorf("section %q: want bash, bash background, taskoutput, taskinput, user, wait, expect, or a file under work/, home/ or outside/", section)
 		}
 		return nil
 	}
@@ -106,6 +123,11 @@ func Parse(name string, data []byte) (*Case, error) {
 			c.Holds = strings.Fields(strings.ReplaceAll(value, ",", " "))
 		case "gap":
 			c.Gap = value
+		case "root":
+			if value != "gap" {
+				return nil, fmt.Errorf("root: %q: want gap", value)
+			}
+			c.RootGap = true
 		case "open":
 			c.Open = value
 		case "settings":
@@ -127,7 +149,7 @@ func Parse(name string, data []byte) (*Case, error) {
 			}
 			c.Inherit = true
 		default:
-			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, open, settings, args, env, tty or inherit", key)
+			return nil, fmt.Errorf("header key %q: want what, report, item, holds, gap, root, open, settings, args, env, tty or inherit", key)
 		}
 	}
 	if err := flush(); err != nil {
@@ -139,7 +161,7 @@ func Parse(name string, data []byte) (*Case, error) {
 	case len(c.Holds) == 0:
 		return nil, fmt.Errorf("no holds: header (the layers that hold it: namespaces, landlock)")
 	case len(c.Steps) == 0:
-		return nil, fmt.Errorf("no bash, taskoutput or user section")
+		return nil, fmt.Errorf("no bash, taskoutput, taskinput or user section")
 	case len(c.Expect) == 0:
 		return nil, fmt.Errorf("no expect section")
 	}

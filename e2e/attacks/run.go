@@ -103,7 +103,7 @@ func Run(t *testing.T, binary, dir string, keep func(name string) bool) {
 				}
 				cs, _ := e.Serve(t, layers, env, args...)
 				failed := runAttack(t, c, e, cs, helper)
-				must := c.HoldsUnder(layers)
+				must := c.HoldsUnder(layers) && !(c.RootGap && e.User.Name == "root")
 				switch {
 				case c.Open != "" && must:
 					// Declared open: logged, not failed; the fix that
@@ -254,6 +254,21 @@ func runAttack(t *testing.T, c *attackcorpus.Case, e *sandboxEnv, cs *mcp.Client
 			if f := attackcorpus.WaitFor(w, e.expand(s.Text, helper)); f != "" {
 				waitFailed = append(waitFailed, f)
 			}
+		case "taskinput":
+			if lastTask == "" {
+				// The command was refused: there is nothing to type into.
+				outputs = append(outputs, "(no background task to type into)")
+				continue
+			}
+			args := map[string]any{"task_id": lastTask, "input": e.expand(s.Text, helper), "timeout": 5000}
+			if s.Until != "" {
+				args["wait_for"], args["timeout"] = s.Until, 20000
+			}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "TaskInput", Arguments: args})
+			if err != nil {
+				t.Fatalf("TaskInput %s: %v", lastTask, err)
+			}
+			outputs = append(outputs, testbin.Text(t, res))
 		case "taskoutput":
 			args := map[string]any{"task_id": lastTask, "block": true, "timeout": 30000}
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "TaskOutput", Arguments: args})

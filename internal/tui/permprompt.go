@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,21 +61,21 @@ func (u *UI) AskPermission(ctx context.Context, q *tools.PermissionQuestion) (to
 	for _, l := range diff {
 		b.WriteString("    " + l + "\n")
 	}
-	switch {
-	case q.Command != "":
-		b.WriteString("Command: " + q.Command + "\n")
-	case q.URL != "":
-		b.WriteString("URL: " + q.URL + "\n")
-	case len(diff) == 0:
-		for _, p := range q.Paths {
-			verb := "Read: "
-			if p.Write {
-				verb = "Write: "
-			}
-			b.WriteString(verb + p.Path + "\n")
-		}
+	// What the call is about first (the host, the paths), then why it is
+	// asked, then the command quoted: every part from the call made
+	// visible (tools.Visible), the command's lines each after a margin,
+	// so nothing in it reads as the prompt's own words.
+	subject := q.Subject()
+	if len(diff) > 0 {
+		subject = slices.DeleteFunc(subject, func(s string) bool { return !strings.HasPrefix(s, "Connects to: ") })
 	}
-	b.WriteString(styleDim.Render("Why you are asked: "+q.Reason) + "\n")
+	for _, l := range subject {
+		b.WriteString(l + "\n")
+	}
+	b.WriteString(styleDim.Render("Why you are asked: "+tools.Visible(q.Reason)) + "\n")
+	if q.Command != "" {
+		b.WriteString("The command, quoted:\n" + tools.QuotedCommand(q.Command, 0) + "\n")
+	}
 	// The question carries what a command or the model chose (a host a
 	// command connects to, a command line): nothing in it drives the
 	// terminal (terminalSafe).
@@ -82,7 +83,7 @@ func (u *UI) AskPermission(ctx context.Context, q *tools.PermissionQuestion) (to
 
 	labels := make([]string, len(q.Choices))
 	for i, c := range q.Choices {
-		labels[i] = terminalSafe(c.Label)
+		labels[i] = terminalSafe(tools.Visible(c.Label))
 	}
 	prompt := "Choose 1-" + strconv.Itoa(len(labels)) + ": "
 	for {

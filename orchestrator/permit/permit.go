@@ -132,6 +132,16 @@ func (p *Permitter) Decide(ctx context.Context, req orchestrator.PermissionReque
 	mode := sess.Mode()
 	rules := p.rules.With(sessionGrants(sess).list()...)
 	tg, unknownPaths, bashUnknown := buildTarget(req)
+	// What is typed into a program that reads it as code is no command
+	// line any analysis can read: where deny or ask rules name commands,
+	// it is judged as one that does not parse, so they make it a
+	// question.
+	if oi, ok := req.Input.Value().(tools.OpaqueCommandInput); ok && tg.Bash != nil && tg.Bash.Err == nil &&
+		(rules.HasCommandRules(permissions.Deny) || rules.HasCommandRules(permissions.Ask)) {
+		if why := oi.CommandOpaque(); why != "" {
+			tg.Bash.Err = errors.New(why)
+		}
+	}
 	defer func() {
 		// An allowed call's tool learns where the judged paths led, so it
 		// can refuse one that a symbolic link swapped in since sends
@@ -253,7 +263,11 @@ func commandNeeds(tg *permissions.Target, cl *permissions.CommandLine, rules *pe
 		switch {
 		case rules.AllowsCommand(tg, c) != nil:
 		case !c.Known:
-			needs = append(needs, need{reason: fmt.Sprintf("the program run by %q is only known when it runs", c.Cmd.Source),
+			why := fmt.Sprintf("the program run by %q is only known when it runs", c.Cmd.Source)
+			if c.Cmd.OpaqueWhy != "" {
+				why = fmt.Sprintf("%q cannot be analysed: %s", c.Cmd.Source, c.Cmd.OpaqueWhy)
+			}
+			needs = append(needs, need{reason: why,
 				byBypass: unknownOK, byHook: unknownOK, bySandbox: sandboxed && unknownOK})
 		case c.Cmd.IsReadOnly():
 		default:

@@ -149,7 +149,7 @@ func TestQuestion_asAForm(t *testing.T) {
 	if d := f.decide(t, p, bashTool, `{"command": "npm publish"}`, a, permissions.Decision{}); d.Behavior != permissions.Deny || !strings.Contains(d.Reason, "declined") {
 		t.Fatalf("got %+v", d)
 	}
-	if !strings.Contains(a.last, "Allow Bash?") || !strings.Contains(a.last, "Command: npm publish") || !strings.Contains(a.last, "Why you are asked: ") {
+	if !strings.Contains(a.last, "Allow Bash?") || !strings.Contains(a.last, "The command, quoted:\n  │ npm publish") || !strings.Contains(a.last, "Why you are asked: ") {
 		t.Errorf("form message %q", a.last)
 	}
 	a2 := &fakeAsker{answer: tools.Answer{Action: "accept", Content: map[string]any{"decision": tools.ChoiceAllowOnce}}}

@@ -62,8 +62,17 @@ type Command struct {
 	Decl bool
 	// Opaque is set when the command runs a script whose text is only
 	// known when it runs (a shell reading a script from a pipe, `. <(cmd)`,
-	// `trap "$x"`, an alias of a computed value).
+	// `trap "$x"`, an alias of a computed value), or reads its commands
+	// from its terminal (a shell with no script, an interpreter with no
+	// program, an editor or database client: [ReadsFromTerminal]).
 	Opaque bool
+	// OpaqueWhy says why a command reading from its terminal is opaque;
+	// empty for the other reasons.
+	OpaqueWhy string
+	// Reader is set when the command is opaque only for reading its
+	// commands as it runs: its program is known, and an allow rule
+	// naming it allows it.
+	Reader bool
 }
 
 // Word is one word of a command as the shell would see it.
@@ -201,6 +210,18 @@ func Parse(command string) (*Script, error) {
 	if len(a.out.Commands) == 0 && len(a.out.Writes) == 0 && a.stmts == 0 {
 		return nil, ErrEmpty
 	}
+	if a.lessInsecure {
+		// less out of its secure mode runs shell commands typed into it
+		// (!) and its input preprocessor (LESSOPEN): nothing the line
+		// starts can be judged by its words.
+		for i := range a.out.Commands {
+			c := &a.out.Commands[i]
+			c.Opaque, c.Reader = true, false
+			if c.OpaqueWhy == "" {
+				c.OpaqueWhy = "the line takes less out of its secure mode (LESSSECURE), where it runs commands typed into it and its LESSOPEN preprocessor"
+			}
+		}
+	}
 	return &a.out, nil
 }
 
@@ -223,6 +244,9 @@ type analyzer struct {
 	// cdpath and cdableVars are set once the line sets CDPATH or turns
 	// on cdable_vars; globsUnknown once it changes how globs expand.
 	cdpath, cdableVars, globsUnknown bool
+	// lessInsecure is set once the line changes, unsets or clears
+	// LESSSECURE (lessSecurity).
+	lessInsecure bool
 	// aliases and hashed are the names the line defines with alias and
 	// hash -p.
 	aliases, hashed map[string]string
@@ -388,6 +412,9 @@ func (a *analyzer) stmt(src string, st *syntax.Stmt, via []string, inherited []A
 			}
 			c.Args = append(c.Args, w)
 		}
+		if changesLessSecure(c) {
+			a.lessInsecure = true
+		}
 		a.out.Commands = append(a.out.Commands, c)
 	}
 	return nil
@@ -425,6 +452,12 @@ func (a *analyzer) command(c Command, depth int, stdin stdinSource, top bool) er
 				return nil
 			}
 		}
+	}
+	if !c.Opaque {
+		markInteractive(&c, stdin)
+	}
+	if changesLessSecure(c) {
+		a.lessInsecure = true
 	}
 	a.out.Commands = append(a.out.Commands, c)
 	a.files(c)

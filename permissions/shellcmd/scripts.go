@@ -91,6 +91,9 @@ func (a *analyzer) assigned(name string) {
 	if name == "CDPATH" {
 		a.cdpath = true
 	}
+	if name == "LESSSECURE" {
+		a.lessInsecure = true
+	}
 }
 
 // special handles the commands that change what later commands mean (cd,

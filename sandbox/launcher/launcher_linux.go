@@ -191,6 +191,9 @@ func openCgroup(p Plan) (*cgroup, error) {
 // network off and no network namespace, the socket filter.
 func confine(p Plan) error {
 	if p.Namespaces {
+		if err := capProcesses(p); err != nil {
+			return err
+		}
 		if err := setupMounts(p); err != nil {
 			return err
 		}

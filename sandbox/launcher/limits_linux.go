@@ -272,3 +272,23 @@ func (l LimitSupport) WithoutV1() LimitSupport {
 	l.V1Pids, l.V1Memory = "", ""
 	return l
 }
+
+// capProcesses caps the command's processes and threads with
+// RLIMIT_NPROC, which holds where no cgroup controller reaches (cgroup
+// v1 alone, or no cgroup at all). The kernel counts it per user and user
+// namespace, and init runs in the command's own user namespace, created
+// just before with the server's limit as the one its parent level keeps:
+// what is counted against the cap is the command's processes (and
+// init's threads), never the user's others. Soft and hard alike, so the
+// command, holding no capability over the initial namespace, cannot
+// raise it.
+func capProcesses(p Plan) error {
+	if p.ProcessLimit <= 0 {
+		return nil
+	}
+	lim := unix.Rlimit{Cur: uint64(p.ProcessLimit), Max: uint64(p.ProcessLimit)}
+	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &lim); err != nil {
+		return fmt.Errorf("capping the command's processes (RLIMIT_NPROC): %w", err)
+	}
+	return nil
+}

@@ -60,6 +60,10 @@ type Plan struct {
 	// JoinCgroups are the command's cgroup v1 directories (made and
 	// capped by the server) that the thread starting the shell joins.
 	JoinCgroups []string
+	// ProcessLimit, with namespaces, caps the processes and threads of
+	// the command (RLIMIT_NPROC, set by init in the command's user
+	// namespace, where the count is the command's own); 0 for none.
+	ProcessLimit int64
 }
 
 // ServerFD is the descriptor [Plan.ServerFD] names when the server passes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/agent-mcp/agent-mcp/permissions/shellcmd"
 	"github.com/agent-mcp/agent-mcp/tools"
 )
 
@@ -35,15 +36,30 @@ type TaskInputInput struct {
 	WaitFor string   `json:"wait_for,omitempty" jsonschema:"A regular expression (RE2 syntax) to wait for in the output that follows the input, such as the next prompt; without it the call returns once the output has been quiet for a moment"`
 	Timeout *float64 `json:"timeout,omitempty"`
 
-	// command is the task's command line, found by Validate: the
-	// permission rules judge the call as running it (tools.CommandInput).
-	command string
+	// command is what the permission rules judge the call as running
+	// (tools.CommandInput), found by Validate: the lines typed into a
+	// shell, or the task's command line. opaque says why it cannot be
+	// judged as a command line (tools.OpaqueCommandInput).
+	command, opaque string
+	// shell is set when the task runs a shell: judged is the judgement of
+	// the lines, made when the typed state's count was gen.
+	shell  bool
+	judged typedJudgement
+	gen    uint64
 }
 
-// CommandLine is the command of the task the input goes to: typing into
-// a process is judged as running its command (tools.CommandInput), so a
-// deny on Bash covers TaskInput and plan mode refuses it.
+// CommandLine is what the input makes the task run (tools.CommandInput):
+// the lines typed into a shell started with no script, judged as Bash
+// command lines; for any other task its own command, since typing into a
+// process is judged as running it, so a deny on Bash covers TaskInput and
+// plan mode refuses it.
 func (in *TaskInputInput) CommandLine() string { return in.command }
+
+// CommandOpaque says why what is typed cannot be judged as a command line
+// (tools.OpaqueCommandInput): it goes to an interpreter, an editor or a
+// database client, or into a shell in a way its line editor or its
+// history acts on.
+func (in *TaskInputInput) CommandOpaque() string { return in.opaque }
 
 // Paths reports no file of its own: what the typed input makes the task do
 // is the task's, judged as its command line.
@@ -107,7 +123,18 @@ func validateTaskInput(_ context.Context, in *TaskInputInput, uc *tools.UseConte
 	if err := t.acceptsInput(); err != nil {
 		return err
 	}
-	in.command = t.Command
+	in.command, in.opaque, in.shell = t.Command, "", false
+	switch reads, what := taskReads(t.Command); reads {
+	case shellcmd.ReadsCode:
+		in.opaque = fmt.Sprintf("what is typed into task %s goes to %q, which reads it as code or commands no analysis of a command line can see", t.ID, what)
+	case shellcmd.ReadsShellLines:
+		in.shell = true
+		in.judged, in.gen = judgeTyped(&t.typed, in.Input)
+		in.command = in.judged.line
+		if in.judged.opaque != "" {
+			in.opaque = fmt.Sprintf("what is typed into the shell of task %s cannot be judged as command lines: %s", t.ID, in.judged.opaque)
+		}
+	}
 	return nil
 }
 
@@ -151,6 +178,9 @@ func runTaskInput(ctx context.Context, in *TaskInputInput, uc *tools.UseContext,
 	// The wait looks at what follows the input: the output up to now is
 	// not matched (a stale prompt must not answer for the next one).
 	from, _ := t.out.size()
+	if in.shell && !t.typed.typed(in.gen, in.judged) {
+		return nil, fmt.Errorf("another input was typed into task %s while this one was judged; send it again", t.ID)
+	}
 	if err := t.write(ctx, in.Input, timeout); err != nil {
 		return nil, err
 	}

@@ -206,6 +206,8 @@ type Task struct {
 	readOffset int64
 	refused    []string         // protected names the sandbox moved aside when the shell ended
 	slot       *backgroundSlots // the server-wide count this running background task is in
+
+	typed typedState // what TaskInput typed into it, when it runs a shell
 }
 
 // backgroundSlots counts the background tasks running across the sessions
