@@ -37,7 +37,9 @@ func TestSecrets_envShowsNoToken(t *testing.T) {
 		"OPENROUTER_API_KEY":      "key-openrouter-eeee",
 		"BRAVE_API_KEY":           "key-brave-ffff",
 	}
-	cmd := testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0")
+	// KEEP_ME is an ordinary variable the settings name (sandbox.env.allow):
+	// it reaches commands, while the secrets, named or not, stay out.
+	cmd := testbin.ServeCmd(t, binary, "", "--http", "--addr", "127.0.0.1:0", "--settings", `{"sandbox":{"env":{"allow":["KEEP_ME"]}}}`)
 	for k, v := range secrets {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

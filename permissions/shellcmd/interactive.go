@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // Reads says what a program does with what is typed at its terminal (or
@@ -34,54 +35,62 @@ type interpreter struct {
 	longInteractive            []string
 }
 
-// interpreters read code from their standard input when started with
+// interpreters (built on first use, as the tables below) read code from their standard input when started with
 // no program: no script operand and no option carrying one.
-var interpreters = map[string]interpreter{
-	"python": {exit: "Vh", script: "cm", value: "WXQ", interactive: "i"},
-	"pypy":   {exit: "Vh", script: "cm", value: "WXQ", interactive: "i"},
-	"node": {exit: "vh", script: "ep", value: "rC", interactive: "i",
-		longScript: []string{"eval", "print", "test", "run"}, longValue: []string{"require", "import", "loader", "experimental-loader", "conditions", "input-type", "env-file"},
-		longInteractive: []string{"interactive"}},
-	"ruby":    {exit: "h", script: "e", value: "rICEFx"},
-	"perl":    {exit: "vh", script: "eE", value: "IMmx"},
-	"php":     {exit: "vh", script: "rfSl", value: "cdz", interactive: "a"},
-	"lua":     {exit: "v", script: "e", value: "l", interactive: "i"},
-	"luajit":  {exit: "v", script: "e", value: "lj", interactive: "i"},
-	"julia":   {exit: "vh", script: "eE", value: "LJ", interactive: "i", longScript: []string{"eval", "print"}, longValue: []string{"project", "load"}},
-	"tclsh":   {},
-	"wish":    {},
-	"expect":  {script: "cf", interactive: "i"},
-	"guile":   {script: "cs", value: "lLe", longValue: []string{"language"}},
-	"ocaml":   {value: "I"},
-	"Rscript": {script: "e"},
-	"deno":    {},
-	"bun":     {script: "e", longScript: []string{"eval", "print"}},
-}
+var interpreters = sync.OnceValue(func() map[string]interpreter {
+	return map[string]interpreter{
+		"python": {exit: "Vh", script: "cm", value: "WXQ", interactive: "i"},
+		"pypy":   {exit: "Vh", script: "cm", value: "WXQ", interactive: "i"},
+		"node": {exit: "vh", script: "ep", value: "rC", interactive: "i",
+			longScript: []string{"eval", "print", "test", "run"}, longValue: []string{"require", "import", "loader", "experimental-loader", "conditions", "input-type", "env-file"},
+			longInteractive: []string{"interactive"}},
+		"ruby":    {exit: "h", script: "e", value: "rICEFx"},
+		"perl":    {exit: "vh", script: "eE", value: "IMmx"},
+		"php":     {exit: "vh", script: "rfSl", value: "cdz", interactive: "a"},
+		"lua":     {exit: "v", script: "e", value: "l", interactive: "i"},
+		"luajit":  {exit: "v", script: "e", value: "lj", interactive: "i"},
+		"julia":   {exit: "vh", script: "eE", value: "LJ", interactive: "i", longScript: []string{"eval", "print"}, longValue: []string{"project", "load"}},
+		"tclsh":   {},
+		"wish":    {},
+		"expect":  {script: "cf", interactive: "i"},
+		"guile":   {script: "cs", value: "lLe", longValue: []string{"language"}},
+		"ocaml":   {value: "I"},
+		"Rscript": {script: "e"},
+		"deno":    {},
+		"bun":     {script: "e", longScript: []string{"eval", "print"}},
+	}
+})
 
 // commandReaders are programs driven by commands read from the terminal
 // whatever their arguments: REPLs, editors and tools with a shell escape
 // (`:!`, `!`, `\!`, `.shell`), database clients, multiplexers and
 // pagers other than less (which runs in its secure mode,
 // LESSSECURE=1).
-var commandReaders = map[string]bool{
-	"ed": true, "red": true, "ex": true, "vi": true, "vim": true, "nvim": true, "view": true, "vimdiff": true, "gvim": true,
-	"emacs": true, "nano": true, "pico": true, "joe": true,
-	"gdb": true, "lldb": true, "pdb": true,
-	"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true, "duckdb": true, "redis-cli": true, "mongosh": true,
-	"dc": true, "ftp": true, "sftp": true, "mail": true, "mailx": true,
-	"more": true, "most": true, "pg": true,
-	"tmux": true, "screen": true,
-}
+var commandReaders = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ed": true, "red": true, "ex": true, "vi": true, "vim": true, "nvim": true, "view": true, "vimdiff": true, "gvim": true,
+		"emacs": true, "nano": true, "pico": true, "joe": true,
+		"gdb": true, "lldb": true, "pdb": true,
+		"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true, "duckdb": true, "redis-cli": true, "mongosh": true,
+		"dc": true, "ftp": true, "sftp": true, "mail": true, "mailx": true,
+		"more": true, "most": true, "pg": true,
+		"tmux": true, "screen": true,
+	}
+})
 
 // repls are interpreters that read code from the terminal whatever
 // their arguments.
-var repls = map[string]bool{"irb": true, "pry": true, "ghci": true, "jshell": true, "erl": true, "iex": true,
-	"scala": true, "clojure": true, "clj": true, "R": true, "sbcl": true}
+var repls = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"irb": true, "pry": true, "ghci": true, "jshell": true, "erl": true, "iex": true,
+		"scala": true, "clojure": true, "clj": true, "R": true, "sbcl": true}
+})
 
 // shellsTyped are the shells that run typed lines (a superset of those
 // whose -c script is split).
-var shellsTyped = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
-	"ash": true, "fish": true, "tcsh": true, "csh": true, "yash": true, "posh": true, "rbash": true}
+var shellsTyped = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
+		"ash": true, "fish": true, "tcsh": true, "csh": true, "yash": true, "posh": true, "rbash": true}
+})
 
 // programBase is the name a program is known by: a bare name, or the
 // base of a path in a standard directory, with a version suffix dropped
@@ -99,7 +108,7 @@ func programBase(c Command) (string, bool) {
 		name = path.Base(name)
 	}
 	if trimmed := strings.TrimRight(name, "0123456789."); trimmed != name && trimmed != "" {
-		if _, ok := interpreters[trimmed]; ok {
+		if _, ok := interpreters()[trimmed]; ok {
 			return trimmed, true
 		}
 	}
@@ -124,7 +133,7 @@ func ReadsFromTerminal(c Command) Reads {
 	}
 	args := c.Args[1:]
 	switch {
-	case shellsTyped[base]:
+	case shellsTyped()[base]:
 		if _, found := shellScript(c.Args[0].Value, c.Args); found {
 			return ReadsData
 		}
@@ -143,10 +152,10 @@ func ReadsFromTerminal(c Command) Reads {
 			return ReadsData
 		}
 		return ReadsCode
-	case commandReaders[base], repls[base]:
+	case commandReaders()[base], repls()[base]:
 		return ReadsCode
 	}
-	spec, isInterp := interpreters[base]
+	spec, isInterp := interpreters()[base]
 	if !isInterp {
 		return ReadsData
 	}
@@ -228,7 +237,7 @@ func markInteractive(c *Command, stdin stdinSource) {
 		c.OpaqueWhy = "a shell with no script runs whatever is typed into it"
 	case ReadsCode:
 		base, _ := programBase(*c)
-		if _, interp := interpreters[base]; !interp && !repls[base] && stdin.text == nil && stdin.known {
+		if _, interp := interpreters()[base]; !interp && !repls()[base] && stdin.text == nil && stdin.known {
 			return
 		}
 		c.Opaque, c.Reader = true, true

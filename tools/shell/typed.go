@@ -67,12 +67,16 @@ var stateBuiltins = map[string]bool{
 	"command": true, "complete": true, "compopt": true, "umask": true, "ulimit": true,
 }
 
-// promptVars run as code at every prompt of an interactive shell (or
+// promptVars (compiled on first use) run as code at every prompt of an interactive shell (or
 // re-run history): a line that names one is unreadable at once.
-var promptVars = regexp.MustCompile(`PROMPT_COMMAND|PS[0-4]|\btrap\b|\bbind\b|\bfc\b|\bhistory\b|BASH_ENV|\bINPUTRC\b`)
+var promptVars = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`PROMPT_COMMAND|PS[0-4]|\btrap\b|\bbind\b|\bfc\b|\bhistory\b|BASH_ENV|\bINPUTRC\b`)
+})
 
 // assigns finds a variable assignment or a function definition.
-var assigns = regexp.MustCompile(`(^|[\s;&|(!{])[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=|\(\s*\)|(^|[\s;&|])function\s`)
+var assigns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s;&|(!{])[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=|\(\s*\)|(^|[\s;&|])function\s`)
+})
 
 // typedJudgement is the judgement of one input typed into a shell.
 type typedJudgement struct {
@@ -114,8 +118,8 @@ func judgeTyped(st *typedState, input string) (typedJudgement, uint64) {
 		j.opaque = "it holds control characters or bytes beyond ASCII, which the shell's line editor acts on (moving, deleting, recalling or completing text)"
 	case strings.ContainsRune(line, '!') || strings.HasPrefix(line, "^") || strings.Contains(line, "\n^"):
 		j.opaque = "it holds ! or a leading ^, which an interactive shell's history expansion turns into other text"
-	case promptVars.MatchString(line):
-		j.opaque = "it names a variable or builtin an interactive shell runs as code at its prompt or from its history (" + promptVars.FindString(line) + ")"
+	case promptVars().MatchString(line):
+		j.opaque = "it names a variable or builtin an interactive shell runs as code at its prompt or from its history (" + promptVars().FindString(line) + ")"
 	case continued(complete):
 		j.opaque = "a line ends with a backslash, so the shell joins it to what is typed next"
 	}
@@ -136,7 +140,7 @@ func judgeTyped(st *typedState, input string) (typedJudgement, uint64) {
 		j.after = "an earlier input left the shell in the middle of a command"
 		return j, gen
 	}
-	if assigns.MatchString(complete) {
+	if assigns().MatchString(complete) {
 		j.after = "an earlier input set a variable or defined a function, which the lines after it may run"
 	}
 	for _, c := range s.Commands {
