@@ -22,6 +22,7 @@ import (
 	"github.com/agent-mcp/agent-mcp/orchestrator/agent"
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 	"github.com/agent-mcp/agent-mcp/orchestrator/upstream"
+	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/tools"
 	"github.com/agent-mcp/agent-mcp/tools/builtin"
 )
@@ -232,9 +233,12 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 		return nil, err
 	}
 	trusted := perm.settings.WorkspaceTrusted
+	// The chat's UI asks through its own question widget; print mode asks
+	// on stderr.
+	confirm, _ := asker.(confirmer)
 	cfgs, warnings, err := upstream.Load(upstream.LoadOptions{ProjectDir: cwd, Files: f.mcpConfigs, Strict: f.strictMCP,
 		ProjectFilter: func(servers []upstream.ServerConfig) []upstream.ServerConfig {
-			return projectServers(servers, trusted, os.Stdin, stderr)
+			return projectServers(ctx, servers, trusted, confirm, os.Stdin, stderr)
 		}})
 	if err != nil {
 		return nil, err
@@ -558,21 +562,7 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 			}
 			return providers.New(providers.Options{Model: spec, BaseURL: base, MaxRetries: -1, RetryUnit: env.retryUnit})
 		},
-		Permissions: func() string {
-			s := env.perm.settings
-			var b strings.Builder
-			if len(s.Sources) > 0 {
-				fmt.Fprintf(&b, "Settings read: %s\n", strings.Join(s.Sources, ", "))
-			} else {
-				b.WriteString("No settings files; every call that is not read-only inside the working directories is asked about.\n")
-			}
-			fmt.Fprintf(&b, "Mode at start: %s (%s)\n", env.perm.policy.Mode, env.perm.policy.Why)
-			for _, msg := range s.Ignored {
-				fmt.Fprintf(&b, "Ignored: %s\n", msg)
-			}
-			fmt.Fprintf(&b, "Rules: %d (allow, ask and deny lists merged from every source)", s.Rules.Len())
-			return b.String()
-		},
+		Permissions: func() string { return env.perm.describe(env.session.Mode()) },
 	}
 	if env.store != nil {
 		cwd := env.session.Cwd()
@@ -591,12 +581,20 @@ func runInteractive(ctx context.Context, f *chatFlags, stdout, stderr io.Writer)
 	return err
 }
 
+// confirmer asks a yes-or-no question (tui.UI.Confirm).
+type confirmer interface {
+	Confirm(ctx context.Context, message, yes, no string) (bool, error)
+}
+
 // projectServers decides whether the project's .mcp.json servers start:
 // a cloned repository's file (or one a command planted) is not the
 // operator's, so they start only in a trusted workspace (agent-mcp trust,
 // --trust-project) or after a yes at the terminal that names what each
-// would run; without a terminal they are left out, with a warning.
-func projectServers(servers []upstream.ServerConfig, trusted bool, stdin *os.File, stderr io.Writer) []upstream.ServerConfig {
+// would run; without a terminal they are left out, with a warning. With
+// a confirmer (the chat's UI) the question is its own widget, asked
+// before any prompt is read, so a key typed at what looks like the
+// prompt never answers it; without one it is one line read from stdin.
+func projectServers(ctx context.Context, servers []upstream.ServerConfig, trusted bool, confirm confirmer, stdin *os.File, stderr io.Writer) []upstream.ServerConfig {
 	if trusted {
 		return servers
 	}
@@ -609,14 +607,24 @@ func projectServers(servers []upstream.ServerConfig, trusted bool, stdin *os.Fil
 			strings.Join(names, ", "))
 		return nil
 	}
-	fmt.Fprintln(stderr, "This project's .mcp.json (the project is not trusted) would start:")
+	var q strings.Builder
+	q.WriteString("This project's .mcp.json (the project is not trusted) would start:\n")
 	for _, s := range servers {
 		what := s.URL
 		if s.Command != "" {
 			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
 		}
-		fmt.Fprintf(stderr, "  %s: %s\n", s.Name, what)
+		fmt.Fprintf(&q, "  %s: %s\n", s.Name, what)
 	}
+	if confirm != nil {
+		q.WriteString("Start them? They run outside the sandbox. (`agent-mcp trust` stops this question.)")
+		if yes, err := confirm.Confirm(ctx, q.String(), "Yes, start them", "No"); err == nil && yes {
+			return servers
+		}
+		fmt.Fprintln(stderr, "Not started.")
+		return nil
+	}
+	fmt.Fprint(stderr, q.String())
 	fmt.Fprint(stderr, "Start them? [y/N] ")
 	// One read: a terminal in canonical mode returns one line, and
 	// nothing after it is taken from the chat's input.
@@ -628,4 +636,54 @@ func projectServers(servers []upstream.ServerConfig, trusted bool, stdin *os.Fil
 	}
 	fmt.Fprintln(stderr, "Not started.")
 	return nil
+}
+
+// describe says, for /permissions, what is asked about in mode and what
+// runs without a question: the settings read, the mode, what Bash's
+// sandbox waives (autoAllowBashIfSandboxed, where the kernel also holds
+// protected paths), and the rules.
+func (p *permissionSetup) describe(mode permissions.Mode) string {
+	s := p.settings
+	var b strings.Builder
+	if len(s.Sources) > 0 {
+		fmt.Fprintf(&b, "Settings read: %s\n", strings.Join(s.Sources, ", "))
+	} else {
+		b.WriteString("No settings files.\n")
+	}
+	fmt.Fprintf(&b, "Mode at start: %s (%s); now: %s\n", p.policy.Mode, p.policy.Why, mode)
+	switch mode {
+	case permissions.ModeBypassPermissions:
+		b.WriteString("Without a question: every call that no rule denies or asks about.\n")
+	case permissions.ModePlan:
+		b.WriteString("Without a question: read-only calls inside the working directories; everything else is refused (plan mode).\n")
+	default:
+		verb := "asked about"
+		if mode == permissions.ModeDontAsk {
+			verb = "refused (dontAsk mode)"
+		}
+		inside := "reads inside the working directories"
+		if mode == permissions.ModeAcceptEdits {
+			inside += ", and edits and writes there"
+		}
+		fmt.Fprintf(&b, "Without a question: %s, and what an allow rule names.\n", inside)
+		auto := s.Sandbox.AutoAllow == nil || *s.Sandbox.AutoAllow
+		switch {
+		case p.sandbox == nil:
+			fmt.Fprintf(&b, "Bash: no sandbox; a command that is not read-only is %s.\n", verb)
+		case !auto:
+			fmt.Fprintf(&b, "Bash: sandboxed, but autoAllowBashIfSandboxed is off; a command that is not read-only is %s.\n", verb)
+		case !p.sandbox.HoldsPaths():
+			fmt.Fprintf(&b, "Bash: sandboxed by Landlock alone, which does not hold protected paths; a command that is not read-only is %s.\n", verb)
+		default:
+			b.WriteString("Bash: runs in the sandbox without a question (autoAllowBashIfSandboxed): its commands, and its writes inside the working directories, are held by the kernel. ")
+			fmt.Fprintf(&b, "Still %s: a command configured to run outside the sandbox, reads outside the working directories, and writes it cannot place.\n", verb)
+		}
+		fmt.Fprintf(&b, "Otherwise %s: edits and writes%s, web fetches, other calls that are not read-only, and calls outside the working directories (writes to protected paths such as .git/ always).\n",
+			verb, map[bool]string{true: " outside the working directories", false: ""}[mode == permissions.ModeAcceptEdits])
+	}
+	for _, msg := range s.Ignored {
+		fmt.Fprintf(&b, "Ignored: %s\n", msg)
+	}
+	fmt.Fprintf(&b, "Rules: %d (allow, ask and deny lists merged from every source)", s.Rules.Len())
+	return b.String()
 }

@@ -716,3 +716,43 @@ func (f *field) checkText(s string) string {
 	}
 	return ""
 }
+
+// Confirm asks a question that has two answers, yes and no (their labels),
+// through the UI's own question widget: in the full UI the choices are
+// picked with the arrow keys or by number, and keys typed before the
+// question was shown stay in the prompt's editor rather than answering it;
+// plain lines put it as a numbered form ([UI.Ask]). Esc, Ctrl-C and the end
+// of input answer no. message is shown as it is, control characters made
+// visible.
+func (u *UI) Confirm(ctx context.Context, message, yes, no string) (bool, error) {
+	message = terminalSafe(strings.TrimRight(message, "\n"))
+	if u.full == nil {
+		ans, err := u.Ask(ctx, message, map[string]any{
+			"type": "object",
+			"properties": map[string]any{"answer": map[string]any{
+				"type": "string", "title": "Answer",
+				"oneOf": []any{map[string]any{"const": "yes", "title": yes}, map[string]any{"const": "no", "title": no}},
+			}},
+			"required": []any{"answer"},
+		})
+		return err == nil && ans.Action == "accept" && ans.Content["answer"] == "yes", err
+	}
+	u.askMu.Lock()
+	defer u.askMu.Unlock()
+	u.full.println("\n" + styleBold.Render(message))
+	for {
+		line, err := u.readFullMsg(ctx, readMsg{prompt: "Choose 1-2: ", form: true, choices: []string{yes, no}, strict: true})
+		switch {
+		case errors.Is(err, errEscape), errors.Is(err, ErrInterruptKey), errors.Is(err, io.EOF):
+			return false, nil
+		case err != nil:
+			return false, err
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "1", "y", "yes":
+			return true, nil
+		case "2", "n", "no":
+			return false, nil
+		}
+	}
+}

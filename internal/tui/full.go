@@ -88,9 +88,11 @@ type liveState struct {
 	// streamed since (outChars-usageChars) are estimated on top.
 	haveUsage           bool
 	inTokens, outTokens int64
-	usageChars          int
-	calls               map[string]*running
-	order               []string
+	// callTokens is the current model call's context as reported: the gauge.
+	callTokens int64
+	usageChars int
+	calls      map[string]*running
+	order      []string
 	// paused counts the questions on screen; while it is above zero the
 	// clocks stand at pausedAt (see pause).
 	paused   int
@@ -424,7 +426,7 @@ func (f *full) setBusy(busy bool) {
 		f.live.outChars = 0
 		f.live.status = ""
 		f.live.haveUsage = false
-		f.live.inTokens, f.live.outTokens, f.live.usageChars = 0, 0, 0
+		f.live.inTokens, f.live.outTokens, f.live.usageChars, f.live.callTokens = 0, 0, 0, 0
 	}
 	f.live.busy = busy
 }
@@ -439,6 +441,14 @@ func (f *full) usage(run llm.Usage) {
 	f.live.usageChars = f.live.outChars
 }
 
+// callUsage takes the current model call's usage: the context gauge's
+// count, since the turn's sum counts the conversation once per call.
+func (f *full) callUsage(call llm.Usage) {
+	f.live.mu.Lock()
+	defer f.live.mu.Unlock()
+	f.live.callTokens = call.InputTokens + call.CacheReadTokens + call.CacheWriteTokens + call.OutputTokens
+}
+
 // tokensLine is the spinner's count: the provider's numbers once it
 // reported some (with the text streamed since estimated on top), an
 // estimate from the characters streamed until then.
@@ -451,7 +461,9 @@ func (l *liveState) tokensLine() string {
 	if l.inTokens > 0 {
 		s = fmt.Sprintf("↑ %d ↓ %d tokens", l.inTokens, out)
 	}
-	if g := ContextGauge(l.inTokens+out, l.window); g != "" && l.inTokens > 0 {
+	// The gauge is the last call's context (what the next call sends),
+	// with the text streamed since its report estimated on top.
+	if g := ContextGauge(l.callTokens+int64((l.outChars-l.usageChars+3)/4), l.window); g != "" && l.inTokens > 0 {
 		s += " · " + g
 	}
 	return s
@@ -464,7 +476,13 @@ type (
 		prompt  string
 		form    bool
 		choices []string
-		ch      chan lineResult
+		// strict is a question that takes only its own keys (a digit
+		// answers at once, arrows and Enter pick, Esc refuses): other
+		// keys, typed perhaps for the prompt before the question showed,
+		// go to the prompt's editor, and Enter after them queues that
+		// text as a prompt rather than answering.
+		strict bool
+		ch     chan lineResult
 	}
 	// cancelReadMsg withdraws a read whose caller gave up.
 	cancelReadMsg struct{ ch chan lineResult }
@@ -473,8 +491,14 @@ type (
 
 // read asks the program for a line.
 func (f *full) read(prompt string, form bool, choices []string) chan lineResult {
+	return f.readMsg(readMsg{prompt: prompt, form: form, choices: choices})
+}
+
+// readMsg asks the program for the read r.
+func (f *full) readMsg(r readMsg) chan lineResult {
 	ch := make(chan lineResult, 1)
-	f.prog.Send(readMsg{prompt: prompt, form: form, choices: choices, ch: ch})
+	r.ch = ch
+	f.prog.Send(r)
 	return ch
 }
 
@@ -490,6 +514,9 @@ type fullModel struct {
 	sel    int      // the highlighted choice of a form read
 	draft  string   // the prompt's text put aside while a form is answered
 	queued []string // lines entered while no prompt was waiting
+	// diverted is set once keys typed at a strict question went to the
+	// draft (see readMsg.strict).
+	diverted bool
 
 	history []string
 	histPos int    // index into history while browsing; len(history) when not
@@ -600,6 +627,10 @@ func (m *fullModel) startRead(r *readMsg) {
 	if len(r.choices) > 0 {
 		m.sel = 0
 	}
+	if r.strict {
+		m.sel = len(r.choices) - 1 // the last choice (no) is the default
+		m.diverted = false
+	}
 	if r.form {
 		m.draft = m.ta.Value()
 		m.ta.Reset()
@@ -644,6 +675,11 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.searchKey(msg)
 	}
 	k := msg.String()
+	if r := m.read; r != nil && r.strict {
+		if m.strictKey(msg) {
+			return m, nil
+		}
+	}
 	switch k {
 	case "shift+tab":
 		m.cycleMode()
@@ -713,6 +749,40 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.ta, cmd = m.ta.Update(msg)
 	m.resize()
 	return m, cmd
+}
+
+// strictKey handles a key at a strict question (readMsg.strict) and says
+// whether it did: a choice's digit answers, text goes to the draft (the
+// prompt's editor, put back after the question), and Enter after such
+// text queues the draft as a prompt.
+func (m *fullModel) strictKey(msg tea.KeyPressMsg) bool {
+	k := msg.String()
+	if n, err := strconv.Atoi(k); err == nil && len(k) == 1 && n >= 1 && n <= len(m.read.choices) {
+		m.ta.Reset()
+		m.reply(lineResult{line: k})
+		return true
+	}
+	switch {
+	case k == "enter" && m.diverted:
+		if strings.TrimSpace(m.draft) != "" {
+			m.addHistory(m.draft)
+			m.queued = append(m.queued, m.draft)
+		}
+		m.draft, m.diverted = "", false
+		return true
+	case k == "enter" || k == "up" || k == "down" || k == "esc" || k == "ctrl+c":
+		return false
+	case k == "backspace" && m.diverted:
+		if r := []rune(m.draft); len(r) > 0 {
+			m.draft = string(r[:len(r)-1])
+		}
+		return true
+	case msg.Text != "":
+		m.draft += msg.Text
+		m.diverted = true
+		return true
+	}
+	return true
 }
 
 // submit sends the editor's text: to the pending read, or queued for the
@@ -835,6 +905,9 @@ func (m *fullModel) view() string {
 		}
 		if len(m.read.choices) > 0 {
 			b.WriteString(styleDim.Render("(↑/↓ and Enter, or type the number)") + "\n")
+		}
+		if m.read.strict && m.draft != "" {
+			b.WriteString(styleDim.Render(truncateWidth("typed for the prompt: "+strings.ReplaceAll(m.draft, "\n", " ⏎ "), width)) + "\n")
 		}
 		b.WriteString(m.read.prompt)
 	}

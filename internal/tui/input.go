@@ -129,6 +129,12 @@ func (u *UI) readChoice(ctx context.Context, prompt string, choices []string) (s
 // (offering choices to pick with the arrow keys). A read whose caller gave
 // up is withdrawn; what was typed stays in the editor.
 func (u *UI) readFull(ctx context.Context, prompt string, form bool, choices []string) (string, error) {
+	return u.readFullMsg(ctx, readMsg{prompt: prompt, form: form, choices: choices})
+}
+
+// readFullMsg is readFull for the read r (its channel set here).
+func (u *UI) readFullMsg(ctx context.Context, r readMsg) (string, error) {
+	prompt, form, choices := r.prompt, r.form, r.choices
 	u.readMu.Lock()
 	defer u.readMu.Unlock()
 	f := u.full
@@ -137,7 +143,7 @@ func (u *UI) readFull(ctx context.Context, prompt string, form bool, choices []s
 		f.flushLocked()
 		f.outMu.Unlock()
 	}
-	ch := f.read(prompt, form, choices)
+	ch := f.readMsg(r)
 	select {
 	case r := <-ch:
 		if r.err == nil {

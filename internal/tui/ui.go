@@ -131,6 +131,11 @@ func (u *UI) Events() agent.Events {
 				u.full.usage(run)
 			}
 		},
+		CallUsage: func(call llm.Usage) {
+			if u.full != nil {
+				u.full.callUsage(call)
+			}
+		},
 	}
 }
 

@@ -41,6 +41,10 @@ type Events struct {
 	// it streams: the finished calls' totals plus the current call's
 	// report.
 	Usage func(run llm.Usage)
+	// CallUsage receives the current model call's own usage, each time
+	// the provider reports it: what the context holds now (a gauge of the
+	// context window reads this, not the run's sum).
+	CallUsage func(call llm.Usage)
 }
 
 // defaultContextWindow is the context size assumed when Options sets none.
@@ -288,6 +292,9 @@ func (a *Agent) step(ctx context.Context) (*llm.Response, []orchestrator.Outcome
 		OnThinking: a.cfg.Events.Thinking,
 		OnUsage: func(u llm.Usage) {
 			reported = u
+			if a.cfg.Events.CallUsage != nil {
+				a.cfg.Events.CallUsage(u)
+			}
 			if a.cfg.Events.Usage != nil {
 				a.mu.Lock()
 				run := a.runUsage.Add(u)
