@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -108,12 +109,17 @@ func (w *workspaceFlags) sessionOptions() (tools.SessionOptions, error) {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
+		flagName := "--add-dir"
+		if i == 0 {
+			flagName = "--cwd"
+		}
 		st, err := os.Stat(abs)
-		if err != nil || !st.IsDir() {
-			flagName := "--add-dir"
-			if i == 0 {
-				flagName = "--cwd"
-			}
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return tools.SessionOptions{}, fmt.Errorf("%s %q does not exist", flagName, d)
+		case err != nil:
+			return tools.SessionOptions{}, fmt.Errorf("%s %q: %w", flagName, d, err)
+		case !st.IsDir():
 			return tools.SessionOptions{}, fmt.Errorf("%s %q is not a directory", flagName, d)
 		}
 		dirs[i] = abs
