@@ -168,3 +168,33 @@ func TestChatDay_permissions_says_what_is_asked(t *testing.T) {
 	}
 	u.exit()
 }
+
+// A prompt queued while a turn runs is not sent when Esc interrupts the
+// turn: it goes back to the editor, to be sent (or not) by the user.
+func TestChatDay_esc_puts_a_queued_prompt_back(t *testing.T) {
+	t.Parallel()
+	c := newChatRun(t)
+	srv := testmodel.NewServer(t)
+	u := startTUISized(t, c, 80, 24, srv)
+	srv.Push(testmodel.Reply{Parts: []testmodel.Part{{Text: "Thinking it over"},
+		{Wait: func(ctx context.Context) error { <-ctx.Done(); return nil }}}})
+	u.keys("first\r")
+	u.waitDisplay("Thinking it over")
+	u.keys("second thought\r")
+	u.waitDisplay("queued: second thought")
+	u.keys("\x1b")
+	u.wait("Interrupted")
+	u.waitDisplay("> second thought")
+	u.waitDisplayGone("queued: second thought")
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests after Esc, want 1: the queued prompt was sent", n)
+	}
+	srv.Push(testmodel.Say("Now then."))
+	u.keys("\r")
+	u.waitDisplay("Now then.")
+	r := decodeRequest(srv.Requests()[1])
+	if got := textOf(r.msgs[len(r.msgs)-1]["content"]); got != "second thought" {
+		t.Errorf("sent %q, want %q", got, "second thought")
+	}
+	u.exit()
+}

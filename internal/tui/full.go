@@ -711,6 +711,17 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "esc":
 		switch {
 		case m.read == nil:
+			// The prompts queued behind the turn were meant to follow
+			// it: they go back to the editor rather than being sent.
+			if len(m.queued) > 0 {
+				back := append(m.queued, m.ta.Value())
+				if m.ta.Value() == "" {
+					back = m.queued
+				}
+				m.queued = nil
+				m.ta.SetValue(strings.Join(back, "\n"))
+				m.resize()
+			}
 			m.u.sentKeyInterrupt()
 		case m.read.form:
 			// Esc refuses the question on screen.
