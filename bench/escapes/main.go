@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command escapes is the escape scoreboard: it runs the attack corpus
 // (e2e/attacks/*.txtar) against agent-mcp's Bash tool, Anthropic's sandbox
 // runtime (srt) and Codex's sandbox (codex sandbox), each with the nearest
