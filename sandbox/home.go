@@ -60,6 +60,16 @@ func (s *Sandbox) home() string {
 	return s.homePath
 }
 
+// PrivateHome is the home directory a confined command cannot read but
+// for the paths kept ([Options.HomeReadable]); empty when the home is
+// readable or nothing is confined.
+func (s *Sandbox) PrivateHome() string {
+	if s == nil || !s.Confines() {
+		return ""
+	}
+	return s.home()
+}
+
 // resolved is path with its symbolic links resolved, or path cleaned
 // where it does not exist.
 func resolved(path string) string {
