@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
@@ -83,12 +84,17 @@ func resolved(path string) string {
 // refused reads were of paths under the private home: one line a path for
 // each line of out that says "Permission denied" or "No such file or
 // directory" and names a path under the home that the command could not
-// reach, at most max of them. None when the home is not private.
-func (s *Sandbox) PrivateHomeNotes(out string, max int) []string {
+// reach (not under workDirs, the writable paths or the paths kept), at
+// most max of them. None when the home is not private.
+func (s *Sandbox) PrivateHomeNotes(out string, workDirs []string, max int) []string {
 	if s == nil || !s.Confines() || s.home() == "" {
 		return nil
 	}
 	home := filepath.Clean(s.opts.Home)
+	reach := append(append(slices.Clone(s.homeReadable), workDirs...), s.opts.Writable...)
+	for _, d := range append(slices.Clone(workDirs), s.opts.Writable...) {
+		reach = append(reach, resolved(d))
+	}
 	var notes []string
 	seen := map[string]bool{}
 	for _, line := range strings.Split(out, "\n") {
@@ -97,7 +103,7 @@ func (s *Sandbox) PrivateHomeNotes(out string, max int) []string {
 		}
 		for _, h := range []string{home, s.homePath} {
 			path := pathAfter(line, h)
-			if path == "" || seen[path] || within(path, s.homeReadable) {
+			if path == "" || seen[path] || within(path, reach) {
 				continue
 			}
 			seen[path] = true

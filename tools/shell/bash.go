@@ -324,7 +324,7 @@ func runForeground(ctx context.Context, m *Manager, opts Options, spec startSpec
 				// A read the private home refused names the setting
 				// that opens it, as a refused connection names its rule.
 				raw, _ := t.out.text()
-				for _, n := range opts.Sandbox.PrivateHomeNotes(raw, maxRefusalLines) {
+				for _, n := range opts.Sandbox.PrivateHomeNotes(raw, spec.workDirs, maxRefusalLines) {
 					notice = strings.TrimPrefix(notice+"\n"+n, "\n")
 				}
 			}
