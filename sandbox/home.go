@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,7 +50,16 @@ func (s *Sandbox) home() string {
 			return
 		}
 		s.homePath = h
-		for _, r := range s.opts.HomeReadable {
+		readable := slices.Clone(s.opts.HomeReadable)
+		// agent-mcp's own binary runs inside the sandbox too (the go
+		// command's GOCACHEPROG, caches.go), wherever it is installed.
+		if exe, err := os.Executable(); err == nil {
+			readable = append(readable, exe)
+		}
+		if l := s.opts.Launcher; l != "" && l != "/proc/self/exe" {
+			readable = append(readable, l)
+		}
+		for _, r := range readable {
 			r = filepath.Clean(r)
 			s.homeReadable = append(s.homeReadable, r)
 			// A path spelled through a link is kept under both names.
