@@ -41,11 +41,15 @@
 //     the writable roots; protected paths and Edit-denied paths inside them
 //     are bound read-only again; Read-denied paths and the credential paths
 //     ([Options.Credentials]; credentials.go) are covered by an empty
-//     read-only file or directory; with the network through the egress
+//     read-only file or directory; the home, when private
+//     ([Options.HomeReadable]; home.go), is covered by an empty read-only
+//     tmpfs with the paths kept bound back at their own paths; with the network through the egress
 //     proxy (the default; network.go, package egress) init relays
 //     127.0.0.1:3128 of the command's namespace to the server's proxy; /proc shows only the command's processes; killing
 //     init kills the namespace.
-//   - Landlock: writes only beneath the writable roots, TCP bind and
+//   - Landlock: reads of the whole filesystem, or with a private home
+//     only beside it and of the paths kept; writes only beneath the
+//     writable roots, TCP bind and
 //     connect refused when the network is off or proxied and no network
 //     namespace holds it (and a seccomp filter refusing every internet
 //     socket, TCP too, and packet sockets), signals and abstract unix

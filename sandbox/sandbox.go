@@ -232,6 +232,12 @@ type Options struct {
 	// AllowUserNamespaces lets a command make user namespaces of its
 	// own; refused by default where the namespaces layer is in use.
 	AllowUserNamespaces bool
+	// HomeReadable, when not nil, makes Home private: a command reads
+	// nothing beneath it but these paths (the toolchains' places and
+	// what the settings allow; the caller's list), its working
+	// directories, writable paths and state directory there (home.go).
+	// nil leaves the home readable.
+	HomeReadable []string
 	// Pinned are further paths a command may never create or change
 	// (agent-mcp's user configuration with its trust store, Claude
 	// Code's), whatever the writable roots are.
@@ -266,6 +272,11 @@ type Sandbox struct {
 	proxyOnce sync.Once
 	proxy     *supervisedProxy
 	proxyErr  error
+	// homePath is the private home resolved and homeReadable the
+	// readable paths under both spellings, set once (home.go).
+	homeOnce     sync.Once
+	homePath     string
+	homeReadable []string
 }
 
 // New checks what the machine offers and picks the layers for opts.Mode:
@@ -542,6 +553,7 @@ func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, erro
 		p.ProcessLimit = s.limits().Processes
 	}
 	guarded, found, seen := s.planPaths(&p, spec.StateDir, w)
+	s.planHome(&p, spec, w)
 	proxy, err := s.planNetwork(&p, len(spec.Files))
 	if err != nil {
 		return nil, err

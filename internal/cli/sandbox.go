@@ -69,6 +69,15 @@ func (w *workspaceFlags) sandboxOptions(s *settings.Settings, home string) (sand
 		return c.Paths()
 	}
 	opts.Protected = func(roots []string) []string { return permissions.SandboxReadOnlyPaths(roots, home) }
+	// The home is private to a command but for the toolchains' places
+	// and what the settings allow (home.go); denyRead's paths stay
+	// unreadable like a Read deny rule's.
+	if home != "" {
+		opts.HomeReadable = homeReadable(s, home)
+	}
+	for _, d := range s.Sandbox.DenyRead {
+		opts.ReadDeny = append(opts.ReadDeny, sandbox.Pattern{Base: d})
+	}
 	// agent-mcp's user configuration (settings, trust store) and Claude
 	// Code's are never a command's to write.
 	loc := settings.DefaultLocations("", w.env.configDir)

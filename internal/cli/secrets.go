@@ -69,6 +69,9 @@ func secretsCheck(sb *sandbox.Sandbox, stdout io.Writer) {
 	if !sb.Layers().Namespaces {
 		fmt.Fprintln(stdout, "  --   credential paths: not masked by Landlock alone (the permission rules still refuse commands that name them)")
 	}
+	if home := sb.PrivateHome(); home != "" {
+		fmt.Fprintf(stdout, "  --   home: %s is private to commands: only the toolchains' places, the working directories there and sandbox.filesystem.allowRead's paths are readable\n", home)
+	}
 	fmt.Fprintf(stdout, "  --   network: %s\n", map[sandbox.NetMode]string{
 		sandbox.NetProxy: "through the egress proxy (allowed domains, a question for the rest)",
 		sandbox.NetOff:   "off",

@@ -32,6 +32,20 @@ type SandboxFile struct {
 	// Env is the "env" object: allow lists the server's variables a
 	// command gets beyond those a shell and a build need.
 	Env *SandboxEnvFile `json:"env"`
+	// Filesystem is the "filesystem" object: allowRead opens paths of
+	// the private home to commands, denyRead keeps paths unreadable.
+	Filesystem *SandboxFilesystemFile `json:"filesystem"`
+}
+
+// SandboxFilesystemFile is the sandbox's "filesystem" object, as Claude
+// Code's settings spell it: paths ("~/" is the home, a relative path is
+// the settings' project's).
+type SandboxFilesystemFile struct {
+	// AllowRead are paths under the home a command may read (the home
+	// is private to the sandbox by default).
+	AllowRead []string `json:"allowRead"`
+	// DenyRead are paths a command may not read.
+	DenyRead []string `json:"denyRead"`
 }
 
 // SandboxEnvFile is the sandbox's "env" object.
@@ -79,6 +93,9 @@ type SandboxSettings struct {
 	// EnvAllow are the env.allow names of every source: variables a
 	// command gets beyond those a shell and a build need.
 	EnvAllow []string
+	// AllowRead and DenyRead are filesystem.allowRead and denyRead of
+	// every source, absolute.
+	AllowRead, DenyRead []string
 }
 
 func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
@@ -145,6 +162,24 @@ func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
 		}
 		s.EnvAllow = append(s.EnvAllow, f.Env.Allow...)
 	}
+	if fs := f.Filesystem; fs != nil {
+		for _, fl := range []struct {
+			name string
+			list []string
+		}{{"allowRead", fs.AllowRead}, {"denyRead", fs.DenyRead}} {
+			for i, d := range fl.list {
+				if strings.TrimSpace(d) == "" || strings.ContainsRune(d, 0) {
+					return fmt.Errorf("sandbox.filesystem.%s[%d]: %q is not a path", fl.name, i, d)
+				}
+			}
+		}
+		for _, d := range fs.AllowRead {
+			s.AllowRead = append(s.AllowRead, expandDir(d, root, home))
+		}
+		for _, d := range fs.DenyRead {
+			s.DenyRead = append(s.DenyRead, expandDir(d, root, home))
+		}
+	}
 	if f.BuildCaches != nil {
 		s.BuildCaches = []string{}
 		for _, d := range *f.BuildCaches {
@@ -177,6 +212,10 @@ func (f *SandboxFile) dropWidening() []string {
 	}
 	if f.Limits != nil {
 		f.Limits, keys = nil, append(keys, "limits")
+	}
+	if f.Filesystem != nil && len(f.Filesystem.AllowRead) > 0 {
+		// A repository's settings must not open the user's home.
+		f.Filesystem.AllowRead, keys = nil, append(keys, "filesystem.allowRead")
 	}
 	if f.Env != nil && len(f.Env.Allow) > 0 {
 		// A variable named here hands the server's secret to whatever

@@ -507,6 +507,11 @@ func setupMounts(p Plan) error {
 			return fmt.Errorf("making %s writable: %w", w, err)
 		}
 	}
+	// The home is hidden once the writable roots are bound, so that
+	// one beneath it comes back writable (home_linux.go).
+	if err := hideHome(p); err != nil {
+		return err
+	}
 	if err := pinAncestors(p); err != nil {
 		return err
 	}
@@ -610,12 +615,11 @@ func restrictLandlock(p Plan) error {
 	if !(p.NetworkOff || p.Supervised) || p.Namespaces {
 		cfg.HandledAccessNet = 0
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
+	rules := append(readRules(p), // home_linux.go
 		landlock.RWDirs(p.Writable...).WithRefer().IgnoreIfMissing(),
 		landlock.RWFiles(devFiles...).WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
-	}
+	)
 	if p.Namespaces {
 		// /dev/shm is a private tmpfs; /proc is the PID namespace's own,
 		// and init writes the shell's user namespace maps there.

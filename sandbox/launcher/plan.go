@@ -57,6 +57,16 @@ type Plan struct {
 	// AllowUserNS lets the command make user namespaces of its own; else,
 	// with namespaces, init limits its user namespace to the command's.
 	AllowUserNS bool
+	// Home, when not empty, is the user's home directory made private:
+	// with namespaces an empty read-only tmpfs covers it and HomeKept are
+	// brought back at their own paths as they were (home.go); with
+	// Landlock alone read access is granted beside it and beneath it
+	// only to HomeKept, instead of to the whole filesystem.
+	Home string
+	// HomeKept are the paths under Home a command may still reach: the
+	// writable roots, the working directories and the state directory
+	// there, the toolchains' and what the settings allow to be read.
+	HomeKept []string
 	// JoinCgroups are the command's cgroup v1 directories (made and
 	// capped by the server) that the thread starting the shell joins.
 	JoinCgroups []string

@@ -320,6 +320,14 @@ func runForeground(ctx context.Context, m *Manager, opts Options, spec startSpec
 				notice = strings.TrimPrefix(notice+"\n"+r, "\n")
 			}
 			t.mu.Unlock()
+			if !spec.excluded {
+				// A read the private home refused names the setting
+				// that opens it, as a refused connection names its rule.
+				raw, _ := t.out.text()
+				for _, n := range opts.Sandbox.PrivateHomeNotes(raw, spec.workDirs, maxRefusalLines) {
+					notice = strings.TrimPrefix(notice+"\n"+n, "\n")
+				}
+			}
 			res, fileNeeded := finishedResult(t, in.Command, notice)
 			applyCwd(res, sess, cwdFile, dir)
 			if published {

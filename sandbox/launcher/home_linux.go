@@ -1,0 +1,163 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+)
+
+// hideHome covers the plan's Home with an empty tmpfs and brings its
+// HomeKept paths back at their own paths, each as it was (a writable root
+// bound writable before stays writable, the rest stays read-only, mounts
+// beneath them included), then makes the tmpfs read-only. The kept paths
+// are cloned (open_tree) before the tmpfs hides them and moved onto
+// mount points made in it; a kept symbolic link brings back what it
+// points at. Nothing is done without a Home.
+func hideHome(p Plan) error {
+	if p.Home == "" {
+		return nil
+	}
+	st, err := os.Stat(p.Home)
+	if err != nil || !st.IsDir() {
+		return nil // no home to hide
+	}
+	type clone struct {
+		path string
+		fd   int
+		dir  bool
+	}
+	var clones []clone
+	defer func() {
+		for _, c := range clones {
+			unix.Close(c.fd)
+		}
+	}()
+	for _, k := range outermost(p.HomeKept, p.Home) {
+		kst, err := os.Stat(k)
+		if err != nil {
+			continue // absent: nothing to bring back
+		}
+		fd, err := unix.OpenTree(unix.AT_FDCWD, k, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return fmt.Errorf("keeping %s: %w", k, err)
+		}
+		clones = append(clones, clone{k, fd, kst.IsDir()})
+	}
+	mode := fmt.Sprintf("size=1m,mode=%o", st.Mode().Perm()|0o111)
+	if err := unix.Mount("tmpfs", p.Home, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, mode); err != nil {
+		return fmt.Errorf("hiding the home %s: %w", p.Home, err)
+	}
+	for _, c := range clones {
+		if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+			return fmt.Errorf("keeping %s: %w", c.path, err)
+		}
+		if c.dir {
+			err = os.Mkdir(c.path, 0o755)
+		} else {
+			var f *os.File
+			if f, err = os.OpenFile(c.path, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				f.Close()
+			}
+		}
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("keeping %s: %w", c.path, err)
+		}
+		if err := unix.MoveMount(c.fd, "", unix.AT_FDCWD, c.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("keeping %s: %w", c.path, err)
+		}
+	}
+	if err := setReadOnly(p.Home, false); err != nil {
+		return fmt.Errorf("making the hidden home read-only: %w", err)
+	}
+	return nil
+}
+
+// outermost is kept's paths strictly beneath home, sorted, without those
+// beneath another one (a recursive clone brings them along).
+func outermost(kept []string, home string) []string {
+	var in []string
+	for _, k := range kept {
+		k = filepath.Clean(k)
+		if strings.HasPrefix(k, home+"/") {
+			in = append(in, k)
+		}
+	}
+	slices.Sort(in)
+	var out []string
+	for _, k := range in {
+		if n := len(out); n > 0 && (k == out[n-1] || strings.HasPrefix(k, out[n-1]+"/")) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// readRules are the Landlock rules for reading: the whole filesystem, or,
+// with a private Home and no mount namespace to hide it, every entry
+// beside the home and beside each of its ancestors (walking down from
+// /), then the HomeKept paths. An entry that is a symbolic link leading
+// to the home, an ancestor of it or a path inside it is left out. Each
+// directory is granted reading and executing, each other file reading
+// and executing.
+func readRules(p Plan) []landlock.Rule {
+	if p.Home == "" || p.Namespaces || p.Home == "/" {
+		return []landlock.Rule{landlock.RODirs("/")}
+	}
+	home := filepath.Clean(p.Home)
+	var rules []landlock.Rule
+	for dir := "/"; dir != home; {
+		rest := strings.TrimPrefix(strings.TrimPrefix(home, dir), "/")
+		next := filepath.Join(dir, strings.SplitN(rest, "/", 2)[0])
+		if d, err := os.Open(dir); err == nil {
+			names, _ := d.Readdirnames(-1)
+			d.Close()
+			for _, n := range names {
+				if path := filepath.Join(dir, n); path != next {
+					rules = appendRead(rules, path, home)
+				}
+			}
+		}
+		dir = next
+	}
+	for _, k := range p.HomeKept {
+		rules = appendRead(rules, k, "")
+	}
+	return rules
+}
+
+// appendRead adds the rule that lets path be read (as a directory or a
+// file, after symbolic links), unless it is missing or, with home set,
+// a link that leads to home, above it or into it.
+func appendRead(rules []landlock.Rule, path, home string) []landlock.Rule {
+	lst, err := os.Lstat(path)
+	if err != nil {
+		return rules
+	}
+	if lst.Mode()&os.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return rules
+		}
+		if home != "" && (target == home || target == "/" || strings.HasPrefix(home, target+"/") || strings.HasPrefix(target, home+"/")) {
+			return rules
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return rules
+	}
+	if st.IsDir() {
+		return append(rules, landlock.RODirs(path).IgnoreIfMissing())
+	}
+	return append(rules, landlock.ROFiles(path).IgnoreIfMissing())
+}
