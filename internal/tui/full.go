@@ -489,11 +489,6 @@ type (
 	tickMsg       time.Time
 )
 
-// read asks the program for a line.
-func (f *full) read(prompt string, form bool, choices []string) chan lineResult {
-	return f.readMsg(readMsg{prompt: prompt, form: form, choices: choices})
-}
-
 // readMsg asks the program for the read r.
 func (f *full) readMsg(r readMsg) chan lineResult {
 	ch := make(chan lineResult, 1)
