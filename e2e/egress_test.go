@@ -393,7 +393,8 @@ func TestEgress_chatAsksAtTheTerminal(t *testing.T) {
 		t.Skip("curl is not installed")
 	}
 	c := newChatRun(t)
-	site := newTLSSite(t, filepath.Join(c.home, "site"), "chat-yes.test", "chat-no.test")
+	// The site lives outside the home, which is private to commands.
+	site := newTLSSite(t, filepath.Join(t.TempDir(), "site"), "chat-yes.test", "chat-no.test")
 	port := strconv.Itoa(site.port)
 	curl := func(host string) string {
 		in, _ := json.Marshal(map[string]string{"command": "curl -sS --max-time 20 --cacert " + site.caFile + " https://" + host + ":" + port + "/" + host})
