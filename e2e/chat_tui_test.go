@@ -752,8 +752,12 @@ func TestChatTUI_openai_reasoning(t *testing.T) {
 		t.Errorf("the reasoning is not dimmed:\n%q", u.scr.Raw())
 	}
 	// Cut on the screen once printed (while it streams, the live area
-	// may show it whole), whole in the transcript.
-	u.waitDisplay("tokens:")
+	// may show it whole), whole in the transcript. The turn's end line
+	// can be drawn a frame before the live area is taken down, so wait
+	// for the spinner to go too.
+	u.waitDisplayIs("the turn's end without its live area", func(d string) bool {
+		return strings.Contains(d, "tokens:") && !strings.Contains(d, "Working…")
+	})
 	if d := u.disp.String(); strings.Contains(d, "the last step") || !strings.Contains(d, "3 more line(s)") {
 		t.Fatalf("the long reasoning was not cut:\n%s", d)
 	}
