@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/agent-mcp/agent-mcp/internal/redact"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/orchestrator/hooks"
 	"github.com/agent-mcp/agent-mcp/orchestrator/permit"
@@ -121,11 +122,12 @@ func (s *permissionSetup) addDirs(dirs []string) []string {
 	return dirs
 }
 
-// wire puts the permitter, the hooks and the pool filter on a pipeline
-// being built.
-func (s *permissionSetup) wire(p *orchestrator.Pipeline) {
+// wire puts the permitter, the hooks, the pool filter and the result
+// redactor (the environment's secrets and the further ones given) on a
+// pipeline being built.
+func (s *permissionSetup) wire(p *orchestrator.Pipeline, secrets ...redact.Secret) {
 	p.Permit = s.permit
-	p.Redact = resultRedactor()
+	p.Redact = resultRedactor(secrets...)
 	if s.hooks != nil {
 		p.Hooks = s.hooks
 	}

@@ -22,6 +22,7 @@ import (
 
 	xterm "golang.org/x/term"
 
+	"github.com/agent-mcp/agent-mcp/internal/redact"
 	"github.com/agent-mcp/agent-mcp/orchestrator"
 	"github.com/agent-mcp/agent-mcp/permissions"
 	"github.com/agent-mcp/agent-mcp/sandbox"
@@ -134,12 +135,13 @@ func (w *workspaceFlags) sessionOptions() (tools.SessionOptions, error) {
 
 // buildPipeline assembles the pool and the pipeline every call goes through.
 func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeline, error) {
-	return buildPipelineWith(w, logger, nil)
+	return buildPipelineWith(w, logger, nil, nil)
 }
 
 // buildPipelineWith is buildPipeline counting Bash's commands in stats
-// (nil: not counted).
-func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, stats *shell.Stats) (*orchestrator.Pipeline, error) {
+// (nil: not counted) and redacting secrets (the serve tokens) from
+// results beside the environment's.
+func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, stats *shell.Stats, secrets []redact.Secret) (*orchestrator.Pipeline, error) {
 	project := w.cwd
 	if project == "" {
 		project, _ = os.Getwd()
@@ -167,7 +169,7 @@ func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, stats *shell.Stat
 		return nil, err
 	}
 	p := &orchestrator.Pipeline{Pool: pool, MaxParallel: w.maxParallel, MaxInputBytes: w.maxInput, Logger: logger}
-	perm.wire(p)
+	perm.wire(p, secrets...)
 	return p, nil
 }
 
@@ -215,11 +217,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	stats := &shell.Stats{}
-	pipeline, err := buildPipelineWith(&w, logger, stats)
+	pipeline, err := buildPipelineWith(&w, logger, stats, tokenSecrets(tokens))
 	if err != nil {
 		return err
 	}
-	pipeline.Redact = resultRedactor(tokenSecrets(tokens)...)
 	var tracing *server.Tracing
 	if *otel || server.TracingWanted(os.Getenv) {
 		var stop func()
