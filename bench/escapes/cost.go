@@ -33,9 +33,9 @@ func (bwrapFloor) name() string { return "bubblewrap alone (floor)" }
 
 func (bwrapFloor) open(w *world) session {
 	return &execSession{argv: func(cmd string) []string {
-		return []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", w.work, w.work,
-			"--unshare-all", "--die-with-parent", "--chdir", w.work, "--", "bash", "-c", cmd}
-	}, dir: w.work, env: w.env()}
+		return []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", w.Work, w.Work,
+			"--unshare-all", "--die-with-parent", "--chdir", w.Work, "--", "bash", "-c", cmd}
+	}, dir: w.Work, env: w.env()}
 }
 
 // costTable is the median and 90th percentile round trip of each command
@@ -113,11 +113,11 @@ func costWorld(base string, b *bench) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.RemoveAll(filepath.Join(w.work, ".git")); err != nil {
+	if err := os.RemoveAll(filepath.Join(w.Work, ".git")); err != nil {
 		return nil, err
 	}
 	for i := range gitFiles {
-		sub := filepath.Join(w.work, fmt.Sprintf("d%03d", i/100))
+		sub := filepath.Join(w.Work, fmt.Sprintf("d%03d", i/100))
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return nil, err
 		}
@@ -126,7 +126,7 @@ func costWorld(base string, b *bench) (*world, error) {
 		}
 	}
 	cmd := exec.Command("sh", "-c", "git init -q && git add -A && git -c user.name=bench -c user.email=bench@example.com commit -qm files")
-	cmd.Dir = w.work
+	cmd.Dir = w.Work
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("making the repository: %v: %s", err, out)
 	}

@@ -65,7 +65,7 @@ func TestFamilies(t *testing.T) {
 // and what makes a case not applicable to the peers.
 func TestPeerSettings(t *testing.T) {
 	t.Parallel()
-	w := &world{work: "/w", home: "/h"}
+	w := &world{Places: attackcorpus.Places{Work: "/w", Home: "/h"}}
 	for _, tc := range []struct {
 		name     string
 		c        attackcorpus.Case

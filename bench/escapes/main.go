@@ -260,7 +260,7 @@ func runCase(t tool, c *attackcorpus.Case, base string, b *bench) result {
 			outputs = append(outputs, out)
 		case "user":
 			// What the user does next, outside every sandbox.
-			out, _ := runLimited([]string{"bash", "-c", text}, w.work, append(w.env(), "XDG_CONFIG_HOME="+filepath.Join(w.home, ".config")))
+			out, _ := runLimited([]string{"bash", "-c", text}, w.Work, append(w.env(), "XDG_CONFIG_HOME="+filepath.Join(w.Home, ".config")))
 			outputs = append(outputs, out)
 		case "wait":
 			if f := attackcorpus.WaitFor(w, text); f != "" {

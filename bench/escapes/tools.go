@@ -66,8 +66,8 @@ func (w *world) env() []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "HOME="+w.home, "XDG_CONFIG_HOME="+filepath.Join(w.home, ".config"),
-		"XDG_CACHE_HOME="+filepath.Join(w.home, ".cache"), "AGENT_MCP_CONFIG_DIR="+filepath.Join(w.home, ".config", "agent-mcp"))
+	return append(env, "HOME="+w.Home, "XDG_CONFIG_HOME="+filepath.Join(w.Home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(w.Home, ".cache"), "AGENT_MCP_CONFIG_DIR="+filepath.Join(w.Home, ".config", "agent-mcp"))
 }
 
 // envName is a variable's name and its equals sign, as env prints it.
@@ -87,7 +87,7 @@ func (w *world) credentials(c *attackcorpus.Case) []string {
 		}
 		return v
 	}
-	return permissions.Credentials{Home: w.home, Getenv: getenv}.Paths()
+	return permissions.Credentials{Home: w.Home, Getenv: getenv}.Paths()
 }
 
 // caseEnv is a case's env: variables, for the environment the sandbox
@@ -199,7 +199,7 @@ func peerSettings(c *attackcorpus.Case, w *world) (peerConfig, error) {
 			return pc, fmt.Errorf("the permission rule %s", d)
 		}
 		p = strings.TrimSuffix(strings.TrimSuffix(p, ")"), "/**")
-		pc.readDeny = append(pc.readDeny, filepath.Join(w.work, p))
+		pc.readDeny = append(pc.readDeny, filepath.Join(w.Work, p))
 	}
 	return pc, nil
 }
@@ -255,7 +255,7 @@ func (a agentMCP) config() string {
 }
 
 func (a agentMCP) open(w *world, c *attackcorpus.Case) (session, error) {
-	argv := []string{"serve", "--cwd", w.work, "--state-dir", w.state, "--permission-mode", "bypassPermissions", "--settings", allowEverythingHook}
+	argv := []string{"serve", "--cwd", w.Work, "--state-dir", w.State, "--permission-mode", "bypassPermissions", "--settings", allowEverythingHook}
 	if c.Settings != "" {
 		argv = append(argv, "--settings", w.Expand(c.Settings))
 	}
@@ -271,12 +271,12 @@ func (a agentMCP) open(w *world, c *attackcorpus.Case) (session, error) {
 			return nil, fmt.Errorf("opening a terminal for the server: %w", err)
 		}
 		s.closers = append(s.closers, func() { ptmx.Close(); tty.Close() })
-		w.tty = tty.Name()
+		w.TTY = tty.Name()
 		cmd.ExtraFiles = append(cmd.ExtraFiles, tty)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
 	}
 	if c.Inherit {
-		d, err := os.Open(w.outside)
+		d, err := os.Open(w.Outside)
 		if err != nil {
 			return nil, err
 		}
@@ -437,12 +437,12 @@ func srtConfig(w *world, c *attackcorpus.Case) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	roots := append([]string{w.work}, pc.roots...)
+	roots := append([]string{w.Work}, pc.roots...)
 	cfg := map[string]any{
 		"network": map[string]any{"allowedDomains": append([]string{"example.com"}, pc.allowedDomains...), "deniedDomains": []string{}},
 		"filesystem": map[string]any{
 			"allowWrite": roots,
-			"denyWrite":  permissions.ProtectedPaths(roots, w.home),
+			"denyWrite":  permissions.ProtectedPaths(roots, w.Home),
 			"denyRead":   append(w.credentials(c), pc.readDeny...),
 		},
 	}
@@ -471,7 +471,7 @@ func (s srt) open(w *world, c *attackcorpus.Case) (session, error) {
 	// each command: on a loaded machine that runs out and srt refuses to
 	// start ("Sandbox dependencies not available"), the command unrun.
 	return &execSession{argv: func(cmd string) []string { return []string{s.bin, "--settings", settings, "-c", cmd} },
-		dir: w.work, env: append(w.env(), caseEnv(w, c)...), retryOn: "Sandbox dependencies not available"}, nil
+		dir: w.Work, env: append(w.env(), caseEnv(w, c)...), retryOn: "Sandbox dependencies not available"}, nil
 }
 
 // --- Codex --------------------------------------------------------------
@@ -531,7 +531,7 @@ func codexConfig(w *world, c *attackcorpus.Case) (string, error) {
 			entry(p, "none")
 		}
 	}
-	for _, p := range permissions.ProtectedPaths(append([]string{w.work}, pc.roots...), w.home) {
+	for _, p := range permissions.ProtectedPaths(append([]string{w.Work}, pc.roots...), w.Home) {
 		// Codex's bubblewrap cannot start with an entry whose parent
 		// is missing (it fails to bind over it): those are left out.
 		if _, err := os.Stat(filepath.Dir(p)); err == nil || w.root == "" {
@@ -569,12 +569,12 @@ func (x codex) open(w *world, c *attackcorpus.Case) (session, error) {
 	}
 	env := append(append(w.env(), caseEnv(w, c)...), "CODEX_HOME="+home)
 	return &execSession{argv: func(cmd string) []string {
-		return []string{x.bin, "sandbox", "-P", "bench", "-C", w.work, "--", "bash", "-c", cmd}
-	}, dir: w.work, env: env}, nil
+		return []string{x.bin, "sandbox", "-P", "bench", "-C", w.Work, "--", "bash", "-c", cmd}
+	}, dir: w.Work, env: env}, nil
 }
 
 // docWorld is the world the configurations are shown for.
-var docWorld = &world{work: "/WORK", home: "/HOME"}
+var docWorld = &world{Places: attackcorpus.Places{Work: "/WORK", Home: "/HOME"}}
 
 // srtShown is the sandbox runtime's settings for docWorld, each list of
 // more than four paths shortened to its first three and a count.

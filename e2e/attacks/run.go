@@ -154,30 +154,20 @@ func loadAttacks(t *testing.T, dir string) []*attackcorpus.Case {
 	return cases
 }
 
-// areaPath maps "work/x", "home/x", "outside/x" to the environment.
-func (e *sandboxEnv) areaPath(p string) string {
-	area, rest, _ := strings.Cut(p, "/")
-	switch area {
-	case "work":
-		return filepath.Join(e.Work, rest)
-	case "home":
-		return filepath.Join(e.Home, rest)
-	case "outside":
-		return filepath.Join(e.Outside, rest)
-	}
-	return ""
-}
-
-// expand substitutes the environment's paths in a case's text.
-func (e *sandboxEnv) expand(s, helper string) string {
-	tty := "(no terminal)"
+// places is the environment as a case sees it, with the helper program
+// @HELPER@ names.
+func (e *sandboxEnv) places(helper string) attackcorpus.Places {
+	tty := ""
 	if e.Ctty != nil {
 		tty = e.Ctty.Name()
 	}
 	host, port := tcpTarget()
-	return strings.NewReplacer("@WORK@", e.Work, "@HOME@", e.Home, "@OUTSIDE@", e.Outside,
-		"@STATE@", e.State, "@HELPER@", helper, "@TTY@", tty, "@TCPHOST@", host, "@TCPPORT@", port).Replace(s)
+	return attackcorpus.Places{Work: e.Work, Home: e.Home, Outside: e.Outside, State: e.State,
+		Helper: helper, TTY: tty, TCPHost: host, TCPPort: port}
 }
+
+// expand substitutes the environment's paths in a case's text.
+func (e *sandboxEnv) expand(s, helper string) string { return e.places(helper).Expand(s) }
 
 // tcpTarget is the listener @TCPHOST@:@TCPPORT@ name (see
 // attackcorpus.ListenTCP): what a direct connection must never reach.
@@ -189,54 +179,33 @@ var tcpTarget = sync.OnceValues(func() (string, string) {
 	return host, port
 })
 
-// attackWorld is the environment as a case sees it, with the helper
-// program @HELPER@ names.
-type attackWorld struct {
-	e      *sandboxEnv
-	helper string
-}
-
-func (w attackWorld) AreaPath(p string) string { return w.e.areaPath(p) }
-func (w attackWorld) Expand(s string) string   { return w.e.expand(s, w.helper) }
-
 // plantAttack makes a case's files, owned by the environment's user.
 func (e *sandboxEnv) plantAttack(t *testing.T, c *attackcorpus.Case, helper string) {
 	t.Helper()
-	for _, p := range c.Plant {
-		path := e.areaPath(p[0])
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
+	chown := func(path string) error {
+		if e.User.UID == os.Getuid() {
+			return nil
 		}
-		content := e.expand(p[1], helper)
-		if strings.TrimSpace(content) == "=socket" {
-			listenUnix(t, path)
-			continue
-		}
-		if target, ok := strings.CutPrefix(content, "-> "); ok {
-			if err := os.Symlink(strings.TrimSpace(target), path); err != nil {
-				t.Fatal(err)
-			}
-		} else if strings.HasSuffix(p[0], "/") {
-			if err := os.MkdirAll(path, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		} else if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if e.User.UID != os.Getuid() {
-			for d := path; strings.HasPrefix(d, e.Root+"/") && d != e.Outside; d = filepath.Dir(d) {
-				if err := os.Lchown(d, e.User.UID, e.User.GID); err != nil {
-					t.Fatal(err)
-				}
+		for d := path; strings.HasPrefix(d, e.Root+"/") && d != e.Outside; d = filepath.Dir(d) {
+			if err := os.Lchown(d, e.User.UID, e.User.GID); err != nil {
+				return err
 			}
 		}
+		return nil
+	}
+	closers, err := attackcorpus.Plant(c, e.places(helper), chown)
+	for _, c := range closers {
+		t.Cleanup(func() { c.Close() })
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
 // runAttack runs a case's steps and returns the failed checks.
 func runAttack(t *testing.T, c *attackcorpus.Case, e *sandboxEnv, cs *mcp.ClientSession, helper string) []string {
 	t.Helper()
-	w := attackWorld{e, helper}
+	w := e.places(helper)
 	before := c.Before(w)
 	var outputs, waitFailed []string
 	lastTask := ""
@@ -328,14 +297,3 @@ var (
 	checkMu sync.Mutex
 	checked = map[string]string{}
 )
-
-// listenUnix serves a unix socket at path (see attackcorpus.ListenUnix)
-// for the test's life.
-func listenUnix(t *testing.T, path string) {
-	t.Helper()
-	l, err := attackcorpus.ListenUnix(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-}
