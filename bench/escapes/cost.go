@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agent-mcp/agent-mcp/e2e/attackcorpus"
@@ -35,7 +36,7 @@ func (bwrapFloor) open(w *world) session {
 	return &execSession{argv: func(cmd string) []string {
 		return []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", w.Work, w.Work,
 			"--unshare-all", "--die-with-parent", "--chdir", w.Work, "--", "bash", "-c", cmd}
-	}, dir: w.Work, env: w.env()}
+	}, dir: w.Work, env: w.env(), cred: w.cred}
 }
 
 // costTable is the median and 90th percentile round trip of each command
@@ -50,8 +51,8 @@ type costTable struct {
 // measureCost times every command in every tool, call for call: each
 // round runs each tool once, in a new order each round, so that the
 // machine's load falls on all of them alike.
-func measureCost(tools []tool, base string, runs int) (*costTable, error) {
-	b := &bench{}
+func measureCost(tools []tool, base string, runs int, cred *syscall.Credential) (*costTable, error) {
+	b := &bench{cred: cred}
 	type runner struct {
 		name string
 		s    session
@@ -68,6 +69,9 @@ func measureCost(tools []tool, base string, runs int) (*costTable, error) {
 			return nil, fmt.Errorf("%s: %w", t.name(), err)
 		}
 		defer s.close()
+		if err := w.handOver(); err != nil {
+			return nil, err
+		}
 		rs = append(rs, runner{t.name(), s})
 	}
 	w, err := costWorld(base, b)
@@ -75,6 +79,9 @@ func measureCost(tools []tool, base string, runs int) (*costTable, error) {
 		return nil, err
 	}
 	defer w.close()
+	if err := w.handOver(); err != nil {
+		return nil, err
+	}
 	rs = append(rs, runner{bwrapFloor{}.name(), bwrapFloor{}.open(w)})
 	ct := &costTable{runs: runs}
 	for _, r := range rs {

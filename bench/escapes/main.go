@@ -11,10 +11,11 @@
 //	go run ./bench/escapes               # everything, and docs/security.md
 //	go run ./bench/escapes -cases 'git-' -tools agent-mcp,codex -cost=false -doc ''
 //
-// Run it from the repository's root, as root (so that agent-mcp's
-// namespaces layer and the peers' bubblewrap run as they do for most
-// users of a container, and the user's own file permissions stop
-// nothing).
+// Run it from the repository's root, as root: the tools run as root too
+// (as they do for most users of a container, and the user's own file
+// permissions stop nothing), or, with -user NAME, as that unprivileged
+// user, whose worlds are handed to it (as a developer's machine runs
+// them; what the kernel exempts root from holds there).
 package main
 
 import (
@@ -22,9 +23,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agent-mcp/agent-mcp/e2e/attackcorpus"
@@ -40,9 +44,15 @@ func main() {
 	runs := flag.Int("runs", 20, "timed round trips per tool and command in the cost table")
 	doc := flag.String("doc", "docs/security.md", "document whose tables are rewritten (empty: none)")
 	verbose := flag.Bool("v", false, "print every failed check and the outputs")
+	user := flag.String("user", "", "run the tools (and the user's own steps) as this unprivileged user instead of as root")
 	merge := flag.Bool("merge", false, "with -cases: put the cases run into the document's case table beside the earlier run's other rows (dropping rows of cases gone from the corpus) and count the scoreboard again; the cost table and machine stay as they were")
 	flag.Parse()
-	if err := run(*bin, *cache, *toolList, *casesRE, *base, *cost && !*merge, *runs, *doc, *verbose, *merge); err != nil {
+	cred, err := credential(*user)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "escapes: -user:", err)
+		os.Exit(2)
+	}
+	if err := run(*bin, *cache, *toolList, *casesRE, *base, *cost && !*merge, *runs, *doc, *verbose, *merge, cred); err != nil {
 		fmt.Fprintln(os.Stderr, "escapes:", err)
 		os.Exit(1)
 	}
@@ -51,9 +61,34 @@ func main() {
 // bench is what every run shares.
 type bench struct {
 	helper, tcpHost, tcpPort string
+	// cred is the user the tools run as; nil: this process's.
+	cred *syscall.Credential
 }
 
-func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc string, verbose, merge bool) error {
+// credential is the unprivileged user name's, or nil for "".
+func credential(name string) (*syscall.Credential, error) {
+	if name == "" {
+		return nil, nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	uid, err := strconv.ParseUint(u.Uid, 10, 32)
+	if err != nil {
+		return nil, err
+	}
+	gid, err := strconv.ParseUint(u.Gid, 10, 32)
+	if err != nil {
+		return nil, err
+	}
+	if uid == 0 {
+		return nil, fmt.Errorf("%s is root: give an unprivileged user, or none", name)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
+}
+
+func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc string, verbose, merge bool, cred *syscall.Credential) error {
 	re, err := regexp.Compile(casesRE)
 	if err != nil {
 		return fmt.Errorf("-cases: %w", err)
@@ -86,7 +121,7 @@ func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc st
 	if err := os.Mkdir(helperDir, 0o755); err != nil {
 		return err
 	}
-	b := &bench{}
+	b := &bench{cred: cred}
 	if b.helper, err = attackcorpus.BuildHelper(gobin, helperDir); err != nil {
 		return err
 	}
@@ -139,7 +174,7 @@ func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc st
 	}
 	var costs *costTable
 	if cost {
-		if costs, err = measureCost(tools, base, runs); err != nil {
+		if costs, err = measureCost(tools, base, runs, cred); err != nil {
 			return err
 		}
 	}
@@ -163,7 +198,7 @@ func run(bin, cache, toolList, casesRE, base string, cost bool, runs int, doc st
 	if casesRE != "" {
 		return fmt.Errorf("-doc is written only from a full run (no -cases), or with -merge: give -doc '' or -merge with a filter")
 	}
-	return writeDoc(doc, board, costs, machine(tools))
+	return writeDoc(doc, board, costs, machine(tools, cred))
 }
 
 func (s srt) binPath() string   { return s.bin }
@@ -234,6 +269,10 @@ func runCase(t tool, c *attackcorpus.Case, base string, b *bench) result {
 	if err != nil {
 		return result{err: err}
 	}
+	if err := w.handOver(); err != nil {
+		s.close()
+		return result{err: err}
+	}
 	defer s.close()
 	before := c.Before(w)
 	var outputs, failed []string
@@ -260,7 +299,7 @@ func runCase(t tool, c *attackcorpus.Case, base string, b *bench) result {
 			outputs = append(outputs, out)
 		case "user":
 			// What the user does next, outside every sandbox.
-			out, _ := runLimited([]string{"bash", "-c", text}, w.Work, append(w.env(), "XDG_CONFIG_HOME="+filepath.Join(w.Home, ".config")))
+			out, _ := runLimited([]string{"bash", "-c", text}, w.Work, append(w.env(), "XDG_CONFIG_HOME="+filepath.Join(w.Home, ".config")), w.cred)
 			outputs = append(outputs, out)
 		case "wait":
 			if f := attackcorpus.WaitFor(w, text); f != "" {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/agent-mcp/agent-mcp/e2e/attackcorpus"
 )
@@ -170,17 +171,21 @@ func (b *scoreboard) open() string {
 }
 
 // machine says where the run was made and what ran.
-func machine(tools []tool) string {
+func machine(tools []tool, cred *syscall.Credential) string {
+	uid := os.Getuid()
+	if cred != nil {
+		uid = int(cred.Uid)
+	}
 	var s strings.Builder
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	load, _ := os.ReadFile("/proc/loadavg")
 	s.WriteString(fmt.Sprintf("- machine: %s/%s, Linux %s, %d CPUs, run as uid %d; load average at the end of the run: %s\n",
-		runtime.GOOS, runtime.GOARCH, strings.TrimSpace(string(kernel)), runtime.NumCPU(), os.Getuid(),
+		runtime.GOOS, runtime.GOARCH, strings.TrimSpace(string(kernel)), runtime.NumCPU(), uid,
 		strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " ")))
 	for _, t := range tools {
 		s.WriteString(fmt.Sprintf("- %s: %s\n", t.name(), t.version()))
 	}
-	if out, err := runLimited([]string{"bwrap", "--version"}, "/", os.Environ()); err == nil {
+	if out, err := runLimited([]string{"bwrap", "--version"}, "/", os.Environ(), nil); err == nil {
 		s.WriteString("- floor: " + strings.TrimSpace(out) + " (Debian's)\n")
 	}
 	for _, t := range tools {

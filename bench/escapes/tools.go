@@ -264,6 +264,7 @@ func (a agentMCP) open(w *world, c *attackcorpus.Case) (session, error) {
 	}
 	cmd := exec.Command(a.bin, argv...)
 	cmd.Env = append(append(w.env(), caseEnv(w, c)...), "AGENT_MCP_SANDBOX_LAYERS=namespaces,landlock")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: w.cred}
 	s := &mcpSession{}
 	if c.TTY {
 		ptmx, tty, err := pty.Open()
@@ -273,7 +274,7 @@ func (a agentMCP) open(w *world, c *attackcorpus.Case) (session, error) {
 		s.closers = append(s.closers, func() { ptmx.Close(); tty.Close() })
 		w.TTY = tty.Name()
 		cmd.ExtraFiles = append(cmd.ExtraFiles, tty)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
+		cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Ctty = true, true, 3
 	}
 	if c.Inherit {
 		d, err := os.Open(w.Outside)
@@ -361,6 +362,8 @@ type execSession struct {
 	argv func(command string) []string
 	dir  string
 	env  []string
+	// cred is the user the command runs as (nil: this process's).
+	cred *syscall.Credential
 	// retryOn is output that says the peer refused to start the command
 	// for a passing reason; the command is started again, at most twice.
 	retryOn string
@@ -371,7 +374,7 @@ func (s *execSession) run(command string, background bool) (string, error) {
 		return "", errors.New("no background commands")
 	}
 	for try := 0; ; try++ {
-		out, err := runLimited(s.argv(command), s.dir, s.env)
+		out, err := runLimited(s.argv(command), s.dir, s.env, s.cred)
 		if s.retryOn == "" || !strings.Contains(out, s.retryOn) || try == 2 {
 			return out, err
 		}
@@ -385,13 +388,14 @@ func (s *execSession) taskInput(string, string) (string, error) {
 func (s *execSession) close() {}
 
 // runLimited runs argv in its own process group, ended with whatever it
-// left at commandLimit, and returns its output.
-func runLimited(argv []string, dir string, env []string) (string, error) {
+// left at commandLimit, as cred's user (nil: this process's), and returns
+// its output.
+func runLimited(argv []string, dir string, env []string, cred *syscall.Credential) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), commandLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = dir, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
@@ -471,7 +475,7 @@ func (s srt) open(w *world, c *attackcorpus.Case) (session, error) {
 	// each command: on a loaded machine that runs out and srt refuses to
 	// start ("Sandbox dependencies not available"), the command unrun.
 	return &execSession{argv: func(cmd string) []string { return []string{s.bin, "--settings", settings, "-c", cmd} },
-		dir: w.Work, env: append(w.env(), caseEnv(w, c)...), retryOn: "Sandbox dependencies not available"}, nil
+		dir: w.Work, env: append(w.env(), caseEnv(w, c)...), cred: w.cred, retryOn: "Sandbox dependencies not available"}, nil
 }
 
 // --- Codex --------------------------------------------------------------
@@ -570,7 +574,7 @@ func (x codex) open(w *world, c *attackcorpus.Case) (session, error) {
 	env := append(append(w.env(), caseEnv(w, c)...), "CODEX_HOME="+home)
 	return &execSession{argv: func(cmd string) []string {
 		return []string{x.bin, "sandbox", "-P", "bench", "-C", w.Work, "--", "bash", "-c", cmd}
-	}, dir: w.Work, env: env}, nil
+	}, dir: w.Work, env: env, cred: w.cred}, nil
 }
 
 // docWorld is the world the configurations are shown for.

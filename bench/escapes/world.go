@@ -4,8 +4,10 @@ package main
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/agent-mcp/agent-mcp/e2e/attackcorpus"
 )
@@ -19,6 +21,9 @@ type world struct {
 	attackcorpus.Places
 	root    string
 	closers []io.Closer
+	// cred is the user the tools run as (nil: this process's), to whom
+	// handOver gives the world.
+	cred *syscall.Credential
 }
 
 func newWorld(base string, b *bench) (*world, error) {
@@ -28,7 +33,7 @@ func newWorld(base string, b *bench) (*world, error) {
 	}
 	w := &world{root: root, Places: attackcorpus.Places{Work: filepath.Join(root, "work"), Home: filepath.Join(root, "home"),
 		Outside: filepath.Join(root, "outside"), State: filepath.Join(root, "state"),
-		Helper: b.helper, TCPHost: b.tcpHost, TCPPort: b.tcpPort}}
+		Helper: b.helper, TCPHost: b.tcpHost, TCPPort: b.tcpPort}, cred: b.cred}
 	for _, d := range []string{w.Work, w.Outside, w.Home, w.State, filepath.Join(w.Work, ".git"), filepath.Join(w.Work, "secret")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -59,6 +64,27 @@ func (w *world) plant(c *attackcorpus.Case) error {
 	closers, err := attackcorpus.Plant(c, w.Places, nil)
 	w.closers = append(w.closers, closers...)
 	return err
+}
+
+// handOver gives the world, all but the directory outside every writable
+// root (which stays root's, writable by all), to the user the tools run
+// as, once a tool's own files are in it.
+func (w *world) handOver() error {
+	if w.cred == nil {
+		return nil
+	}
+	return filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == w.Outside {
+			return filepath.SkipDir
+		}
+		if p == w.root {
+			return nil
+		}
+		return os.Lchown(p, int(w.cred.Uid), int(w.cred.Gid))
+	})
 }
 
 func (w *world) close() {
