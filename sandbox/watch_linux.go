@@ -222,7 +222,12 @@ func watchDirectory(ifd int, dir string, since time.Time, roots []string) (int, 
 // held.
 func (g *absentGuard) unwatchLocked() {
 	if g.w != nil {
-		g.w.f.Close()
+		// Closing an inotify instance waits for the kernel to free its
+		// watches (an SRCU grace period: 10 ms and more on a loaded
+		// machine), and g.mu is held here as the last command ends: the
+		// next command's start would wait for it. Nothing needs the
+		// close to be over; it finishes on its own.
+		go g.w.f.Close()
 		g.w = nil
 	}
 }
