@@ -498,6 +498,9 @@ type Launch struct {
 	// command (Landlock alone) instead of a relay.
 	supervised *supervisedProxy
 	guard      *absentGuard
+	// alone is set by Wait when init said that no other process of the
+	// command was left as the shell ended.
+	alone bool
 }
 
 // Refused says what the sandbox moved aside since it last said: protected
@@ -814,6 +817,13 @@ func (l *Launch) Wait() int {
 		err := l.Cmd.Wait()
 		return exitStatus(l.Cmd.ProcessState, err)
 	}
+	// The guard counts the command as running until nothing of it is
+	// left to create a protected name: until init is gone, or, sooner,
+	// until init says the shell ended alone (init itself may take a
+	// while longer to end, its namespaces coming down, and the next
+	// command's start would find this one still running).
+	var ended sync.Once
+	endGuard := func() { ended.Do(func() { l.guard.sweep(true) }) }
 	initDone := make(chan int, 1)
 	go func() {
 		err := l.Cmd.Wait()
@@ -821,19 +831,36 @@ func (l *Launch) Wait() int {
 		l.server.Close()
 		// init is gone, and whatever it left (it was killed) with it.
 		removeCgroups(l.cgroups)
-		// Nothing of the command is left to create a protected name.
-		l.guard.sweep(true)
+		endGuard()
 		initDone <- code
 	}()
 	defer l.status.Close()
 	line, err := bufio.NewReader(l.status).ReadString('\n')
-	if code, perr := strconv.Atoi(strings.TrimSpace(line)); err == nil && perr == nil {
-		l.guard.sweep(false)
-		return code
+	fields := strings.Fields(line)
+	if len(fields) > 0 && err == nil {
+		if code, perr := strconv.Atoi(fields[0]); perr == nil {
+			l.alone = len(fields) == 2 && fields[1] == launcher.StatusAlone
+			if l.alone {
+				endGuard()
+			} else {
+				l.guard.sweep(false)
+			}
+			return code
+		}
 	}
 	// init ended without reporting: it failed to set up, or was killed.
 	return <-initDone
 }
+
+// Alone reports, once Wait has returned, whether the confined command
+// left no process behind: its init said that none but the shell's was
+// left as the shell ended, and none can start after that (init is
+// every orphan's parent, and starts nothing itself). The caller then
+// need not look for the command's processes (init itself may still be
+// ending: a PID namespace's init ends after the kernel has taken its
+// namespaces down). False outside the sandbox, and when init could not
+// say.
+func (l *Launch) Alone() bool { return l.alone }
 
 // exitStatus is a process's exit status, 128+N for a death by signal N.
 func exitStatus(ps *os.ProcessState, err error) int {

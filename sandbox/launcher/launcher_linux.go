@@ -124,6 +124,10 @@ func initMain(p Plan) int {
 	if err != nil {
 		return setupFailed("%v", err)
 	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return setupFailed("opening %s: %v", os.DevNull, err)
+	}
 	if err := confine(p); err != nil {
 		return setupFailed("%v", err)
 	}
@@ -137,6 +141,7 @@ func initMain(p Plan) int {
 		status.Close()
 		return 127
 	}
+	releaseOutput(null)
 	report := statusReporter(status)
 	reaped := reapAll(cmd.Process.Pid, report)
 	return endAll(p, cg, sigs, gone, reaped, report)
@@ -314,22 +319,41 @@ func shellCommand(p Plan) *exec.Cmd {
 	return cmd
 }
 
+// releaseOutput puts null in place of init's standard streams once the
+// shell has started: the shell and what it starts hold the command's
+// output and terminal, and the server's read of the output ends as soon
+// as they have all let it go, not when init, the last, has ended (a PID
+// namespace's init ends after the kernel has taken its namespaces down).
+// Nothing init does after the start writes there.
+func releaseOutput(null *os.File) {
+	for fd := range 3 {
+		_ = unix.Dup3(int(null.Fd()), fd, 0)
+	}
+	null.Close()
+}
+
 // statusReporter returns the function that writes the shell's status to
-// status once, whoever calls it first.
-func statusReporter(status *os.File) func(code int) {
+// status once, whoever calls it first: the exit status, followed by
+// [StatusAlone] when no other process of the command was left as the
+// shell ended.
+func statusReporter(status *os.File) func(code int, alone bool) {
 	var once sync.Once
-	return func(code int) {
+	return func(code int, alone bool) {
 		once.Do(func() {
-			fmt.Fprintln(status, code)
+			if alone {
+				fmt.Fprintln(status, code, StatusAlone)
+			} else {
+				fmt.Fprintln(status, code)
+			}
 			status.Close()
 		})
 	}
 }
 
 // reapAll reaps every child init has until none is left, reporting the
-// shell's status (128+N after signal N) as it ends; the channel it
-// returns is closed when no child is left.
-func reapAll(shell int, report func(int)) chan struct{} {
+// shell's status (128+N after signal N) as it ends, and whether it was
+// the last; the channel it returns is closed when no child is left.
+func reapAll(shell int, report func(code int, alone bool)) chan struct{} {
 	reaped := make(chan struct{})
 	go func() {
 		defer close(reaped)
@@ -347,23 +371,44 @@ func reapAll(shell int, report func(int)) chan struct{} {
 				if ws.Signaled() {
 					code = 128 + int(ws.Signal())
 				}
-				report(code)
+				report(code, reapEnded())
 			}
 		}
 	}()
 	return reaped
 }
 
+// reapEnded reaps the children that have ended and reports whether none
+// is left. A process of the command is init's child, or becomes one as
+// its parent ends (init is the PID namespace's init, or else the
+// command's subreaper), before that parent can be reaped: when the
+// shell has been reaped and init has no child left, no process of the
+// command is left, and none can start (init starts nothing more).
+func reapEnded() bool {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.ECHILD):
+			return true
+		case err != nil || pid == 0:
+			return false // a child is still running
+		}
+	}
+}
+
 // endAll waits until every process of the command is reaped, passing on
 // the signals init gets and ending the command when the server is gone:
 // what did not end on SIGTERM after the plan's grace is killed.
-func endAll(p Plan, cg *cgroup, sigs chan os.Signal, gone, reaped chan struct{}, report func(int)) int {
+func endAll(p Plan, cg *cgroup, sigs chan os.Signal, gone, reaped chan struct{}, report func(int, bool)) int {
 	grace := time.Duration(p.GraceMS) * time.Millisecond
 	var killTimer <-chan time.Time
 	for {
 		select {
 		case <-reaped:
-			report(128 + int(syscall.SIGKILL))
+			report(128+int(syscall.SIGKILL), true)
 			return 0
 		case s := <-sigs:
 			signalAll(p.Namespaces, cg, s.(syscall.Signal))

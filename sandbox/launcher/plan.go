@@ -4,6 +4,10 @@ package launcher
 // sandbox launcher ([Main]) instead of running a subcommand.
 const HiddenCommand = "__sandbox"
 
+// StatusAlone follows the shell's exit status on init's status line when
+// no other process of the command was left as the shell ended.
+const StatusAlone = "alone"
+
 // SetupFailed is init's exit status when the sandbox could not be set up
 // (the command did not run).
 const SetupFailed = 125

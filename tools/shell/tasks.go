@@ -196,10 +196,14 @@ type Task struct {
 	term   *os.File      // a background task's terminal (reader), where TaskInput writes; nil for a pipe
 	done   chan struct{} // closed when the shell has exited
 
-	mu         sync.Mutex
-	status     string
-	exitCode   int
-	reaped     bool // the shell was waited for: the pgid may be reused
+	mu       sync.Mutex
+	status   string
+	exitCode int
+	reaped   bool // the shell was waited for: the pgid may be reused
+	// alone is set with reaped when the sandbox's init said no other
+	// process of the command was left as the shell ended: none is left
+	// for good, whatever the group id names now.
+	alone      bool
 	killed     bool
 	visible    bool // listed for TaskOutput/TaskStop
 	background bool
@@ -525,6 +529,7 @@ func (m *Manager) begin(spec startSpec, t *Task, launch *sandbox.Launch, reader,
 func (t *Task) reap(launch *sandbox.Launch, reader *os.File, stats *Stats) {
 	out := t.out
 	code := launch.Wait()
+	alone := launch.Alone()
 	refused := launch.Refused()
 	if stats != nil && launch.Confined() && code == sandbox.SetupFailed {
 		stats.setupFailures.Add(1)
@@ -542,6 +547,7 @@ func (t *Task) reap(launch *sandbox.Launch, reader *os.File, stats *Stats) {
 	}
 	t.mu.Lock()
 	t.reaped = true
+	t.alone = alone
 	t.exitCode = code
 	t.refused = refused
 	t.Ended = time.Now()
@@ -604,7 +610,7 @@ func (m *Manager) forget(t *Task) bool {
 	// forgotten is never killed at session end. (Its group id was the
 	// shell's pid, reaped a moment ago; the session end checks the
 	// marker again before it signals.)
-	if t.groupAlive() || proc.Exists(t.pgid) {
+	if t.groupAlive() || !t.endedAlone() && proc.Exists(t.pgid) {
 		return false // killed at session end
 	}
 	m.mu.Lock()
@@ -726,9 +732,9 @@ func killGroups(ts []*Task) {
 // carries this task's marker.
 func (t *Task) signal(sig syscall.Signal) bool {
 	t.mu.Lock()
-	reaped := t.reaped
+	reaped, alone := t.reaped, t.alone
 	t.mu.Unlock()
-	if reaped && !t.markedMemberExists() {
+	if alone || reaped && !t.markedMemberExists() {
 		return false
 	}
 	return proc.Signal(t.pgid, sig) == nil
@@ -737,12 +743,25 @@ func (t *Task) signal(sig syscall.Signal) bool {
 // groupAlive reports whether any process of the task's group remains.
 func (t *Task) groupAlive() bool {
 	t.mu.Lock()
-	reaped := t.reaped
+	reaped, alone := t.reaped, t.alone
 	t.mu.Unlock()
+	if alone {
+		// The group may still hold the sandbox's init, ending (its
+		// namespaces coming down): nothing of the command.
+		return false
+	}
 	if reaped {
 		return t.markedMemberExists()
 	}
 	return proc.Exists(t.pgid)
+}
+
+// endedAlone reports whether the sandbox's init said no other process of
+// the command was left as its shell ended.
+func (t *Task) endedAlone() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.alone
 }
 
 // markedMemberExists scans /proc for a live process in the task's group
