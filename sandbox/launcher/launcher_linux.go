@@ -191,9 +191,10 @@ func openCgroup(p Plan) (*cgroup, error) {
 }
 
 // confine applies the plan's layers to init (and so to what it starts):
-// the mounts, the private loopback and the egress relay in the
-// namespaces, or else a subreaper; no_new_privs; Landlock; and, with the
-// network off and no network namespace, the socket filter.
+// the mounts and the private loopback in the namespaces, or else a
+// subreaper; no_new_privs; Landlock; with the network off and no network
+// namespace, the socket filter; and then the egress relay in the
+// namespaces.
 func confine(p Plan) error {
 	if p.Namespaces {
 		if err := capProcesses(p); err != nil {
@@ -208,11 +209,6 @@ func confine(p Plan) error {
 		if p.NetworkOff || p.Proxy {
 			if err := loopbackUp(); err != nil {
 				return fmt.Errorf("bringing up the private loopback: %w", err)
-			}
-		}
-		if p.Proxy {
-			if err := startRelay(p.ProxyFD); err != nil {
-				return err
 			}
 		}
 	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -234,6 +230,17 @@ func confine(p Plan) error {
 		// send with MSG_FASTOPEN, which connects.
 		if err := restrictSockets(); err != nil {
 			return fmt.Errorf("refusing sockets: %w", err)
+		}
+	}
+	if p.Proxy && p.Namespaces {
+		// Last: the relay's goroutines block in accept and recvmsg, each
+		// on a thread of its own, made here from a thread already
+		// confined, and the system calls above that reach every thread
+		// of init (no_new_privs, Landlock) need not interrupt them (on
+		// a loaded machine each such thread waited its turn to run:
+		// 2 to 3 ms a command).
+		if err := startRelay(p.ProxyFD); err != nil {
+			return err
 		}
 	}
 	return nil
