@@ -327,42 +327,60 @@ func TestTaskInput_plan_mode(t *testing.T) {
 // removed before the result comes), every time, with the sandbox on too,
 // where the sandbox's init is still ending as the result is made; one
 // that leaves a process behind (in the background, or orphaned by a
-// subshell) keeps its file, and the process ends with the session.
+// subshell) keeps its file, and the process ends with the session. With
+// the sandbox on, both the PID namespace's init and, with Landlock alone,
+// the subreaper's.
 func TestBash_finished_command_lets_its_output_file_go(t *testing.T) {
 	t.Parallel()
-	forEachSandbox(t, func(t *testing.T, sb string) {
-		state := t.TempDir()
-		cmd := testbin.ServeCmd(t, binary, "", "--state-dir", state, "--sandbox", sb, "--allowed-tools", "Bash")
-		cs := testbin.Stdio(t, cmd, nil)
-		outputFiles := func() []string {
-			var files []string
-			_ = filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
-				if err == nil && strings.HasSuffix(d.Name(), ".output") {
-					files = append(files, d.Name())
-				}
-				return nil
-			})
-			return files
-		}
-		for i := range 10 {
-			mustText(t, cs, "Bash", map[string]any{"command": "echo hi"})
-			if files := outputFiles(); len(files) > 0 {
-				t.Fatalf("call %d: a command that left nothing behind kept its output file: %v", i, files)
+	for _, c := range []struct{ name, sandbox, layers string }{
+		{"sandbox_off", "off", ""},
+		{"sandbox_auto", "auto", ""},
+		{"landlock_alone", "auto", "landlock"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			outputFilesLetGo(t, c.sandbox, c.layers)
+		})
+	}
+}
+
+// outputFilesLetGo runs TestBash_finished_command_lets_its_output_file_go
+// with --sandbox sb and, when not empty, the sandbox layers.
+func outputFilesLetGo(t *testing.T, sb, layers string) {
+	state := t.TempDir()
+	cmd := testbin.ServeCmd(t, binary, "", "--state-dir", state, "--sandbox", sb, "--allowed-tools", "Bash")
+	if layers != "" {
+		cmd.Env = append(cmd.Env, "AGENT_MCP_SANDBOX_LAYERS="+layers)
+	}
+	cs := testbin.Stdio(t, cmd, nil)
+	outputFiles := func() []string {
+		var files []string
+		_ = filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.HasSuffix(d.Name(), ".output") {
+				files = append(files, d.Name())
 			}
+			return nil
+		})
+		return files
+	}
+	for i := range 10 {
+		mustText(t, cs, "Bash", map[string]any{"command": "echo hi"})
+		if files := outputFiles(); len(files) > 0 {
+			t.Fatalf("call %d: a command that left nothing behind kept its output file: %v", i, files)
 		}
-		m := marker()
-		for _, command := range []string{
-			"sleep " + m + " >/dev/null 2>&1 & echo left",
-			"(sleep " + m + " >/dev/null 2>&1 &); echo left",
-		} {
-			mustText(t, cs, "Bash", map[string]any{"command": command})
-		}
-		if files := outputFiles(); len(files) != 2 {
-			t.Errorf("two commands left a process behind; output files kept: %v, want theirs", files)
-		}
-		waitProcs(t, m, 2)
-		_ = cs.Close()
-		_ = cmd.Wait()
-		waitProcs(t, m, 0)
-	})
+	}
+	m := marker()
+	for _, command := range []string{
+		"sleep " + m + " >/dev/null 2>&1 & echo left",
+		"(sleep " + m + " >/dev/null 2>&1 &); echo left",
+	} {
+		mustText(t, cs, "Bash", map[string]any{"command": command})
+	}
+	if files := outputFiles(); len(files) != 2 {
+		t.Errorf("two commands left a process behind; output files kept: %v, want theirs", files)
+	}
+	waitProcs(t, m, 2)
+	_ = cs.Close()
+	_ = cmd.Wait()
+	waitProcs(t, m, 0)
 }
