@@ -176,6 +176,11 @@ func (c Credentials) Covers(abs string, resolved ...string) (ok bool, what strin
 // remembers the last directory it cleared, so a listing's entries cost a
 // comparison of their directory each.
 func (c Credentials) Matcher() func(abs string, resolved ...string) (ok bool, what string) {
+	return c.matcher().covers
+}
+
+// matcher works the credential places out for Matcher.
+func (c Credentials) matcher() *credMatcher {
 	m := &credMatcher{places: c.places()}
 	if c.Home != "" {
 		m.places = append(m.places, c.agentState())
@@ -193,7 +198,7 @@ func (c Credentials) Matcher() func(abs string, resolved ...string) (ok bool, wh
 		m.root = filepath.Dir(m.own)
 		m.holders[m.root] = true
 	}
-	return m.covers
+	return m
 }
 
 // credMatcher answers [Credentials.Matcher]'s question.

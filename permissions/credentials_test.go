@@ -77,8 +77,8 @@ func TestCredentials_Covers(t *testing.T) {
 // walk reuses, which clears whole directories, answers every path of a
 // walk-like sequence (names beside credential paths, inside them, in the
 // sessions' directory, the secret files, back and forth between
-// directories, from several goroutines at once) as a check of that path
-// alone does.
+// directories, from several goroutines at once) as holding each
+// credential place against that path alone does.
 func TestCredentials_Matcher_answers_per_directory_as_per_path(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"KUBECONFIG": "/work/proj/kubeconfig", "XDG_CONFIG_HOME": "/cfg"}
@@ -96,8 +96,7 @@ func TestCredentials_Matcher_answers_per_directory_as_per_path(t *testing.T) {
 	paths = append(paths, "/home/u/src/main.go", "/home/u/src/../.ssh/id_ed25519", "/home/u/src/main.go", "/home/u/src/..",
 		"/home/u/src/main.go", "/home/u/src/./x", "/home/u/src//x", "/home/u/src/main.go", "/home/u/src/../.ssh", "/home/u/src/")
 	ref := func(p string) (bool, string) {
-		m := c.Matcher()
-		return m(p) // a fresh matcher has cleared nothing yet: it looks at p alone
+		return c.matcher().slow(filepath.Clean(p)) // each credential place held against p alone
 	}
 	want := make([]string, len(paths))
 	for i, p := range paths {
