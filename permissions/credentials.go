@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // This file is the one list of credential paths. The permission check
@@ -169,48 +170,143 @@ func (c Credentials) Covers(abs string, resolved ...string) (ok bool, what strin
 
 // Matcher is [Credentials.Covers] with the credential places worked out
 // once (the variables that move them read now): for a walk that asks
-// about every file it passes.
+// about every file it passes. The walk's question is answered per
+// directory, not per file: a directory that is no credential path, lies
+// inside none and holds none clears every name in it, and the matcher
+// remembers the last directory it cleared, so a listing's entries cost a
+// comparison of their directory each.
 func (c Credentials) Matcher() func(abs string, resolved ...string) (ok bool, what string) {
-	places := c.places()
+	return c.matcher().covers
+}
+
+// matcher works the credential places out for Matcher.
+func (c Credentials) matcher() *credMatcher {
+	m := &credMatcher{places: c.places()}
 	if c.Home != "" {
-		places = append(places, c.agentState())
+		m.places = append(m.places, c.agentState())
 	}
-	files := make([]string, len(c.Files))
+	m.files = make([]string, len(c.Files))
 	for i, f := range c.Files {
-		files[i] = filepath.Clean(f)
+		m.files[i] = filepath.Clean(f)
 	}
-	return func(abs string, resolved ...string) (bool, string) {
-		for _, p := range append([]string{abs}, resolved...) {
-			p = filepath.Clean(p)
-			for _, full := range places {
-				if within(p, full) {
-					return true, full
-				}
-			}
-			for _, f := range files {
-				if within(p, f) {
-					return true, f
-				}
-			}
-			if c.StateDir != "" {
-				own := filepath.Clean(c.StateDir)
-				root := filepath.Dir(own)
-				if within(p, root) && !within(p, own) && p != root {
-					rel, _ := filepath.Rel(root, p)
-					first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-					if strings.HasPrefix(first, sessionPrefix) {
-						return true, filepath.Join(root, first)
-					}
-				}
-			}
+	m.holders = make(map[string]bool, len(m.places)+len(m.files)+1)
+	for _, p := range append(slices.Clone(m.places), m.files...) {
+		m.holders[filepath.Dir(p)] = true
+	}
+	if c.StateDir != "" {
+		m.own = filepath.Clean(c.StateDir)
+		m.root = filepath.Dir(m.own)
+		m.holders[m.root] = true
+	}
+	return m
+}
+
+// credMatcher answers [Credentials.Matcher]'s question.
+type credMatcher struct {
+	// places are the credential directories and files, absolute and
+	// cleaned; files the further secret files.
+	places, files []string
+	// own is the session's state directory and root the directory of all
+	// sessions' ("" when there is none).
+	own, root string
+	// holders are the directories a credential path is directly in: a
+	// name listed in one may be a credential path itself.
+	holders map[string]bool
+	// cleared is the last directory found to hold no credential path,
+	// with its trailing slash (shared by a walk's workers; a stale one is
+	// only a lost shortcut).
+	cleared atomic.Pointer[string]
+}
+
+// covers is the matcher [Credentials.Matcher] returns.
+func (m *credMatcher) covers(abs string, resolved ...string) (bool, string) {
+	if ok, what := m.one(abs); ok {
+		return true, what
+	}
+	for _, r := range resolved {
+		if ok, what := m.one(r); ok {
+			return true, what
 		}
-		return false, ""
 	}
+	return false, ""
+}
+
+// one is covers for one path.
+func (m *credMatcher) one(p string) (bool, string) {
+	if last := m.cleared.Load(); last != nil && strings.HasPrefix(p, *last) {
+		// A name in the directory cleared last.
+		if name := p[len(*last):]; name != "" && name != "." && name != ".." && strings.IndexByte(name, '/') < 0 {
+			return false, ""
+		}
+	}
+	if !isCleanAbs(p) {
+		p = filepath.Clean(p)
+	}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && p != "/" {
+		dir := p[:max(i, 1)]
+		if ok, _ := m.slow(dir); !ok && !m.holders[dir] {
+			m.clear(p[:i+1])
+			return false, ""
+		}
+	}
+	return m.slow(p)
+}
+
+// isCleanAbs reports whether p is an absolute path that filepath.Clean
+// leaves as it is: no empty, "." or ".." element, no trailing slash.
+func isCleanAbs(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		switch {
+		case rest == "" && i > 0, strings.HasPrefix(rest, "/"):
+			return false
+		case rest == "." || rest == "..", strings.HasPrefix(rest, "./"), strings.HasPrefix(rest, "../"):
+			return false
+		}
+	}
+	return true
+}
+
+// clear remembers prefix, a cleared directory and its trailing slash, as
+// the last directory cleared.
+func (m *credMatcher) clear(prefix string) {
+	d := strings.Clone(prefix) // it may be a view of a buffer the caller reuses
+	m.cleared.Store(&d)
+}
+
+// slow reports whether the cleaned path p is a credential path or inside
+// one, looking at each.
+func (m *credMatcher) slow(p string) (bool, string) {
+	for _, full := range m.places {
+		if within(p, full) {
+			return true, full
+		}
+	}
+	for _, f := range m.files {
+		if within(p, f) {
+			return true, f
+		}
+	}
+	if m.root != "" && within(p, m.root) && !within(p, m.own) && p != m.root {
+		rel, _ := filepath.Rel(m.root, p)
+		first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		if strings.HasPrefix(first, sessionPrefix) {
+			return true, filepath.Join(m.root, first)
+		}
+	}
+	return false, ""
 }
 
 // within reports whether p is dir or beneath it.
 func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+	d := strings.TrimSuffix(dir, "/")
+	return p == dir || len(p) > len(d) && p[len(d)] == '/' && p[:len(d)] == d
 }
 
 // NamesPathWithin reports whether the rule's path pattern names dir or a

@@ -1,7 +1,9 @@
 package permissions
 
 import (
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -68,5 +70,85 @@ func TestCredentials_Covers(t *testing.T) {
 	// Through a link: the path it resolves to counts.
 	if ok, what := c.Covers("/work/proj/link", filepath.Join("/home/u", ".codex", "auth.json")); !ok || what != "/home/u/.codex/auth.json" {
 		t.Errorf("Covers through a link = %v, %q", ok, what)
+	}
+}
+
+// TestCredentials_Matcher_answers_per_directory_as_per_path: the matcher a
+// walk reuses, which clears whole directories, answers every path of a
+// walk-like sequence (names beside credential paths, inside them, in the
+// sessions' directory, the secret files, back and forth between
+// directories, from several goroutines at once) as holding each
+// credential place against that path alone does.
+func TestCredentials_Matcher_answers_per_directory_as_per_path(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"KUBECONFIG": "/work/proj/kubeconfig", "XDG_CONFIG_HOME": "/cfg"}
+	c := Credentials{Home: "/home/u", StateDir: "/state/session-a", Files: []string{"/srv/token"},
+		Getenv: func(k string) string { return env[k] }}
+	var paths []string
+	for _, dir := range []string{"/work/proj", "/work/proj/sub", "/home/u", "/home/u/src", "/home/u/.ssh",
+		"/home/u/.ssh/keys", "/cfg", "/cfg/gh", "/cfg/other", "/state", "/state/session-a", "/state/session-b",
+		"/state/session-b/out", "/state/other", "/srv", "/home/u/.local/state", "/home/u/.local/state/agent-mcp", "/"} {
+		for _, name := range []string{"main.go", "kubeconfig", ".ssh", "id_ed25519", "gh", "token", "session-b", "agent-mcp", "x"} {
+			paths = append(paths, filepath.Join(dir, name), dir)
+		}
+	}
+	// Paths that are not clean, in a directory cleared before.
+	paths = append(paths, "/home/u/src/main.go", "/home/u/src/../.ssh/id_ed25519", "/home/u/src/main.go", "/home/u/src/..",
+		"/home/u/src/main.go", "/home/u/src/./x", "/home/u/src//x", "/home/u/src/main.go", "/home/u/src/../.ssh", "/home/u/src/")
+	ref := func(p string) (bool, string) {
+		return c.matcher().slow(filepath.Clean(p)) // each credential place held against p alone
+	}
+	want := make([]string, len(paths))
+	for i, p := range paths {
+		if ok, what := ref(p); ok {
+			want[i] = what
+		}
+	}
+	for _, p := range []string{"/home/u/src/../.ssh/id_ed25519", "/home/u/.ssh/id_ed25519", "/state/session-b/out/x", "/srv/token", "/work/proj/kubeconfig", "/cfg/gh/x"} {
+		if ok, _ := ref(p); !ok {
+			t.Fatalf("the reference does not cover %s: the table tests nothing", p)
+		}
+	}
+	covers := c.Matcher()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 3 * len(paths) {
+				i := (k*(g+1) + g) % len(paths)
+				ok, what := covers(paths[i])
+				if ok != (want[i] != "") || what != want[i] {
+					t.Errorf("matcher(%s) = %v, %q after its walk; alone it is %q", paths[i], ok, what, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkCredentials_Matcher is a walk's check of one directory's
+// entries (names that are no credential path, the common case).
+func BenchmarkCredentials_Matcher(b *testing.B) {
+	covers := Credentials{Home: "/home/u", StateDir: "/state/session-a"}.Matcher()
+	names := make([]string, 64)
+	for i := range names {
+		names[i] = filepath.Join("/home/u/src/go/src/net/http", fmt.Sprintf("file%d.go", i))
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if ok, _ := covers(names[i%len(names)]); ok {
+			b.Fatal("covered")
+		}
+	}
+}
+
+// TestIsCleanAbs: the shortcut agrees with filepath.Clean on paths that are
+// clean, and on each way one is not.
+func TestIsCleanAbs(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"/", "/a", "/a/b.go", "/a/.b", "/a/..b", "/a/b..", "/.x/y", "//", "/a/", "/a//b",
+		"/a/./b", "/a/../b", "/a/.", "/a/..", "/.", "/..", "a", "a/b", "", "./a", "/a/b/"} {
+		if got, want := isCleanAbs(p), filepath.IsAbs(p) && filepath.Clean(p) == p; got != want {
+			t.Errorf("isCleanAbs(%q) = %v, want %v", p, got, want)
+		}
 	}
 }

@@ -64,3 +64,29 @@ func TestToolsListMeta(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNew is what a start spends registering the built-in tools with
+// the SDK before it can answer initialize (the tools are added on as many
+// goroutines as there are processors: -cpu 1,2 compares).
+func BenchmarkNew(b *testing.B) {
+	pool, err := orchestrator.AssemblePool(builtin.Tools(builtin.Options{SearXNGURL: "http://127.0.0.1:1"}), nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Name: "agent-mcp", Version: "test", Pipeline: &orchestrator.Pipeline{Pool: pool},
+		Session: tools.SessionOptions{Cwd: b.TempDir(), StateRoot: b.TempDir()}}
+	var made []*Server
+	b.Cleanup(func() {
+		for _, s := range made {
+			s.Close()
+		}
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		srv, err := New(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		made = append(made, srv)
+	}
+}

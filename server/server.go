@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -130,9 +132,7 @@ func New(cfg Options) (*Server, error) {
 		cfg.CustomizeMCP(mcpOpts)
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, mcpOpts)
-	for _, t := range cfg.Pipeline.Pool.Tools() {
-		s.mcp.AddTool(mcpTool(t, cfg.DeferTools), s.roundTrip(s.handler(t)))
-	}
+	s.addTools(cfg.Pipeline.Pool.Tools())
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "persisted-result",
 		Title:       "Persisted tool result",
@@ -146,6 +146,25 @@ func New(cfg Options) (*Server, error) {
 	// Outermost: the held arguments are back before anything reads them.
 	s.mcp.AddReceivingMiddleware(s.heldArguments)
 	return s, nil
+}
+
+// addTools registers the pool's tools with the SDK, on as many goroutines
+// as there are processors. AddTool decodes each tool's schema twice (to
+// check its type, and for the HTTP header annotations): a tenth of a
+// stdio start's CPU, before initialize can be answered. The SDK adds under
+// its lock and lists tools sorted by name, so the order they are added in
+// changes nothing a client sees; no session exists yet to be told.
+func (s *Server) addTools(ts []*tools.Tool) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(ts)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(ts); i = int(next.Add(1) - 1) {
+				s.mcp.AddTool(mcpTool(ts[i], s.cfg.DeferTools), s.roundTrip(s.handler(ts[i])))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // MCP returns the underlying go-sdk server.

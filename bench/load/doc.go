@@ -1,10 +1,12 @@
 // Command load drives agent-mcp with concurrent HTTP sessions of mixed
 // tool calls and reports throughput, latency and the server's memory, and
 // measures startup (process start to the initialize response over stdio)
+// against the floor, a hello-world Go binary's start to its exit, and
 // beside the reference filesystem server and Claude Code's `claude mcp
-// serve` (both as conformance/run-official.sh installs them): each one's
-// median wall time to the answer, and the CPU time it took from its start
-// to its exit, which a loaded machine disturbs far less.
+// serve` where conformance/run-official.sh has installed them: each one's
+// median wall time, and the CPU time it took from its start to its exit,
+// which a loaded machine disturbs far less, each with its ratio to the
+// floor's (the medians' ratio, and the median of the run-by-run ratios).
 //
 //	go run ./bench/load                      # 50 sessions × 200 calls
 //	go run ./bench/load -sessions 10 -calls 50

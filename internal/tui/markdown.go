@@ -6,9 +6,7 @@ import (
 	"sync"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -82,8 +80,7 @@ type markdown struct {
 
 func (m *markdown) render(src string, width int) string {
 	m.once.Do(func() {
-		m.parser = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough,
-			extension.TaskList, extension.Linkify)).Parser()
+		m.parser = gfmParser()
 	})
 	if width < 20 {
 		width = 20
