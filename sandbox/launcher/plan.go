@@ -29,6 +29,12 @@ type Plan struct {
 	// ([RelayListener]) to the server, which makes the command's TCP
 	// sockets, connected to the proxy, and answers its connect calls.
 	Supervised bool
+	// LoopbackV4 and LoopbackV6 are the ports of the host's loopback
+	// (127.0.0.1 and ::1) the settings name (sandbox.network.allowedDomains,
+	// localhost:5432): with Proxy, init listens on the same address and
+	// port inside the command's namespace and hands each connection to
+	// the server ([RelayForwarded]), which connects it to the host's.
+	LoopbackV4, LoopbackV6 []int
 	// ProxyFD is init's end of the socket pair shared with the server
 	// for the egress proxy, after the shell's files.
 	ProxyFD   int
