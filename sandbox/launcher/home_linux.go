@@ -130,7 +130,41 @@ func readRules(p Plan) []landlock.Rule {
 		dir = next
 	}
 	for _, k := range p.HomeKept {
-		rules = appendRead(rules, k, "")
+		rules = appendKept(rules, filepath.Clean(k), p.HomeHidden)
+	}
+	return rules
+}
+
+// appendKept adds the rules that let the kept path be read but for the
+// hidden paths beneath it: the path whole where none is, else each of
+// its entries in turn (Landlock can only grant, so a directory that holds
+// a hidden path is granted around it; an entry made later in such a
+// directory stays unreadable).
+func appendKept(rules []landlock.Rule, path string, hidden []string) []landlock.Rule {
+	inside := false
+	for _, h := range hidden {
+		h = filepath.Clean(h)
+		if h == path {
+			return rules
+		}
+		inside = inside || strings.HasPrefix(h, path+"/")
+	}
+	if !inside {
+		return appendRead(rules, path, "")
+	}
+	if st, err := os.Lstat(path); err != nil || !st.IsDir() {
+		return appendRead(rules, path, "")
+	}
+	d, err := os.Open(path)
+	if err != nil {
+		return rules
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	// No rule on the directory itself: one would cover the hidden entry
+	// (so it cannot be listed; its other entries are read by name).
+	for _, n := range names {
+		rules = appendKept(rules, filepath.Join(path, n), hidden)
 	}
 	return rules
 }

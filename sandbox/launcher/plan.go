@@ -77,6 +77,11 @@ type Plan struct {
 	// writable roots, the working directories and the state directory
 	// there, the toolchains' and what the settings allow to be read.
 	HomeKept []string
+	// HomeHidden are paths inside HomeKept that stay unreadable (the
+	// credential paths and sandbox.filesystem.denyRead's there): with
+	// Landlock alone, a kept directory holding one is granted entry by
+	// entry around it instead of whole.
+	HomeHidden []string
 	// JoinCgroups are the command's cgroup v1 directories (made and
 	// capped by the server) that the thread starting the shell joins.
 	JoinCgroups []string
