@@ -275,6 +275,7 @@ type Sandbox struct {
 	// homePath is the private home resolved and homeReadable the
 	// readable paths under both spellings, set once (home.go).
 	homeOnce     sync.Once
+	beside       homeBeside // Landlock alone: the walk beside the home
 	homePath     string
 	homeReadable []string
 }

@@ -77,6 +77,10 @@ type Plan struct {
 	// writable roots, the working directories and the state directory
 	// there, the toolchains' and what the settings allow to be read.
 	HomeKept []string
+	// HomeBeside, with Landlock alone, are the entries beside Home and
+	// beside each of its ancestors that commands may read ([BesideHome]):
+	// the server walks them once for many commands; nil makes init walk.
+	HomeBeside []string
 	// HomeHidden are paths inside HomeKept that stay unreadable (the
 	// credential paths and sandbox.filesystem.denyRead's there): with
 	// Landlock alone, a kept directory holding one is granted entry by
