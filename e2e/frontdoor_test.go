@@ -88,6 +88,13 @@ func TestDoctor(t *testing.T) {
 		regexp.MustCompile(`(?m)^  ok    Claude Code \(project\) \(.*\.mcp\.json\): "self" runs ` + regexp.QuoteMeta(binary) + ` serve --cwd`),
 		regexp.MustCompile(`(?m)^  ok    self \(stdio\): connected, 1[5-9] tools$`),
 		regexp.MustCompile(`(?m)^sandbox\n  (ok|--)    Bash sandbox: `),
+		// What is private by default, one line a row of docs/sandbox.md's table.
+		regexp.MustCompile(`(?m)^  (ok|--)    credential paths: (masked|not masked by Landlock alone)`),
+		regexp.MustCompile(`(?m)^  (ok|--)    protected names`),
+		regexp.MustCompile(`(?m)^  (ok|--)    home: `),
+		regexp.MustCompile(`(?m)^  (ok|--)    sandbox\.filesystem\.denyRead: `),
+		regexp.MustCompile(`(?m)^  (ok|--)    network: `),
+		regexp.MustCompile(`(?m)^  (ok|--)    the host's loopback: `),
 		regexp.MustCompile(`(?m)^2 problem\(s\) found$`),
 	} {
 		if !want.MatchString(out) {

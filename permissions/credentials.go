@@ -37,7 +37,7 @@ var credentialPaths = []string{
 	// Package managers and build tools.
 	".npmrc", ".yarnrc.yml", ".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
 	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties", ".composer/auth.json",
-	".config/composer/auth.json", ".nuget/NuGet/NuGet.Config", ".config/configstore",
+	".config/composer/auth.json", ".nuget/NuGet/NuGet.Config", ".config/configstore", ".local/share/uv/credentials",
 	// Databases.
 	".pgpass", ".my.cnf", ".mylogin.cnf",
 	// Browser and mail profiles (cookies, saved passwords).

@@ -14,12 +14,18 @@ import (
 // credential path a Read allow rule names is left readable: wholly when
 // the rule covers all of it (`Read(~/.ssh/**)`), else all of it but the
 // entries the rule matches (`Read(~/.ssh/known_hosts)` leaves that file).
-func (s *Sandbox) credentialMasks(stateDir string) []string {
+//
+// With under set, only the paths within one of under are looked at (the
+// others are not even looked for).
+func (s *Sandbox) credentialMasks(stateDir string, under ...string) []string {
 	if s.opts.Credentials == nil {
 		return nil
 	}
 	var out []string
 	for _, c := range s.opts.Credentials(stateDir) {
+		if under != nil && !within(filepath.Clean(c), under) {
+			continue
+		}
 		st, err := os.Lstat(c)
 		if err != nil {
 			continue

@@ -36,6 +36,21 @@ func (s *Sandbox) planHome(p *launcher.Plan, spec Spec, w workspace) {
 			p.HomeKept = append(p.HomeKept, k)
 		}
 	}
+	if !s.layers.Namespaces {
+		// The walk beside the home is the session's, not the command's.
+		p.HomeBeside = s.beside.get(home)
+		// Landlock alone masks nothing: what is hidden inside a kept
+		// place (a credential path, a denyRead one) is granted around.
+		var hidden []string
+		if len(p.HomeKept) > 0 {
+			hidden = append(expand(s.opts.ReadDeny), s.credentialMasks(spec.StateDir, p.HomeKept...)...)
+		}
+		for _, h := range existing(hidden) {
+			if h = filepath.Clean(h); within(h, p.HomeKept) {
+				p.HomeHidden = append(p.HomeHidden, h)
+			}
+		}
+	}
 }
 
 // home is the private home, symbolic links resolved; empty when the home

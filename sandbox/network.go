@@ -185,7 +185,7 @@ type relay struct {
 	conn    *net.UnixConn
 	h       *egress.Handler
 	dialMu  sync.Mutex    // one loopback dial at a time
-	dialed  chan *os.File // init's answer to a dial: the connection, or nil
+	dialed  chan dialed   // init's answer to a dial
 	live    atomic.Int32  // connections being served (maxProxyConns)
 	done    chan struct{} // closed when init's end is gone
 	closeMu sync.Once
@@ -212,14 +212,34 @@ func newRelay(ctl *os.File, h *egress.Handler) (*relay, error) {
 		c.Close()
 		return nil, fmt.Errorf("the egress socket is a %T", c)
 	}
-	return &relay{conn: uc, h: h, dialed: make(chan *os.File), done: make(chan struct{})}, nil
+	return &relay{conn: uc, h: h, dialed: make(chan dialed, 1), done: make(chan struct{})}, nil
+}
+
+// dialed is init's answer to a dial: the port, and the connection or nil.
+type dialed struct {
+	port int
+	f    *os.File
+}
+
+// serveConn serves conn with serve while the command's connections stay
+// within maxProxyConns; past it conn is closed at once.
+func (r *relay) serveConn(conn net.Conn, serve func(net.Conn)) {
+	if r.live.Add(1) > maxProxyConns {
+		r.live.Add(-1)
+		conn.Close()
+		return
+	}
+	go func() {
+		defer r.live.Add(-1)
+		serve(conn)
+	}()
 }
 
 // serve receives what init sends until its end is gone.
 func (r *relay) serve() {
 	defer r.closeMu.Do(func() { close(r.done) })
 	defer r.conn.Close()
-	buf := make([]byte, 1)
+	buf := make([]byte, 4)
 	oob := make([]byte, rightsSpace(4))
 	for {
 		n, oobn, _, _, err := r.conn.ReadMsgUnix(buf, oob)
@@ -229,42 +249,52 @@ func (r *relay) serve() {
 		files := receivedFiles(oob[:oobn], "egress-conn")
 		switch {
 		case n == 1 && buf[0] == launcher.RelayAccepted:
-			for _, f := range files {
-				conn, err := net.FileConn(f)
-				f.Close()
-				if err != nil {
-					continue
-				}
-				if r.live.Add(1) > maxProxyConns {
-					r.live.Add(-1)
-					conn.Close()
-					continue
-				}
-				go func() {
-					defer r.live.Add(-1)
-					r.h.ServeConn(context.Background(), conn)
-				}()
+			r.serveFiles(files, func(c net.Conn) { r.h.ServeConn(context.Background(), c) })
+		case n == 4 && buf[0] == launcher.RelayForwarded && (buf[1] == 4 || buf[1] == 6):
+			to := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(buf[2])<<8|uint16(buf[3]))
+			if buf[1] == 6 {
+				to = netip.AddrPortFrom(netip.IPv6Loopback(), to.Port())
 			}
-		case n == 1 && buf[0] == launcher.RelayDialed:
-			var f *os.File
-			if len(files) > 0 {
-				f, files = files[0], files[1:]
-			}
-			for _, x := range files {
-				x.Close()
-			}
-			select {
-			case r.dialed <- f:
-			default:
-				// Nobody waits any more (the dial gave up).
-				if f != nil {
-					f.Close()
-				}
-			}
+			r.serveFiles(files, func(c net.Conn) { r.h.ServeForwarded(context.Background(), c, to) })
+		case n == 3 && buf[0] == launcher.RelayDialed:
+			r.answered(int(buf[1])<<8|int(buf[2]), files)
 		default:
 			for _, f := range files {
 				f.Close()
 			}
+		}
+	}
+}
+
+// serveFiles serves each of files, connections init handed over, with
+// serve.
+func (r *relay) serveFiles(files []*os.File, serve func(net.Conn)) {
+	for _, f := range files {
+		conn, err := net.FileConn(f)
+		f.Close()
+		if err == nil {
+			r.serveConn(conn, serve)
+		}
+	}
+}
+
+// answered passes init's answer to a dial of port (the connection, the
+// first of files, or none) to the dial waiting for it.
+func (r *relay) answered(port int, files []*os.File) {
+	d := dialed{port: port}
+	if len(files) > 0 {
+		d.f, files = files[0], files[1:]
+	}
+	for _, x := range files {
+		x.Close()
+	}
+	select {
+	case r.dialed <- d:
+	default:
+		// An answer nobody took is there already (its dial gave up):
+		// this one is not waited for either.
+		if d.f != nil {
+			d.f.Close()
 		}
 	}
 }
@@ -274,23 +304,47 @@ func (r *relay) serve() {
 func (r *relay) dialLoopback(ctx context.Context, port int) (net.Conn, error) {
 	r.dialMu.Lock()
 	defer r.dialMu.Unlock()
+	// The answer channel holds one answer, so that one arriving before
+	// this dial waits for it is kept (it was lost before: the dial then
+	// waited ten seconds in vain); an earlier dial's late answer is
+	// dropped here, or below by its port.
+	r.drop()
 	msg := []byte{launcher.RelayDial, byte(port >> 8), byte(port)}
 	if _, _, err := r.conn.WriteMsgUnix(msg, nil, nil); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	select {
-	case f := <-r.dialed:
-		if f == nil {
-			return nil, fmt.Errorf("nothing listens on port %d there", port)
+	for {
+		select {
+		case d := <-r.dialed:
+			if d.port != port {
+				if d.f != nil {
+					d.f.Close()
+				}
+				continue
+			}
+			if d.f == nil {
+				return nil, fmt.Errorf("nothing listens on port %d there", port)
+			}
+			defer d.f.Close()
+			return net.FileConn(d.f)
+		case <-r.done:
+			return nil, errors.New("the command has ended")
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-		defer f.Close()
-		return net.FileConn(f)
-	case <-r.done:
-		return nil, errors.New("the command has ended")
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	}
+}
+
+// drop discards an answer to an earlier dial that nobody took.
+func (r *relay) drop() {
+	select {
+	case d := <-r.dialed:
+		if d.f != nil {
+			d.f.Close()
+		}
+	default:
 	}
 }
 

@@ -275,6 +275,7 @@ type Sandbox struct {
 	// homePath is the private home resolved and homeReadable the
 	// readable paths under both spellings, set once (home.go).
 	homeOnce     sync.Once
+	beside       homeBeside // Landlock alone: the walk beside the home
 	homePath     string
 	homeReadable []string
 }
@@ -676,6 +677,20 @@ func (s *Sandbox) planNetwork(p *launcher.Plan, shellFiles int) (*supervisedProx
 	}
 	if p.Proxy || p.Supervised {
 		p.ProxyFD = launcher.ServerFD + 1 + shellFiles
+	}
+	if p.Proxy {
+		// Plain TCP clients reach the ports of the host's loopback a rule
+		// names: init listens on each inside the namespace (the proxy's
+		// own port excepted: that one is reached through the proxy).
+		for _, ap := range s.EgressRules().LoopbackPorts() {
+			switch port := int(ap.Port()); {
+			case port == launcher.ProxyPort:
+			case ap.Addr().Is4():
+				p.LoopbackV4 = append(p.LoopbackV4, port)
+			default:
+				p.LoopbackV6 = append(p.LoopbackV6, port)
+			}
+		}
 	}
 	return proxy, nil
 }

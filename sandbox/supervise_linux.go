@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -8,11 +9,13 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -232,6 +235,9 @@ type supervisor struct {
 	// live counts the command's sockets whose connection the server still
 	// serves (maxProxyConns).
 	live atomic.Int32
+	// ports are the ports of the host's loopback the rules name with a
+	// port (egress.Rules.LoopbackPorts): a plain connect reaches them.
+	ports []netip.AddrPort
 }
 
 // supervise receives the filter's listener from the command's launcher
@@ -271,7 +277,7 @@ func supervise(ctl *os.File, proxy *supervisedProxy, h *egress.Handler) {
 		unix.Close(fd)
 		return
 	}
-	s := &supervisor{fd: fd, proxy: proxy, h: h, told: map[string]bool{}}
+	s := &supervisor{fd: fd, proxy: proxy, h: h, told: map[string]bool{}, ports: h.Rules.LoopbackPorts()}
 	s.run(os.NewFile(uintptr(fd), "seccomp-listener"))
 }
 
@@ -420,11 +426,86 @@ func (s *supervisor) connect(n *seccompNotif) (cont bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if peer, perr := unix.Getpeername(fd); perr == nil && s.proxy.isProxy(peer) && to == netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(s.proxy.port)) {
+	peer, perr := unix.Getpeername(fd)
+	toProxy := perr == nil && s.proxy.isProxy(peer)
+	if toProxy && to == netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(s.proxy.port)) {
 		return false, nil
+	}
+	if toProxy && slices.Contains(s.ports, to) {
+		// A port of the host's loopback a rule names with its port (as
+		// in the namespaces layer, where init listens on just those):
+		// the socket's connection to the proxy asks for it (the handler
+		// judges it again and says a failure in the output).
+		return false, tunnel(fd, to)
 	}
 	s.refused(to)
 	return false, unix.ECONNREFUSED
+}
+
+// tunnelLimit bounds how long tunnel waits for the proxy's answer.
+const tunnelLimit = 10 * time.Second
+
+// tunnel asks the proxy, over fd (a copy of the command's socket,
+// connected to it), to connect to to: a CONNECT request, whose answer
+// it reads to its last byte and no further (what the service sends first
+// is the command's to read). nil once the proxy connected it.
+func tunnel(fd int, to netip.AddrPort) error {
+	deadline := time.Now().Add(tunnelLimit)
+	wait := func(events int16) error {
+		for {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return unix.ETIMEDOUT
+			}
+			pfd := []unix.PollFd{{Fd: int32(fd), Events: events}}
+			n, err := unix.Poll(pfd, int(left.Milliseconds())+1)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+		}
+	}
+	req := []byte(fmt.Sprintf("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", to, to))
+	for len(req) > 0 {
+		n, err := unix.Write(fd, req)
+		switch {
+		case errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR):
+			if err := wait(unix.POLLOUT); err != nil {
+				return unix.ECONNREFUSED
+			}
+			continue
+		case err != nil:
+			return unix.ECONNREFUSED
+		}
+		req = req[n:]
+	}
+	var head []byte
+	b := make([]byte, 1)
+	for !bytes.HasSuffix(head, []byte("\r\n\r\n")) {
+		if len(head) > 4096 {
+			return unix.ECONNREFUSED
+		}
+		n, err := unix.Read(fd, b)
+		switch {
+		case errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR):
+			if err := wait(unix.POLLIN); err != nil {
+				return unix.ECONNREFUSED
+			}
+			continue
+		case err != nil || n == 0:
+			return unix.ECONNREFUSED
+		}
+		head = append(head, b[0])
+	}
+	if !bytes.HasPrefix(head, []byte("HTTP/1.1 200 ")) {
+		return unix.ECONNREFUSED
+	}
+	return nil
 }
 
 // pidfdThread is PIDFD_THREAD (Linux 6.9+): a pidfd for one thread.
@@ -506,6 +587,10 @@ func (s *supervisor) refused(to netip.AddrPort) {
 	}
 	s.mu.Unlock()
 	if !seen && s.h.Notice != nil {
-		s.h.Notice(fmt.Sprintf("agent-mcp network: refused %s: a direct connection; only the egress proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) is reachable, and it admits a host by rule or by the user's answer", to))
+		advice := ""
+		if to.Addr().IsLoopback() {
+			advice = "; " + egress.LoopbackAdvice(int(to.Port()))
+		}
+		s.h.Notice(fmt.Sprintf("agent-mcp network: refused %s: a direct connection; only the egress proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) is reachable, and it admits a host by rule or by the user's answer%s", to, advice))
 	}
 }

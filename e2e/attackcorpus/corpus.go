@@ -6,6 +6,7 @@ package attackcorpus
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -391,4 +394,46 @@ func answer(l net.Listener, text string) {
 		_, _ = c.Write([]byte(text))
 		c.Close()
 	}
+}
+
+// HostLoopback is what @LOOPPORT@ and @LOOPOTHER@ name: two ports of the
+// host's own loopback, each listened on at 127.0.0.1 and (where the
+// machine has it) ::1, outside every sandbox. A case names the first in
+// sandbox.network.allowedDomains (localhost:@LOOPPORT@), where it answers
+// HOSTPORT-NAMED; the second, which it never names, answers
+// HOSTPORT-UNNAMED. Started once per process.
+var HostLoopback = sync.OnceValues(func() (named, other string) {
+	return listenLoopback("HOSTPORT-NAMED\n"), listenLoopback("HOSTPORT-UNNAMED\n")
+})
+
+// listenLoopback listens on 127.0.0.1 at a port the system picks, and on
+// ::1 at the same port where it can, answering text; the port.
+func listenLoopback(text string) string {
+	for range 20 {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			panic(err)
+		}
+		_, port, _ := net.SplitHostPort(l.Addr().String())
+		l6, err := net.Listen("tcp6", "[::1]:"+port)
+		if err != nil && !errors.Is(err, syscall.EADDRNOTAVAIL) && !errors.Is(err, syscall.EAFNOSUPPORT) {
+			l.Close() // the port is taken on ::1: another try
+			continue
+		}
+		go answer(l, text)
+		if l6 != nil {
+			go answer(l6, text)
+		}
+		return port
+	}
+	panic("no port free on both 127.0.0.1 and ::1")
+}
+
+// ExpandLoopback replaces @LOOPPORT@ and @LOOPOTHER@ in s (HostLoopback).
+func ExpandLoopback(s string) string {
+	if !strings.Contains(s, "@LOOP") {
+		return s
+	}
+	named, other := HostLoopback()
+	return strings.NewReplacer("@LOOPPORT@", named, "@LOOPOTHER@", other).Replace(s)
 }

@@ -39,8 +39,8 @@ func (p Places) Expand(s string) string {
 	if tty == "" {
 		tty = "(no terminal)"
 	}
-	return strings.NewReplacer("@WORK@", p.Work, "@HOME@", p.Home, "@OUTSIDE@", p.Outside,
-		"@STATE@", p.State, "@HELPER@", p.Helper, "@TTY@", tty, "@TCPHOST@", p.TCPHost, "@TCPPORT@", p.TCPPort).Replace(s)
+	return ExpandLoopback(strings.NewReplacer("@WORK@", p.Work, "@HOME@", p.Home, "@OUTSIDE@", p.Outside,
+		"@STATE@", p.State, "@HELPER@", p.Helper, "@TTY@", tty, "@TCPHOST@", p.TCPHost, "@TCPPORT@", p.TCPPort).Replace(s))
 }
 
 // Plant makes the case's planted files in the tree: a directory for a

@@ -103,6 +103,13 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			r.ok("Bash %s", sb.Describe())
 		}
 		r.ok("%s", envLine(os.Environ(), perm.settings.Sandbox.EnvAllow))
+		for _, row := range privateRows(sb) {
+			if row.held {
+				r.ok("%s", row.line)
+			} else {
+				r.none("%s", row.line)
+			}
+		}
 		r.ok("%s", redactLine(os.Environ(), perm.settings.Sandbox.EnvAllow))
 	}
 

@@ -63,22 +63,11 @@ func webFetchDomains(rules *permissions.RuleSet, b permissions.Behavior) []strin
 	return out
 }
 
-// secretsCheck says, in `sandbox check`, what of the credential masks and
-// the egress proxy this machine's layers hold.
+// secretsCheck says, in `sandbox check`, what is private to commands by
+// default with this machine's layers, and how to open it (privateRows).
 func secretsCheck(sb *sandbox.Sandbox, stdout io.Writer) {
-	if !sb.Layers().Namespaces {
-		fmt.Fprintln(stdout, "  --   credential paths: not masked by Landlock alone (the permission rules still refuse commands that name them)")
-	}
-	if home := sb.PrivateHome(); home != "" {
-		fmt.Fprintf(stdout, "  --   home: %s is private to commands: only the toolchains' places, the working directories there and sandbox.filesystem.allowRead's paths are readable\n", home)
-	}
-	fmt.Fprintf(stdout, "  --   network: %s\n", map[sandbox.NetMode]string{
-		sandbox.NetProxy: "through the egress proxy (allowed domains, a question for the rest)",
-		sandbox.NetOff:   "off",
-		sandbox.NetOn:    "unrestricted",
-	}[sb.Network()])
-	if note := sb.NetworkNote(); note != "" {
-		fmt.Fprintf(stdout, "       %s\n", note)
+	for _, r := range privateRows(sb) {
+		fmt.Fprintf(stdout, "  --   %s\n", r.line)
 	}
 }
 

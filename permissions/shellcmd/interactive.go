@@ -2,6 +2,8 @@ package shellcmd
 
 import (
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -132,19 +134,23 @@ func ReadsFromTerminal(c Command) Reads {
 		return ReadsData
 	}
 	args := c.Args[1:]
+	if launchers()[base] {
+		return launched(c, base)
+	}
 	switch {
 	case shellsTyped()[base]:
 		if _, found := shellScript(c.Args[0].Value, c.Args); found {
 			return ReadsData
 		}
-		if hasAnyOption(args, "i") || readsStdin(args) {
+		if hasAnyOption(args, "i") || readsStdin(args) || scriptIsTerminal(args) {
 			return ReadsShellLines
 		}
 		return ReadsData
 	case base == "script":
-		// script runs $SHELL on a new terminal unless given a command.
+		// script runs $SHELL on a new terminal unless given a command,
+		// which then reads what is typed as it would.
 		if hasAnyOption(args, "c") || hasLong(args, "command") {
-			return ReadsData
+			return scriptCommand(args)
 		}
 		return ReadsCode
 	case base == "su", base == "machinectl":
@@ -153,6 +159,10 @@ func ReadsFromTerminal(c Command) Reads {
 		}
 		return ReadsCode
 	case commandReaders()[base], repls()[base]:
+		return ReadsCode
+	case runsData(base, args):
+		return ReadsCode
+	case base == "python" && inspects(c):
 		return ReadsCode
 	}
 	spec, isInterp := interpreters()[base]
@@ -214,11 +224,238 @@ func scriptless(spec interpreter, args []Word) bool {
 				}
 			}
 		default:
-			// The script; options after it are the script's own.
-			return false
+			// The script; options after it are the script's own. The
+			// terminal itself as the script (/dev/tty, /dev/fd/1) is
+			// no script.
+			return terminalPath(v)
 		}
 	}
 	return true
+}
+
+// scriptCommand is what the command of `script -c CMD` does with what is
+// typed: the strongest reading of CMD's commands; code when CMD is not a
+// literal or does not parse.
+func scriptCommand(args []Word) Reads {
+	for i, w := range args {
+		v := w.Value
+		var cmd *Word
+		switch {
+		case v == "-c" || v == "--command":
+			if i+1 < len(args) {
+				cmd = &args[i+1]
+			}
+		case strings.HasPrefix(v, "--command="):
+			cmd = &Word{Value: strings.TrimPrefix(v, "--command="), Dynamic: w.Dynamic}
+		case len(v) > 2 && v[0] == '-' && v[1] != '-' && strings.IndexByte(v, 'c') > 0:
+			if rest := v[strings.IndexByte(v, 'c')+1:]; rest != "" {
+				cmd = &Word{Value: rest, Dynamic: w.Dynamic}
+			} else if i+1 < len(args) {
+				cmd = &args[i+1]
+			}
+		}
+		if cmd == nil {
+			continue
+		}
+		if cmd.Dynamic {
+			return ReadsCode
+		}
+		s, err := Parse(cmd.Value)
+		if err != nil {
+			return ReadsCode
+		}
+		reads := ReadsData
+		for _, c := range s.Commands {
+			reads = max(reads, ReadsFromTerminal(c))
+		}
+		return reads
+	}
+	return ReadsCode
+}
+
+// launchers (built on first use) run the command their arguments name,
+// beyond the wrappers the parser looks through: what is typed at the
+// terminal goes to that command (setsid bash, flock f bash, exec bash,
+// find . -exec bash \;, xargs sh -c).
+var launchers = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"sudo": true, "doas": true, "xargs": true, "exec": true, "find": true, "watch": true,
+		"strace": true, "ltrace": true, "parallel": true, "flock": true, "chroot": true,
+		"unshare": true, "setsid": true, "ionice": true, "chrt": true, "taskset": true,
+		"nsenter": true, "runuser": true, "systemd-run": true, "fakeroot": true, "rlwrap": true,
+		"proxychains": true, "proxychains4": true, "torsocks": true, "catchsegv": true, "valgrind": true,
+		"dbus-launch": true, "xvfb-run": true, "firejail": true, "busybox": true, "prlimit": true,
+		"cpulimit": true, "numactl": true, "setpriv": true, "unbuffer": true,
+	}
+})
+
+// launched is what a launcher's command does with what is typed: the
+// strongest reading of any command its argument list holds (each suffix
+// of it, as deny rules match them); for xargs and parallel, which turn
+// each typed line into arguments, any shell or interpreter they run reads
+// it as code.
+func launched(c Command, base string) Reads {
+	reads := ReadsData
+	for i := 1; i < len(c.Args); i++ {
+		if base == "find" && !slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, c.Args[i-1].Value) {
+			continue // find's own words: only what -exec runs is a command
+		}
+		sub := c
+		sub.Args = c.Args[i:]
+		r := ReadsFromTerminal(sub)
+		if sb, ok := programBase(sub); ok && (base == "xargs" || base == "parallel") && runsCode(sb) {
+			r = ReadsCode
+		}
+		reads = max(reads, r)
+	}
+	return reads
+}
+
+// launchesInterpreter reports whether c, run by a launcher, runs an
+// interpreter or a REPL that reads its program from the terminal
+// (taskset -c 0 python3).
+func launchesInterpreter(c Command, base string) bool {
+	if !launchers()[base] {
+		return false
+	}
+	for i := 1; i < len(c.Args); i++ {
+		sub := c
+		sub.Args = c.Args[i:]
+		sb, ok := programBase(sub)
+		if _, interp := interpreters()[sb]; ok && (interp || repls()[sb]) && ReadsFromTerminal(sub) == ReadsCode {
+			return true
+		}
+	}
+	return false
+}
+
+// runsCode reports whether the program base runs code it is given: a
+// shell, an interpreter, a REPL or a program driven by commands.
+func runsCode(base string) bool {
+	_, interp := interpreters()[base]
+	return interp || shellsTyped()[base] || repls()[base] || commandReaders()[base] || dataRunners()[base] != nil
+}
+
+// dataRunners (built on first use) are the programs that read data but
+// can run what they read, each with the pattern its program text shows
+// that with: sed's e command or s///e flag, awk's system() and pipes,
+// perl's system, exec, backticks, qx and piped opens.
+var dataRunners = sync.OnceValue(func() map[string]func(string) bool {
+	awk := regexp.MustCompile(`system\s*\(|\|`).MatchString
+	perl := regexp.MustCompile("system|exec|`|qx|open|eval|require|do\\s").MatchString
+	return map[string]func(string) bool{
+		"sed": sedRuns, "gsed": sedRuns,
+		"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
+		"perl": perl,
+	}
+})
+
+// sedRuns reports whether a sed script runs commands: an e command, or
+// an s command with the e flag (GNU sed).
+func sedRuns(script string) bool {
+	for _, st := range strings.FieldsFunc(script, func(r rune) bool { return r == ';' || r == '\n' || r == '{' || r == '}' }) {
+		st = strings.TrimLeft(st, " \t0123456789$,!~+")
+		for len(st) > 0 && (st[0] == '/' || st[0] == '\\') {
+			// An address /re/ (or \cREc): skip to its end.
+			d := st[0]
+			if d == '\\' && len(st) > 1 {
+				d, st = st[1], st[1:]
+			}
+			end := strings.IndexByte(st[1:], d)
+			if end < 0 {
+				return false
+			}
+			st = strings.TrimLeft(st[end+2:], " \t0123456789$,!~+I")
+		}
+		switch {
+		case st == "e" || strings.HasPrefix(st, "e ") || strings.HasPrefix(st, "e\t"):
+			return true
+		case len(st) > 1 && st[0] == 's':
+			d := string(st[1])
+			parts := strings.SplitN(st[2:], d, 3)
+			if len(parts) == 3 {
+				flags := parts[2]
+				if i := strings.IndexFunc(flags, func(r rune) bool { return !strings.ContainsRune("gpIiMme0123456789", r) }); i >= 0 {
+					flags = flags[:i] // w FILE and what follows are not flags
+				}
+				if strings.ContainsRune(flags, 'e') {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// runsData reports whether base, given args, runs what it reads as data:
+// its program text (an operand, or -e's) shows it can, or its program
+// is read from the terminal (-f /dev/tty).
+func runsData(base string, args []Word) bool {
+	runs := dataRunners()[base]
+	if runs == nil {
+		return false
+	}
+	for i, w := range args {
+		if w.Dynamic {
+			return true // a computed program: unknown
+		}
+		v := w.Value
+		if (v == "-f" || v == "--file") && i+1 < len(args) && terminalPath(args[i+1].Value) {
+			return true
+		}
+		if !strings.HasPrefix(v, "-") && runs(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// inspects reports whether Python is made interactive once its script
+// ends by PYTHONINSPECT set in front of it.
+func inspects(c Command) bool {
+	for _, as := range c.Assigns {
+		if as.Name == "PYTHONINSPECT" && (as.Value.Value != "" || as.Value.Dynamic) {
+			return true
+		}
+	}
+	return false
+}
+
+// terminalPath reports whether a script operand names the terminal (or
+// a descriptor that may be it) rather than a file: /dev/tty, standard
+// input, output or error, any /dev/fd/N or /proc/.../fd/N, a pseudo
+// terminal, the console.
+func terminalPath(v string) bool {
+	switch {
+	case v == "/dev/tty", v == "/dev/stdin", v == "/dev/stdout", v == "/dev/stderr", v == "/dev/console", v == "-":
+		return true
+	case strings.HasPrefix(v, "/dev/fd/"), strings.HasPrefix(v, "/dev/pts/"), strings.HasPrefix(v, "/dev/tty"):
+		return true
+	case strings.HasPrefix(v, "/proc/") && strings.Contains(v, "/fd/"):
+		return true
+	}
+	return false
+}
+
+// scriptIsTerminal reports whether a shell's script operand (its first
+// word that is no option) names the terminal: `bash /dev/tty` runs what
+// is typed.
+func scriptIsTerminal(args []Word) bool {
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case args[i].Dynamic:
+			return false
+		case v == "-o" || v == "+o" || v == "-O" || v == "+O":
+			i++
+		case v == "--":
+			return i+1 < len(args) && terminalPath(args[i+1].Value)
+		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
+		default:
+			return terminalPath(v)
+		}
+	}
+	return false
 }
 
 // markInteractive makes a command that reads code as it runs opaque:
@@ -237,7 +474,7 @@ func markInteractive(c *Command, stdin stdinSource) {
 		c.OpaqueWhy = "a shell with no script runs whatever is typed into it"
 	case ReadsCode:
 		base, _ := programBase(*c)
-		if _, interp := interpreters()[base]; !interp && !repls()[base] && stdin.text == nil && stdin.known {
+		if _, interp := interpreters()[base]; !interp && !repls()[base] && !launchesInterpreter(*c, base) && stdin.text == nil && stdin.known {
 			return
 		}
 		c.Opaque, c.Reader = true, true

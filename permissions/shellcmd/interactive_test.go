@@ -56,6 +56,37 @@ func TestReadsFromTerminal(t *testing.T) {
 		{"LESSSECURE= ; less f", ReadsData, true},
 		{"LESS=-R less f", ReadsData, false},
 		{"./python", ReadsData, false},
+		// Launchers: the command they run reads the terminal.
+		{"setsid -w bash -i", ReadsShellLines, true},
+		{"flock l bash", ReadsShellLines, true},
+		{"taskset -c 0 python3", ReadsCode, true},
+		{"ionice -c 3 bash -i", ReadsShellLines, true},
+		{"exec bash -i", ReadsShellLines, true},
+		{`find . -maxdepth 0 -exec bash -i \;`, ReadsShellLines, true},
+		{"find . -name bash", ReadsData, false},
+		{"find . -name python3 -exec grep -l x {} +", ReadsData, false},
+		{"xargs -I{} sh -c {}", ReadsCode, false},
+		{"xargs grep x", ReadsData, false},
+		{"script -qc 'bash -i' /dev/null", ReadsShellLines, true},
+		{"script -q -c python3 /dev/null", ReadsCode, false},
+		{"script -qc 'ls' /dev/null", ReadsData, false},
+		// The terminal as the script.
+		{"bash /dev/tty", ReadsShellLines, true},
+		{"sh /dev/fd/1", ReadsShellLines, true},
+		{"python3 /dev/tty", ReadsCode, true},
+		{"awk -f /dev/tty /dev/null", ReadsCode, false},
+		// Data that is run.
+		{"sed e", ReadsCode, false},
+		{"sed 's/^/x/e' f", ReadsCode, false},
+		{"sed '/a/e'", ReadsCode, false},
+		{"sed 's/e/f/g' f", ReadsData, false},
+		{"sed -e 's/a/b/' -e 's/c/d/w out' f", ReadsData, false},
+		{"awk '{ system($0) }'", ReadsCode, false},
+		{`awk '{ print | "sh" }'`, ReadsCode, false},
+		{"awk '{ print $1 }'", ReadsData, false},
+		{"perl -ne 'system $_'", ReadsCode, true},
+		{"perl -ne 'print'", ReadsData, false},
+		{"PYTHONINSPECT=1 python3 s.py", ReadsCode, true},
 	} {
 		s, err := Parse(tc.line)
 		if err != nil {

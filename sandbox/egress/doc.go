@@ -29,7 +29,12 @@
 // by a rule naming that literal. The addresses a name resolves to are
 // checked as WebFetch checks them (internal/netguard): loopback, private,
 // link-local and other non-public addresses are refused unless a rule
-// names the address itself. Every refusal goes back to the client (a 403,
+// names the address itself. A loopback host (localhost, 127.0.0.0/8, ::1)
+// goes to a server of the session's own commands first ([Handler].Loopback),
+// else to the host's own loopback only where a rule names that address and
+// port (localhost:5432, [Rules.NamesLoopback]); a plain TCP client reaches
+// such a port through the sandbox's init ([Handler.ServeForwarded]).
+// Every refusal goes back to the client (a 403,
 // a SOCKS failure) and, as one line naming the host and the rule to add,
 // to the command's output through the handler's Notice.
 package egress

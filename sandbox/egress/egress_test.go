@@ -330,3 +330,130 @@ func TestHandler_questionsStopAfterRefusals(t *testing.T) {
 		t.Errorf("the next command's first unlisted host was not asked about")
 	}
 }
+
+func TestRules_hostLoopback(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"localhost:5000-6000", "localhost:*", "localhost:0", "localhost:65536", "localhost:05432", "example.com:443", "10.0.0.1:22", "[::1]:x"} {
+		if err := CheckPattern("sandbox.network.allowedDomains", bad); err == nil || !strings.Contains(err.Error(), "sandbox.network.allowedDomains") {
+			t.Errorf("CheckPattern(%q) = %v, want an error naming the setting", bad, err)
+		}
+	}
+	for _, good := range []string{"localhost", "localhost:5432", "127.0.0.1:5432", "[::1]:5432", "::1", "LOCALHOST:80"} {
+		if err := CheckPattern("sandbox.network.allowedDomains", good); err != nil {
+			t.Errorf("CheckPattern(%q) = %v", good, err)
+		}
+	}
+	v4, v6, other := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1"), netip.MustParseAddr("127.0.0.2")
+	r := Rules{Allowed: []string{"localhost:5432", "[::1]:6379", "127.0.0.1:8080", "example.com"}, Denied: []string{"localhost:8080"}}
+	for _, tt := range []struct {
+		a    netip.Addr
+		port int
+		want bool
+	}{
+		{v4, 5432, true}, {v6, 5432, true}, {netip.MustParseAddr("::ffff:127.0.0.1"), 5432, true},
+		{v4, 5433, false}, {other, 5432, false},
+		{v6, 6379, true}, {v4, 6379, false},
+		{v4, 8080, false}, // denied
+	} {
+		if got := r.NamesLoopback(tt.a, tt.port); got != tt.want {
+			t.Errorf("NamesLoopback(%s, %d) = %v", tt.a, tt.port, got)
+		}
+	}
+	if got := fmt.Sprint(r.LoopbackPorts()); got != "[127.0.0.1:5432 [::1]:5432 [::1]:6379]" {
+		t.Errorf("LoopbackPorts() = %s", got)
+	}
+	all := Rules{Allowed: []string{"localhost"}}
+	if !all.NamesLoopback(v4, 1) || !all.NamesLoopback(v6, 65535) || all.NamesLoopback(other, 1) || len(all.LoopbackPorts()) != 0 {
+		t.Errorf("localhost without a port: %v %v", all.NamesLoopback(v4, 1), all.LoopbackPorts())
+	}
+}
+
+// TestHandler_hostLoopback: a connection to the loopback goes to a server
+// of the session first, else to the host's loopback where a rule names
+// the port, else is refused naming the setting.
+func TestHandler_hostLoopback(t *testing.T) {
+	t.Parallel()
+	port, _ := upstream(t)
+	other, _ := upstream(t)
+	var notices []string
+	var mu sync.Mutex
+	h := &Handler{
+		Rules:  Rules{Allowed: []string{"localhost:" + strconv.Itoa(port), "resolves.test"}},
+		Hosts:  map[string]netip.Addr{"resolves.test": netip.MustParseAddr("127.0.0.1")},
+		Notice: func(l string) { mu.Lock(); notices = append(notices, l); mu.Unlock() },
+	}
+	ask := func(host string, port int) string {
+		c := serve(t, h)
+		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\n\r\n", net.JoinHostPort(host, strconv.Itoa(port)))
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 200 {
+			b, _ := io.ReadAll(resp.Body)
+			return fmt.Sprintf("%d %s", resp.StatusCode, b)
+		}
+		fmt.Fprintf(c, "hello\n")
+		rest, _ := io.ReadAll(br)
+		return string(rest)
+	}
+	for _, host := range []string{"localhost", "127.0.0.1", "LocalHost."} {
+		if got := ask(host, port); !strings.Contains(got, "got hello") {
+			t.Errorf("CONNECT %s to the named port: %q", host, got)
+		}
+	}
+	want := fmt.Sprintf(`add "localhost:%d"`, other)
+	for _, host := range []string{"localhost", "127.0.0.1", "::1"} {
+		if got := ask(host, other); !strings.HasPrefix(got, "403") || !strings.Contains(got, want) {
+			t.Errorf("CONNECT %s to an unnamed port: %q", host, got)
+		}
+	}
+	for _, host := range []string{"127.0.0.2", "db.localhost", "resolves.test", "0.0.0.0"} {
+		if got := ask(host, port); !strings.HasPrefix(got, "403") {
+			t.Errorf("CONNECT %s at the named port: %q", host, got)
+		}
+	}
+	// A server of the session comes first.
+	h.Loopback = func(context.Context, int) (net.Conn, error) { return net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(other)) }
+	if got := ask("localhost", 1); !strings.Contains(got, "got hello") {
+		t.Errorf("CONNECT to a server of the session: %q", got)
+	}
+	h.Loopback = func(context.Context, int) (net.Conn, error) { return nil, errors.New("nothing there") }
+	if got := ask("localhost", other); !strings.Contains(got, "no command of this session listens") || !strings.Contains(got, want) {
+		t.Errorf("CONNECT to nothing of the session's, unnamed: %q", got)
+	}
+
+	// A plain TCP client's connection, bridged by init.
+	forward := func(to netip.AddrPort) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		a, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		b, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go h.ServeForwarded(context.Background(), b, to)
+		fmt.Fprintf(a, "hello\n")
+		out, _ := io.ReadAll(a)
+		return string(out)
+	}
+	if got := forward(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))); !strings.Contains(got, "got hello") {
+		t.Errorf("a forwarded connection to the named port: %q", got)
+	}
+	if got := forward(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(other))); got != "" {
+		t.Errorf("a forwarded connection to an unnamed port: %q", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(strings.Join(notices, "\n"), want) {
+		t.Errorf("notices name no setting: %q", notices)
+	}
+}

@@ -79,7 +79,10 @@ type Handler struct {
 	// Loopback, when set, connects to a port of the loopback the
 	// command's session sees (its own network namespace's, or another
 	// command's): a connection to localhost, 127.0.0.0/8 or ::1 goes
-	// there, never to the host's loopback, without a question.
+	// there first, without a question. Failing that (or without it) it
+	// goes to the host's own loopback only where a rule names that
+	// address and port ([Rules.NamesLoopback]), and is refused otherwise,
+	// naming the setting that opens it.
 	Loopback func(ctx context.Context, port int) (net.Conn, error)
 
 	mu         sync.Mutex
@@ -355,10 +358,9 @@ func (h *Handler) http(ctx context.Context, c net.Conn, br *bufio.Reader) {
 // connect judges and dials host:port, telling the command's output about
 // a refusal.
 func (h *Handler) connect(ctx context.Context, host string, port int) (net.Conn, error) {
-	if h.Loopback != nil && isLoopback(host) {
-		up, err := h.Loopback(ctx, port)
+	if isLoopback(host) {
+		up, err := h.loopback(ctx, host, port)
 		if err != nil {
-			err = &refusal{fmt.Sprintf("no command of this session listens on %s port %d (%v)", normal(host), port, err)}
 			h.refused(host, port, err)
 			return nil, err
 		}
@@ -374,6 +376,74 @@ func (h *Handler) connect(ctx context.Context, host string, port int) (net.Conn,
 	}
 	h.refused(host, port, err)
 	return nil, err
+}
+
+// loopback connects to host:port, host a name of the loopback: a server a
+// command of this session runs there (Loopback), else the host's own
+// loopback where a rule names it with the port ([Rules.NamesLoopback]),
+// else nothing.
+func (h *Handler) loopback(ctx context.Context, host string, port int) (net.Conn, error) {
+	var why error
+	if h.Loopback != nil {
+		up, err := h.Loopback(ctx, port)
+		if err == nil {
+			return up, nil
+		}
+		why = err
+	}
+	var named []netip.Addr
+	for _, a := range loopbackAddrs(host) {
+		if h.Rules.NamesLoopback(a, port) {
+			named = append(named, a)
+		}
+	}
+	if len(named) > 0 {
+		up, err := h.dial(ctx, named, port)
+		if err != nil {
+			return nil, &refusal{fmt.Sprintf("connecting to the host's %s port %d: %v", normal(host), port, err)}
+		}
+		return up, nil
+	}
+	if why != nil {
+		return nil, &refusal{fmt.Sprintf("no command of this session listens on %s port %d (%v), and %s", normal(host), port, why, LoopbackAdvice(port))}
+	}
+	return nil, &refusal{fmt.Sprintf("%s port %d: %s", normal(host), port, LoopbackAdvice(port))}
+}
+
+// ServeForwarded serves c, a connection a command made to to (an address
+// of the loopback in its own network namespace, where the sandbox's init
+// listens for a port of the host's loopback a rule names,
+// [Rules.LoopbackPorts]): it connects to the same address and port of the
+// host and copies both ways. The rules are judged again: a port no rule
+// names is refused. It closes c.
+func (h *Handler) ServeForwarded(ctx context.Context, c net.Conn, to netip.AddrPort) {
+	defer c.Close()
+	port := int(to.Port())
+	if !h.Rules.NamesLoopback(to.Addr(), port) {
+		h.refused(to.Addr().String(), port, &refusal{LoopbackAdvice(port)})
+		return
+	}
+	up, err := h.dial(ctx, []netip.Addr{to.Addr().Unmap()}, port)
+	if err != nil {
+		h.refused(to.Addr().String(), port, fmt.Errorf("connecting to the host's %s: %w", to, err))
+		return
+	}
+	defer up.Close()
+	pipe(c, up)
+}
+
+// loopbackAddrs are the addresses of the host's loopback that host (a
+// name isLoopback accepts) names: 127.0.0.1 then ::1 for localhost, the
+// address itself for a literal, none for a name below localhost.
+func loopbackAddrs(host string) []netip.Addr {
+	h := normal(host)
+	if h == "localhost" {
+		return []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()}
+	}
+	if a, err := netip.ParseAddr(h); err == nil && a.Zone() == "" {
+		return []netip.Addr{a.Unmap()}
+	}
+	return nil
 }
 
 // SOCKS5 (RFC 1928) replies.

@@ -2,7 +2,10 @@ package egress
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -32,6 +35,15 @@ const (
 // CheckPattern says what is wrong with a domain pattern, naming the
 // setting it came from; nil when it is well formed.
 func CheckPattern(setting, p string) error {
+	if h, port, ok := hostAndPort(p); ok {
+		switch _, _, loop := loopbackName(h); {
+		case !loop:
+			return fmt.Errorf("%s: %q names a port; a port is named only with the host's loopback (localhost:5432, 127.0.0.1:5432, [::1]:5432), other hosts are admitted on every port (write %s)", setting, p, h)
+		case !validPort(port):
+			return fmt.Errorf("%s: %q: the port must be one number from 1 to 65535 (no ranges or wildcards; name each port, or the host without a port for all of them)", setting, p)
+		}
+		return nil
+	}
 	q := strings.TrimPrefix(p, "*.")
 	switch {
 	case p == "" || q == "":
@@ -93,3 +105,95 @@ func (r Rules) NamesAddress(ip netip.Addr) bool {
 	}
 	return false
 }
+
+// loopbackName splits a rule that names the host's own loopback: localhost,
+// an address of 127.0.0.0/8 or ::1, optionally with a port (localhost:5432,
+// 127.0.0.1:5432, [::1]:5432). addrs are the addresses it names (localhost
+// names 127.0.0.1 and ::1), port is 0 for every port; ok is false for any
+// other rule.
+func loopbackName(p string) (addrs []netip.Addr, port int, ok bool) {
+	p = strings.ToLower(strings.TrimSpace(p))
+	host := p
+	if h, ps, err := net.SplitHostPort(p); err == nil {
+		if !validPort(ps) {
+			return nil, 0, false
+		}
+		host, port = h, atoi(ps)
+	}
+	host = normal(host)
+	if host == "localhost" {
+		return []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()}, port, true
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil || a.Zone() != "" || !a.Unmap().IsLoopback() {
+		return nil, 0, false
+	}
+	return []netip.Addr{a.Unmap()}, port, true
+}
+
+// hostAndPort splits a rule with a port (host:port, [v6]:port); ok is
+// false for one without.
+func hostAndPort(p string) (host, port string, ok bool) {
+	if isIP(p) {
+		return "", "", false
+	}
+	h, ps, err := net.SplitHostPort(strings.TrimSpace(p))
+	return h, ps, err == nil
+}
+
+// NamesLoopback reports whether an allow rule names the host's own
+// loopback address a on port: localhost (127.0.0.1 and ::1) or the
+// address itself, with that port or none, and no deny rule names the
+// host's loopback there. Only such a connection reaches a service of the
+// host's loopback: a name that resolves to a loopback address does not.
+func (r Rules) NamesLoopback(a netip.Addr, port int) bool {
+	a = a.Unmap()
+	names := func(list []string) bool {
+		for _, p := range list {
+			addrs, pp, ok := loopbackName(p)
+			if ok && (pp == 0 || pp == port) && slices.Contains(addrs, a) {
+				return true
+			}
+		}
+		return false
+	}
+	return !names(r.Denied) && names(r.Allowed)
+}
+
+// LoopbackPorts are the ports of the host's loopback the allow rules name
+// with a port (localhost:5432 gives 127.0.0.1:5432 and [::1]:5432), sorted
+// and without repeats: where plain TCP clients reach them too (the
+// sandbox's init listens on each inside the command's network namespace).
+// A rule without a port names no listener: every port of it is reached
+// through the proxy alone.
+func (r Rules) LoopbackPorts() []netip.AddrPort {
+	var out []netip.AddrPort
+	for _, p := range r.Allowed {
+		addrs, port, ok := loopbackName(p)
+		if !ok || port == 0 {
+			continue
+		}
+		for _, a := range addrs {
+			if ap := netip.AddrPortFrom(a, uint16(port)); !slices.Contains(out, ap) && r.NamesLoopback(a, port) {
+				out = append(out, ap)
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y netip.AddrPort) int { return x.Compare(y) })
+	return out
+}
+
+// LoopbackAdvice is how an operator opens port of the host's loopback:
+// the setting and the entry to add to it.
+func LoopbackAdvice(port int) string {
+	return fmt.Sprintf(`the host's own loopback is reached only on a port sandbox.network.allowedDomains names: add "localhost:%d" there`, port)
+}
+
+// validPort reports whether s is a port written plainly: 1 to 65535, no
+// sign, no leading zero.
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && n <= 65535 && s == strconv.Itoa(n)
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }

@@ -105,32 +105,141 @@ func outermost(kept []string, home string) []string {
 // readRules are the Landlock rules for reading: the whole filesystem, or,
 // with a private Home and no mount namespace to hide it, every entry
 // beside the home and beside each of its ancestors (walking down from
-// /), then the HomeKept paths. An entry that is a symbolic link leading
-// to the home, an ancestor of it or a path inside it is left out. Each
-// directory is granted reading and executing, each other file reading
-// and executing.
+// /; the server's walk, HomeBeside, where it made one), then the HomeKept
+// paths. An entry that is a symbolic link leading to the home, an
+// ancestor of it or a path inside it is left out. Each directory is
+// granted reading and executing, each other file reading and executing.
 func readRules(p Plan) []landlock.Rule {
 	if p.Home == "" || p.Namespaces || p.Home == "/" {
 		return []landlock.Rule{landlock.RODirs("/")}
 	}
-	home := filepath.Clean(p.Home)
+	beside := p.HomeBeside
+	if beside == nil {
+		beside, _ = BesideHome(p.Home)
+	}
 	var rules []landlock.Rule
-	for dir := "/"; dir != home; {
+	for _, e := range beside {
+		rules = appendBeside(rules, e)
+	}
+	for _, k := range p.HomeKept {
+		rules = appendKept(rules, filepath.Clean(k), p.HomeHidden)
+	}
+	return rules
+}
+
+// BesideHome walks from / down to home and lists what lies beside the
+// home and beside each of its ancestors, each entry its path after a
+// letter saying what it was: D a directory, F another file, d and f a
+// symbolic link to one (a link that leads to the home, above it or into
+// it is left out, as is what cannot be read). walked are the directories
+// it read, whose change (their modification time) makes the list stale.
+// The server makes it once for many commands ([Plan.HomeBeside]).
+func BesideHome(home string) (entries, walked []string) {
+	home = filepath.Clean(home)
+	for dir := "/"; dir != home && dir != "."; {
 		rest := strings.TrimPrefix(strings.TrimPrefix(home, dir), "/")
 		next := filepath.Join(dir, strings.SplitN(rest, "/", 2)[0])
+		walked = append(walked, dir)
 		if d, err := os.Open(dir); err == nil {
 			names, _ := d.Readdirnames(-1)
 			d.Close()
+			slices.Sort(names)
 			for _, n := range names {
 				if path := filepath.Join(dir, n); path != next {
-					rules = appendRead(rules, path, home)
+					if kind := besideKind(path, home); kind != 0 {
+						entries = append(entries, string(kind)+path)
+					}
 				}
 			}
 		}
 		dir = next
 	}
-	for _, k := range p.HomeKept {
-		rules = appendRead(rules, k, "")
+	return entries, walked
+}
+
+// besideKind is what BesideHome says of path (0 to leave it out).
+func besideKind(path, home string) byte {
+	lst, err := os.Lstat(path)
+	if err != nil {
+		return 0
+	}
+	link := lst.Mode()&os.ModeSymlink != 0
+	if link {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil || target == home || target == "/" || strings.HasPrefix(home, target+"/") || strings.HasPrefix(target, home+"/") {
+			return 0
+		}
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return 0
+	case st.IsDir() && link:
+		return 'd'
+	case st.IsDir():
+		return 'D'
+	case link:
+		return 'f'
+	}
+	return 'F'
+}
+
+// appendBeside adds the rule for one of BesideHome's entries, made
+// earlier by the server, when the path is still what it was (a directory
+// still a directory, a link still a link); else it is left out.
+func appendBeside(rules []landlock.Rule, entry string) []landlock.Rule {
+	if len(entry) < 2 {
+		return rules
+	}
+	kind, path := entry[0], entry[1:]
+	lst, err := os.Lstat(path)
+	if err != nil {
+		return rules
+	}
+	link := lst.Mode()&os.ModeSymlink != 0
+	switch {
+	case kind == 'D' && !link && lst.IsDir():
+		return append(rules, landlock.RODirs(path).IgnoreIfMissing())
+	case kind == 'F' && !link && !lst.IsDir():
+		return append(rules, landlock.ROFiles(path).IgnoreIfMissing())
+	case kind == 'd' && link:
+		return append(rules, landlock.RODirs(path).IgnoreIfMissing())
+	case kind == 'f' && link:
+		return append(rules, landlock.ROFiles(path).IgnoreIfMissing())
+	}
+	return rules
+}
+
+// appendKept adds the rules that let the kept path be read but for the
+// hidden paths beneath it: the path whole where none is, else each of
+// its entries in turn (Landlock can only grant, so a directory that holds
+// a hidden path is granted around it; an entry made later in such a
+// directory stays unreadable).
+func appendKept(rules []landlock.Rule, path string, hidden []string) []landlock.Rule {
+	inside := false
+	for _, h := range hidden {
+		h = filepath.Clean(h)
+		if h == path {
+			return rules
+		}
+		inside = inside || strings.HasPrefix(h, path+"/")
+	}
+	if !inside {
+		return appendRead(rules, path, "")
+	}
+	if st, err := os.Lstat(path); err != nil || !st.IsDir() {
+		return appendRead(rules, path, "")
+	}
+	d, err := os.Open(path)
+	if err != nil {
+		return rules
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	// No rule on the directory itself: one would cover the hidden entry
+	// (so it cannot be listed; its other entries are read by name).
+	for _, n := range names {
+		rules = appendKept(rules, filepath.Join(path, n), hidden)
 	}
 	return rules
 }

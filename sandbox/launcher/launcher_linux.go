@@ -239,7 +239,7 @@ func confine(p Plan) error {
 		// of init (no_new_privs, Landlock) need not interrupt them (on
 		// a loaded machine each such thread waited its turn to run:
 		// 2 to 3 ms a command).
-		if err := startRelay(p.ProxyFD); err != nil {
+		if err := startRelay(p.ProxyFD, p); err != nil {
 			return err
 		}
 	}

@@ -29,6 +29,12 @@ type Plan struct {
 	// ([RelayListener]) to the server, which makes the command's TCP
 	// sockets, connected to the proxy, and answers its connect calls.
 	Supervised bool
+	// LoopbackV4 and LoopbackV6 are the ports of the host's loopback
+	// (127.0.0.1 and ::1) the settings name (sandbox.network.allowedDomains,
+	// localhost:5432): with Proxy, init listens on the same address and
+	// port inside the command's namespace and hands each connection to
+	// the server ([RelayForwarded]), which connects it to the host's.
+	LoopbackV4, LoopbackV6 []int
 	// ProxyFD is init's end of the socket pair shared with the server
 	// for the egress proxy, after the shell's files.
 	ProxyFD   int
@@ -71,6 +77,15 @@ type Plan struct {
 	// writable roots, the working directories and the state directory
 	// there, the toolchains' and what the settings allow to be read.
 	HomeKept []string
+	// HomeBeside, with Landlock alone, are the entries beside Home and
+	// beside each of its ancestors that commands may read ([BesideHome]):
+	// the server walks them once for many commands; nil makes init walk.
+	HomeBeside []string
+	// HomeHidden are paths inside HomeKept that stay unreadable (the
+	// credential paths and sandbox.filesystem.denyRead's there): with
+	// Landlock alone, a kept directory holding one is granted entry by
+	// entry around it instead of whole.
+	HomeHidden []string
 	// JoinCgroups are the command's cgroup v1 directories (made and
 	// capped by the server) that the thread starting the shell joins.
 	JoinCgroups []string

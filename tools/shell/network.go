@@ -172,7 +172,7 @@ func askWithin(ctx context.Context, a tools.Asker, q *tools.PermissionQuestion) 
 func networkSentence(sb *sandbox.Sandbox) string {
 	switch sb.Network() {
 	case sandbox.NetProxy:
-		return "Network: commands reach the network only through a proxy (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are set; programs that ignore them get no network): allowed domains connect, and a connection to any other host is put to the user, or refused with the rule that would allow it, which the output then names in one line."
+		return "Network: commands reach the network only through a proxy (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are set; programs that ignore them get no network): allowed domains connect, and a connection to any other host is put to the user, or refused with the rule that would allow it, which the output then names in one line. The host's own loopback (a local database or dev server) is reached only on the ports sandbox.network.allowedDomains names (\"localhost:5432\"); localhost otherwise reaches servers this session's own commands run."
 	case sandbox.NetOff:
 		return "Network: commands have no network access (only a private loopback)."
 	}
