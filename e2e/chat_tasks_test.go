@@ -97,3 +97,36 @@ func TestChatTasks_upstream_task_beside_other_calls_status_and_esc_cancel(t *tes
 	}
 	u.exit()
 }
+
+// An upstream task that needs the user's answer (the upstream server's
+// permission question, input_required) is asked in chat's own question
+// UI; the answer goes back with tasks/update and the task completes.
+func TestChatTasks_upstream_task_question_answered_in_chat(t *testing.T) {
+	t.Parallel()
+	c := newChatRun(t)
+	// The upstream server, in the same project, asks before any touch.
+	if err := os.MkdirAll(filepath.Join(c.dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, ".claude", "settings.json"), []byte(`{"permissions":{"ask":["Bash(touch *)"]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := testmodel.NewServer(t,
+		testmodel.Call(testmodel.ToolCall{ID: "u1", Name: "mcp__up__Bash", Input: `{"command":"touch made.txt && echo made-it"}`}),
+		testmodel.Say("Made."))
+	u := startTUI(t, c, "anthropic", srv, "--mcp-config", upstreamTasksConfig(t, c), "--allowed-tools", "mcp__up")
+	u.keys("go\r")
+	u.waitDisplay("MCP server up asks:")
+	u.waitDisplay("Allow Bash?")
+	u.waitDisplay("mcp__up__Bash(touch made.txt && echo made-it) · input_required")
+	u.keys("1\r")
+	u.wait("Made.")
+	msgs := decodeRequest(srv.Requests()[1])
+	if res, _, _ := msgs.toolResult("u1"); !strings.Contains(res, "made-it") {
+		t.Errorf("the tool result lacks the command's output: %q", res)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "made.txt")); err != nil {
+		t.Errorf("the command did not run: %v", err)
+	}
+	u.exit()
+}

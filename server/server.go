@@ -261,14 +261,18 @@ func (s *Server) Close() {
 }
 
 // useContext gathers what a tool may use for a call from this MCP session.
-func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID string) *tools.UseContext {
+// The client's capabilities are the request's own from protocol
+// 2026-07-28 on (its _meta declares them per request; a stdio session
+// would otherwise keep its first request's), the session's before.
+func (s *Server) useContext(req *mcp.CallToolRequest, ts *tools.Session, callID string) *tools.UseContext {
+	ss := req.Session
 	uc := &tools.UseContext{
 		Session: ts,
 		CallID:  callID,
 		Logger:  clientLogger(ss),
 	}
-	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
-		if p.Capabilities.Elicitation != nil {
+	if caps := req.ClientCapabilities(); caps != nil {
+		if caps.Elicitation != nil {
 			uc.Asker = s.cfg.Metrics.asker(elicitAsker{ss})
 			if !clientRoundTrips(ss) {
 				// Outside a request, over stdio or the session's
@@ -276,7 +280,7 @@ func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID str
 				uc.LaterAsker = uc.Asker
 			}
 		}
-		s.addSampling(uc, ss, p.Capabilities)
+		s.addSampling(uc, ss, caps)
 	}
 	return uc
 }
@@ -304,7 +308,7 @@ func (s *Server) handler(t *tools.Tool) mcp.ToolHandler {
 		if inline, ok := s.taskInline(req); ok {
 			ctx = tools.WithMCPTask(ctx, inline)
 		}
-		uc := s.useContext(req.Session, ts, callID)
+		uc := s.useContext(req, ts, callID)
 		args := withoutHostParams(req.Params.Arguments, declared)
 		began := time.Now()
 		ctx, endSpan := s.cfg.Tracing.startCall(ctx, t.Name, req.Params.Meta)

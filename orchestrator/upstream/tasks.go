@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -78,7 +79,7 @@ func (s *server) callAsTask(ctx context.Context, raw rawCaller, version, tool st
 	meta := map[string]any{
 		mcp.MetaKeyProtocolVersion:    version,
 		mcp.MetaKeyClientInfo:         &mcp.Implementation{Name: s.m.opts.ClientName, Version: s.m.opts.ClientVersion},
-		mcp.MetaKeyClientCapabilities: taskCapabilities(),
+		mcp.MetaKeyClientCapabilities: callCapabilities(uc),
 	}
 	if progressToken != "" {
 		meta["progressToken"] = progressToken
@@ -100,7 +101,7 @@ func (s *server) callAsTask(ctx context.Context, raw rawCaller, version, tool st
 		case "task":
 			return s.followTask(ctx, raw, version, tool, st, progress, uc)
 		case "input_required":
-			answers, err := answerInputs(ctx, uc, st.InputRequests, nil)
+			answers, err := answerInputs(ctx, uc, s.cfg.Name, st.InputRequests, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -120,6 +121,18 @@ func (s *server) callAsTask(ctx context.Context, raw rawCaller, version, tool st
 // task.
 func taskCapabilities() map[string]any {
 	return map[string]any{"extensions": map[string]any{tasksExtension: map[string]any{}}}
+}
+
+// callCapabilities are the client capabilities of a call: tasks, and the
+// input requests answerInputs answers (forms only where someone can be
+// asked).
+func callCapabilities(uc *tools.UseContext) map[string]any {
+	caps := taskCapabilities()
+	caps["roots"] = map[string]any{}
+	if uc != nil && uc.Asker != nil {
+		caps["elicitation"] = map[string]any{"form": map[string]any{}}
+	}
+	return caps
 }
 
 // timed runs one request within the call timeout.
@@ -171,7 +184,7 @@ func (s *server) followTask(ctx context.Context, raw rawCaller, version, tool st
 		case "cancelled":
 			return nil, fmt.Errorf("the server cancelled the task: %s", st.StatusMessage)
 		case "input_required":
-			answers, err := answerInputs(ctx, uc, st.InputRequests, answered)
+			answers, err := answerInputs(ctx, uc, s.cfg.Name, st.InputRequests, answered)
 			if err != nil {
 				s.cancelTask(ctx, raw, st.TaskID, taskMeta)
 				return nil, err
@@ -230,7 +243,7 @@ func (s *server) cancelTask(ctx context.Context, raw rawCaller, id string, meta 
 // (elicitation/create) through the user's question UI, roots/list with the
 // call's directory. A request chat cannot answer (sampling, a URL to
 // open) is an error.
-func answerInputs(ctx context.Context, uc *tools.UseContext, reqs map[string]json.RawMessage, skip map[string]bool) (map[string]any, error) {
+func answerInputs(ctx context.Context, uc *tools.UseContext, server string, reqs map[string]json.RawMessage, skip map[string]bool) (map[string]any, error) {
 	keys := make([]string, 0, len(reqs))
 	for k := range reqs {
 		if !skip[k] {
@@ -249,7 +262,7 @@ func answerInputs(ctx context.Context, uc *tools.UseContext, reqs map[string]jso
 		}
 		switch r.Method {
 		case "elicitation/create":
-			ans, err := askForm(ctx, uc, k, r.Params)
+			ans, err := askForm(ctx, uc, server, k, r.Params)
 			if err != nil {
 				return nil, err
 			}
@@ -271,9 +284,10 @@ func answerInputs(ctx context.Context, uc *tools.UseContext, reqs map[string]jso
 	return out, nil
 }
 
-// askForm puts an elicitation form to the user; with nobody to ask the
-// form is declined.
-func askForm(ctx context.Context, uc *tools.UseContext, key string, params json.RawMessage) (map[string]any, error) {
+// askForm puts an elicitation form to the user, the server named as the
+// one asking and its message made visible line by line (it is the
+// server's text, not chat's); with nobody to ask the form is declined.
+func askForm(ctx context.Context, uc *tools.UseContext, server, key string, params json.RawMessage) (map[string]any, error) {
 	var p struct {
 		Mode            string         `json:"mode"`
 		Message         string         `json:"message"`
@@ -291,7 +305,12 @@ func askForm(ctx context.Context, uc *tools.UseContext, key string, params json.
 	if p.RequestedSchema == nil {
 		p.RequestedSchema = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
-	ans, err := uc.Asker.Ask(ctx, tools.Visible(p.Message), p.RequestedSchema)
+	lines := strings.Split(p.Message, "\n")
+	for i, l := range lines {
+		lines[i] = tools.Visible(l)
+	}
+	msg := fmt.Sprintf("MCP server %s asks:\n%s", tools.Visible(server), strings.Join(lines, "\n"))
+	ans, err := uc.Asker.Ask(ctx, msg, p.RequestedSchema)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
