@@ -590,3 +590,115 @@ func TestTasks_stdio_update_answers_a_permission_question(t *testing.T) {
 		t.Fatalf("the allowed command did not run: %v", err)
 	}
 }
+
+// TestTasks_stdio_status_notifications: over stdio, subscriptions/listen
+// naming task ids is served as over HTTP: the acknowledgement (the
+// caller's own tasks), each task's state at once and on change, the
+// subscription's result when they have ended, every message carrying the
+// subscription id; without the extension it is refused, and
+// notifications/cancelled ends an open subscription.
+func TestTasks_stdio_status_notifications(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	c := startStdioTasks(t, dir, "--permission-mode", "bypassPermissions")
+	bash := func(command string) string {
+		t.Helper()
+		res, _ := c.rpc("tools/call", map[string]any{"name": "Bash", "arguments": map[string]any{"command": command}})["result"].(map[string]any)
+		id, _ := res["taskId"].(string)
+		if id == "" {
+			t.Fatalf("no task: %v", res)
+		}
+		return id
+	}
+	gate := filepath.Join(dir, "gate")
+	id := bash(fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo released", gate))
+	send := func(listenID int, caps map[string]any) {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": listenID, "method": "subscriptions/listen", "params": map[string]any{
+			"notifications": map[string]any{"taskIds": []string{id, "nope"}},
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+				"io.modelcontextprotocol/clientCapabilities": caps}}})
+		fmt.Fprintf(c.in, "%s\n", b)
+	}
+	subID := func(m map[string]any) any {
+		p, _ := m["params"].(map[string]any)
+		if p == nil {
+			p, _ = m["result"].(map[string]any)
+		}
+		meta, _ := p["_meta"].(map[string]any)
+		return meta["io.modelcontextprotocol/subscriptionId"]
+	}
+	next := func(what string) map[string]any {
+		t.Helper()
+		ctx, cancel := testbin.WaitContext(t)
+		defer cancel()
+		select {
+		case m, ok := <-c.lines:
+			if !ok {
+				t.Fatalf("the output ended before %s", what)
+			}
+			return m
+		case <-ctx.Done():
+			t.Fatalf("no %s", what)
+		}
+		return nil
+	}
+	send(500, map[string]any{})
+	if e, _ := next("the refusal")["error"].(map[string]any); e == nil || e["code"] != float64(-32021) {
+		t.Fatalf("listen for tasks without the extension: %v", e)
+	}
+
+	send(501, acceptingTasks())
+	ack := next("the acknowledgement")
+	if ack["method"] != "notifications/subscriptions/acknowledged" || subID(ack) != float64(501) ||
+		fmt.Sprint(ack["params"].(map[string]any)["notifications"]) != fmt.Sprintf("map[taskIds:[%s]]", id) {
+		t.Fatalf("the first message: %v", ack)
+	}
+	first := next("the task's state")
+	if p, _ := first["params"].(map[string]any); first["method"] != "notifications/tasks" || p["taskId"] != id || p["status"] != "working" || subID(first) != float64(501) {
+		t.Fatalf("the task's state: %v", first)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := next("the completed state")
+	p, _ := done["params"].(map[string]any)
+	res, _ := p["result"].(map[string]any)
+	if done["method"] != "notifications/tasks" || p["status"] != "completed" || !strings.Contains(resText(res), "released") {
+		t.Fatalf("the completed state: %v", done)
+	}
+	if end := next("the subscription's end"); end["id"] != float64(501) || subID(end) != float64(501) {
+		t.Fatalf("the subscription's end: %v", end)
+	}
+
+	// A subscription the client cancels ends without its result.
+	marker := fmt.Sprintf("303.%d", time.Now().UnixNano())
+	id = bash("sleep " + marker)
+	send(502, acceptingTasks())
+	if ack := next("the second acknowledgement"); subID(ack) != float64(502) {
+		t.Fatalf("the second acknowledgement: %v", ack)
+	}
+	if st := next("the second task's state"); subID(st) != float64(502) {
+		t.Fatalf("the second task's state: %v", st)
+	}
+	fmt.Fprintln(c.in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":502}}`)
+	// Nothing more comes on the subscription: the lines up to the answers
+	// to a tasks/cancel and a tasks/get after it hold none of its.
+	for i, method := range []string{"tasks/cancel", "tasks/get"} {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 600 + i, "method": method, "params": map[string]any{"taskId": id,
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+				"io.modelcontextprotocol/clientCapabilities": acceptingTasks()}}})
+		fmt.Fprintf(c.in, "%s\n", b)
+		for {
+			m := next("the answer to " + method)
+			if subID(m) == float64(502) {
+				t.Fatalf("the cancelled subscription went on: %v", m)
+			}
+			if m["id"] == float64(600+i) {
+				break
+			}
+		}
+		if i == 0 {
+			testbin.WaitProcs(t, marker, 0, 10*time.Second)
+		}
+	}
+}
