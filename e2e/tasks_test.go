@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,8 @@ type taskClient struct {
 	// caps are the per-request client capabilities sent.
 	caps map[string]any
 	id   int
+	// http sends the requests; nil means http.DefaultClient.
+	http *http.Client
 }
 
 // acceptingTasks is the capabilities of a client that accepts tasks and
@@ -55,7 +59,11 @@ func (c *taskClient) rpc(method, name string, params map[string]any) (int, map[s
 	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 		"Authorization": {"Bearer " + c.token}, "Mcp-Protocol-Version": {"2026-07-28"},
 		"Mcp-Method": {method}, "Mcp-Name": {name}}
-	resp, err := http.DefaultClient.Do(req)
+	hc := c.http
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		c.t.Fatalf("%s: %v", method, err)
 	}
@@ -208,6 +216,56 @@ func TestTasks_long_command_completes_while_polled(t *testing.T) {
 	slow := plain.bash("sleep 0.6; echo slow-done")
 	if slow["resultType"] == "task" || !strings.Contains(resText(slow), "slow-done") {
 		t.Fatalf("a client that does not accept tasks: %v", slow)
+	}
+}
+
+// taskCommandLength is how long the command of
+// TestTasks_command_of_given_length_completes_while_polled runs. The
+// issue's check is 20 minutes, run by hand:
+//
+//	go test ./e2e -run TestTasks_command_of_given_length -timeout 30m -args -tasks.command-length 20m
+var taskCommandLength = flag.Duration("tasks.command-length", 3*time.Second,
+	"how long the command of TestTasks_command_of_given_length_completes_while_polled runs")
+
+// TestTasks_command_of_given_length_completes_while_polled: a command of
+// -tasks.command-length (3s by default; 20m by hand) started as a task
+// completes while a raw client polls tasks/get at the suggested interval,
+// every request answered within the client's 30s timeout: no request
+// waits on the command.
+func TestTasks_command_of_given_length_completes_while_polled(t *testing.T) {
+	t.Parallel()
+	length := *taskCommandLength
+	dir := workspace(t)
+	url := startTasksHTTP(t, dir, "--permission-mode", "bypassPermissions", "--task-ttl", (length + time.Hour).String())
+	const clientTimeout = 30 * time.Second
+	c := &taskClient{t: t, url: url, token: "tasks-token", caps: acceptingTasks(), http: &http.Client{Timeout: clientTimeout}}
+	secs := strconv.FormatFloat(length.Seconds(), 'f', -1, 64)
+	start := time.Now()
+	created := c.bash("sleep " + secs + "; echo slept " + secs)
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("the command: %v", created)
+	}
+	polls, slowest := 0, time.Duration(0)
+	var last map[string]any
+	testbin.WaitFor(t, "the task to end", func() bool {
+		if ms, ok := last["pollIntervalMs"].(float64); ok {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		asked := time.Now()
+		last = c.get(id) // fails the test on a client timeout
+		polls++
+		slowest = max(slowest, time.Since(asked))
+		return last["status"] != "working"
+	})
+	took := time.Since(start)
+	t.Logf("a %s command: %s as a task, %d polls of tasks/get, the slowest answered in %s", length, took.Round(time.Millisecond), polls, slowest)
+	res, _ := last["result"].(map[string]any)
+	if last["status"] != "completed" || !strings.Contains(resText(res), "slept "+secs) {
+		t.Fatalf("the task: %v", last)
+	}
+	if took < length {
+		t.Errorf("the task completed after %s, before its command could have", took)
 	}
 }
 
