@@ -141,11 +141,36 @@ func New(cfg Options) (*Server, error) {
 		URITemplate: orchestrator.ResultURIPrefix + "{name}",
 	}, s.readResult)
 	s.mcp.AddReceivingMiddleware(s.aliasMiddleware)
+	if mcpOpts.Capabilities.Prompts == nil && !mcpOpts.HasPrompts {
+		s.mcp.AddReceivingMiddleware(undeclaredPrompts)
+	}
 	s.mcp.AddReceivingMiddleware(s.hideUnavailableTools)
 	s.mcp.AddReceivingMiddleware(s.listResults)
 	// Outermost: the held arguments are back before anything reads them.
 	s.mcp.AddReceivingMiddleware(s.heldArguments)
 	return s, nil
+}
+
+// undeclaredPrompts answers prompts/list and prompts/get with Method not
+// found (-32601) while the server has no prompts: go-sdk declares the
+// prompts capability only once a prompt is added, yet serves the methods
+// on every server, and a method gated behind a capability the server did
+// not declare is one it does not offer. A prompt added later (a server
+// built on this one, such as the conformance fixtures) is declared and
+// served as go-sdk does.
+func undeclaredPrompts(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "prompts/list" && method != "prompts/get" {
+			return next(ctx, method, req)
+		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		list, err := next(ctx, "prompts/list", &mcp.ListPromptsRequest{Session: ss, Params: &mcp.ListPromptsParams{}})
+		if r, ok := list.(*mcp.ListPromptsResult); err == nil && ok && len(r.Prompts) == 0 && r.NextCursor == "" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+				Message: fmt.Sprintf("Method not found: %s (this server offers no prompts and does not declare the prompts capability)", method)}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // MCP returns the underlying go-sdk server.
