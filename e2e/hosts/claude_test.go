@@ -100,7 +100,7 @@ func TestClaudeCode_HTTP(t *testing.T) {
 // capabilities only when its session follows tasks (sessionFollowsTasks)
 // or, otherwise, under a feature flag that is on by default only for the
 // interactive command line (CLAUDE_CODE_DISABLE_MCP_TASKS turns it off);
-// `claude -p`, which these tests drive, declares no extension (2.1.332:
+// `claude -p`, which these tests drive, declares no extension (2.1.337:
 // {"roots":{"listChanged":true},"elicitation":{"form":{},"url":{}}} on
 // server/discover and on every tools/call). The test skips, saying what
 // Claude Code sent, while the newest release does not accept tasks here,
