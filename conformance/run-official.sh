@@ -36,7 +36,7 @@ NPM_PACKAGES=(
 	@modelcontextprotocol/inspector@2.12.0
 	@anthropic-ai/claude-code@2.1.330
 	# The newest Claude Code beside the pinned one (e2e/hosts runs both).
-	claude-code-latest@npm:@anthropic-ai/claude-code@2.1.332
+	claude-code-latest@npm:@anthropic-ai/claude-code@2.1.337
 	@modelcontextprotocol/server-filesystem@2026.8.31
 	@openai/codex@0.169.0
 	@google/gemini-cli@0.61.0

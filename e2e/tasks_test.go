@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,8 @@ type taskClient struct {
 	// caps are the per-request client capabilities sent.
 	caps map[string]any
 	id   int
+	// http sends the requests; nil means http.DefaultClient.
+	http *http.Client
 }
 
 // acceptingTasks is the capabilities of a client that accepts tasks and
@@ -55,7 +59,11 @@ func (c *taskClient) rpc(method, name string, params map[string]any) (int, map[s
 	req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 		"Authorization": {"Bearer " + c.token}, "Mcp-Protocol-Version": {"2026-07-28"},
 		"Mcp-Method": {method}, "Mcp-Name": {name}}
-	resp, err := http.DefaultClient.Do(req)
+	hc := c.http
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		c.t.Fatalf("%s: %v", method, err)
 	}
@@ -208,6 +216,56 @@ func TestTasks_long_command_completes_while_polled(t *testing.T) {
 	slow := plain.bash("sleep 0.6; echo slow-done")
 	if slow["resultType"] == "task" || !strings.Contains(resText(slow), "slow-done") {
 		t.Fatalf("a client that does not accept tasks: %v", slow)
+	}
+}
+
+// taskCommandLength is how long the command of
+// TestTasks_command_of_given_length_completes_while_polled runs. The
+// issue's check is 20 minutes, run by hand:
+//
+//	go test ./e2e -run TestTasks_command_of_given_length -timeout 30m -args -tasks.command-length 20m
+var taskCommandLength = flag.Duration("tasks.command-length", 3*time.Second,
+	"how long the command of TestTasks_command_of_given_length_completes_while_polled runs")
+
+// TestTasks_command_of_given_length_completes_while_polled: a command of
+// -tasks.command-length (3s by default; 20m by hand) started as a task
+// completes while a raw client polls tasks/get at the suggested interval,
+// every request answered within the client's 30s timeout: no request
+// waits on the command.
+func TestTasks_command_of_given_length_completes_while_polled(t *testing.T) {
+	t.Parallel()
+	length := *taskCommandLength
+	dir := workspace(t)
+	url := startTasksHTTP(t, dir, "--permission-mode", "bypassPermissions", "--task-ttl", (length + time.Hour).String())
+	const clientTimeout = 30 * time.Second
+	c := &taskClient{t: t, url: url, token: "tasks-token", caps: acceptingTasks(), http: &http.Client{Timeout: clientTimeout}}
+	secs := strconv.FormatFloat(length.Seconds(), 'f', -1, 64)
+	start := time.Now()
+	created := c.bash("sleep " + secs + "; echo slept " + secs)
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("the command: %v", created)
+	}
+	polls, slowest := 0, time.Duration(0)
+	var last map[string]any
+	testbin.WaitFor(t, "the task to end", func() bool {
+		if ms, ok := last["pollIntervalMs"].(float64); ok {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		asked := time.Now()
+		last = c.get(id) // fails the test on a client timeout
+		polls++
+		slowest = max(slowest, time.Since(asked))
+		return last["status"] != "working"
+	})
+	took := time.Since(start)
+	t.Logf("a %s command: %s as a task, %d polls of tasks/get, the slowest answered in %s", length, took.Round(time.Millisecond), polls, slowest)
+	res, _ := last["result"].(map[string]any)
+	if last["status"] != "completed" || !strings.Contains(resText(res), "slept "+secs) {
+		t.Fatalf("the task: %v", last)
+	}
+	if took < length {
+		t.Errorf("the task completed after %s, before its command could have", took)
 	}
 }
 
@@ -588,5 +646,117 @@ func TestTasks_stdio_update_answers_a_permission_question(t *testing.T) {
 	}
 	if _, err := os.Stat(target); err != nil {
 		t.Fatalf("the allowed command did not run: %v", err)
+	}
+}
+
+// TestTasks_stdio_status_notifications: over stdio, subscriptions/listen
+// naming task ids is served as over HTTP: the acknowledgement (the
+// caller's own tasks), each task's state at once and on change, the
+// subscription's result when they have ended, every message carrying the
+// subscription id; without the extension it is refused, and
+// notifications/cancelled ends an open subscription.
+func TestTasks_stdio_status_notifications(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t)
+	c := startStdioTasks(t, dir, "--permission-mode", "bypassPermissions")
+	bash := func(command string) string {
+		t.Helper()
+		res, _ := c.rpc("tools/call", map[string]any{"name": "Bash", "arguments": map[string]any{"command": command}})["result"].(map[string]any)
+		id, _ := res["taskId"].(string)
+		if id == "" {
+			t.Fatalf("no task: %v", res)
+		}
+		return id
+	}
+	gate := filepath.Join(dir, "gate")
+	id := bash(fmt.Sprintf("while [ ! -e %s ]; do sleep 0.05; done; echo released", gate))
+	send := func(listenID int, caps map[string]any) {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": listenID, "method": "subscriptions/listen", "params": map[string]any{
+			"notifications": map[string]any{"taskIds": []string{id, "nope"}},
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+				"io.modelcontextprotocol/clientCapabilities": caps}}})
+		fmt.Fprintf(c.in, "%s\n", b)
+	}
+	subID := func(m map[string]any) any {
+		p, _ := m["params"].(map[string]any)
+		if p == nil {
+			p, _ = m["result"].(map[string]any)
+		}
+		meta, _ := p["_meta"].(map[string]any)
+		return meta["io.modelcontextprotocol/subscriptionId"]
+	}
+	next := func(what string) map[string]any {
+		t.Helper()
+		ctx, cancel := testbin.WaitContext(t)
+		defer cancel()
+		select {
+		case m, ok := <-c.lines:
+			if !ok {
+				t.Fatalf("the output ended before %s", what)
+			}
+			return m
+		case <-ctx.Done():
+			t.Fatalf("no %s", what)
+		}
+		return nil
+	}
+	send(500, map[string]any{})
+	if e, _ := next("the refusal")["error"].(map[string]any); e == nil || e["code"] != float64(-32021) {
+		t.Fatalf("listen for tasks without the extension: %v", e)
+	}
+
+	send(501, acceptingTasks())
+	ack := next("the acknowledgement")
+	if ack["method"] != "notifications/subscriptions/acknowledged" || subID(ack) != float64(501) ||
+		fmt.Sprint(ack["params"].(map[string]any)["notifications"]) != fmt.Sprintf("map[taskIds:[%s]]", id) {
+		t.Fatalf("the first message: %v", ack)
+	}
+	first := next("the task's state")
+	if p, _ := first["params"].(map[string]any); first["method"] != "notifications/tasks" || p["taskId"] != id || p["status"] != "working" || subID(first) != float64(501) {
+		t.Fatalf("the task's state: %v", first)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := next("the completed state")
+	p, _ := done["params"].(map[string]any)
+	res, _ := p["result"].(map[string]any)
+	if done["method"] != "notifications/tasks" || p["status"] != "completed" || !strings.Contains(resText(res), "released") {
+		t.Fatalf("the completed state: %v", done)
+	}
+	if end := next("the subscription's end"); end["id"] != float64(501) || subID(end) != float64(501) {
+		t.Fatalf("the subscription's end: %v", end)
+	}
+
+	// A subscription the client cancels ends without its result.
+	marker := fmt.Sprintf("303.%d", time.Now().UnixNano())
+	id = bash("sleep " + marker)
+	send(502, acceptingTasks())
+	if ack := next("the second acknowledgement"); subID(ack) != float64(502) {
+		t.Fatalf("the second acknowledgement: %v", ack)
+	}
+	if st := next("the second task's state"); subID(st) != float64(502) {
+		t.Fatalf("the second task's state: %v", st)
+	}
+	fmt.Fprintln(c.in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":502}}`)
+	// Nothing more comes on the subscription: the lines up to the answers
+	// to a tasks/cancel and a tasks/get after it hold none of its.
+	for i, method := range []string{"tasks/cancel", "tasks/get"} {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 600 + i, "method": method, "params": map[string]any{"taskId": id,
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+				"io.modelcontextprotocol/clientCapabilities": acceptingTasks()}}})
+		fmt.Fprintf(c.in, "%s\n", b)
+		for {
+			m := next("the answer to " + method)
+			if subID(m) == float64(502) {
+				t.Fatalf("the cancelled subscription went on: %v", m)
+			}
+			if m["id"] == float64(600+i) {
+				break
+			}
+		}
+		if i == 0 {
+			testbin.WaitProcs(t, marker, 0, 10*time.Second)
+		}
 	}
 }

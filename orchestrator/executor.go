@@ -39,7 +39,10 @@ type CallEvents struct {
 //   - when a call of a tool that aborts its siblings (Bash) fails, the rest
 //     of its batch is cancelled;
 //   - once the context ends, calls not yet started are not run: they get an
-//     error result saying so.
+//     error result saying so;
+//   - a call that detaches (tools.UseContext.Detach: an upstream MCP server
+//     made it a task) is scheduled around as if it were done: the calls
+//     after it start while it runs on, and Wait still waits for it.
 //
 // [Executor.Wait] returns the outcomes in the order the calls were added.
 // The chat loop, sub-agents and [Pipeline.RunCalls] all schedule through it.
@@ -67,7 +70,10 @@ type pending struct {
 	batch   *batch
 	started bool
 	done    bool
-	out     Outcome
+	// detached: the call goes on by itself (tools.UseContext.Detach);
+	// the calls after it are scheduled as if it were done.
+	detached bool
+	out      Outcome
 }
 
 // batch is a run of calls scheduled together: several concurrency-safe calls
@@ -136,7 +142,7 @@ func (e *Executor) scheduleLocked() {
 			continue
 		}
 		if pc.started {
-			if !pc.safe {
+			if !pc.safe && !pc.detached {
 				return
 			}
 			continue
@@ -166,7 +172,7 @@ func (e *Executor) allBeforeDone(pc *pending) bool {
 		if o == pc {
 			return true
 		}
-		if !o.done {
+		if !o.done && !o.detached {
 			return false
 		}
 	}
@@ -178,7 +184,7 @@ func (e *Executor) allBeforeDoneOrSameBatch(pc *pending) bool {
 		if o == pc {
 			return true
 		}
-		if !o.done && o.batch != pc.batch {
+		if !o.done && !o.detached && o.batch != pc.batch {
 			return false
 		}
 	}
@@ -201,18 +207,28 @@ func (e *Executor) applyLocked() {
 	for e.applied < len(e.batches) {
 		b := e.batches[e.applied]
 		complete := e.applied < len(e.batches)-1 || e.closed || !b.parallel
+		allDone := true
 		for _, m := range b.members {
 			if !m.done {
-				complete = false
+				allDone = false
+				if !m.detached {
+					complete = false
+				}
 			}
 		}
 		if !complete {
 			return
 		}
 		for _, m := range b.members {
-			applyModifier(e.uc, m.out)
+			if m.done {
+				applyModifier(e.uc, m.out)
+			}
 		}
-		b.cancel(nil)
+		if allDone {
+			// A detached member still runs under the batch's context: it
+			// is released when that member ends (start).
+			b.cancel(nil)
+		}
 		e.applied++
 	}
 }
@@ -229,10 +245,19 @@ func (e *Executor) start(pc *pending) {
 		id := pc.call.ID
 		progress = func(u tools.ProgressUpdate) { e.ev.Progress(id, u) }
 	}
+	uc := withCallID(e.uc, pc.call.ID)
+	uc.Detach = func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if !pc.detached && !pc.done {
+			pc.detached = true
+			e.scheduleLocked()
+		}
+	}
 	go func() {
 		defer e.wg.Done()
 		b := pc.batch
-		out := e.p.runPipeline(b.ctx, withCallID(e.uc, pc.call.ID), pc.call, progress, pc.dec)
+		out := e.p.runPipeline(b.ctx, uc, pc.call, progress, pc.dec)
 		if b.parallel && out.Tool != nil && out.Tool.AbortsSiblingsOnError && out.Result != nil && out.Result.IsError && b.ctx.Err() == nil {
 			b.cancel(fmt.Errorf("%w (%s)", errSiblingFailed, pc.call.Name))
 		}
@@ -242,6 +267,9 @@ func (e *Executor) start(pc *pending) {
 		e.mu.Lock()
 		pc.out, pc.done = out, true
 		e.running--
+		if pc.detached && e.batchIndex(b) < e.applied && allDone(b) {
+			b.cancel(nil) // its batch was applied while it ran on
+		}
 		e.scheduleLocked()
 		e.mu.Unlock()
 	}()
@@ -279,6 +307,15 @@ func (e *Executor) Wait() []Outcome {
 		e.scheduleLocked()
 		e.mu.Unlock()
 	}
+}
+
+func allDone(b *batch) bool {
+	for _, m := range b.members {
+		if !m.done {
+			return false
+		}
+	}
+	return true
 }
 
 func withCallID(uc *tools.UseContext, id string) *tools.UseContext {

@@ -272,3 +272,54 @@ func TestExecutorDecodesEachInputOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestExecutorDetachedCallLetsTheNextStart: a serial call that detaches
+// (an upstream MCP task) leaves its turn and the session's gate to the
+// calls behind it, runs on under its own context (a later batch's end
+// does not cancel it), and the turn still waits for its result.
+func TestExecutorDetachedCallLetsTheNextStart(t *testing.T) {
+	t.Parallel()
+	started := make(chan string, 10)
+	finish := make(chan struct{})
+	detaching := func(s *testSpec) {
+		s.Call = func(ctx context.Context, in *testInput, uc *tools.UseContext, p tools.Progress) (*tools.Result, error) {
+			started <- in.ID
+			if uc.Detach == nil {
+				return nil, fmt.Errorf("%s: no Detach in its use context", in.ID)
+			}
+			uc.Detach()
+			uc.Detach() // a second time does nothing
+			select {
+			case <-finish:
+			case <-ctx.Done():
+				return nil, fmt.Errorf("%s was cancelled: %w", in.ID, context.Cause(ctx))
+			}
+			return &tools.Result{Text: "long " + in.ID}, nil
+		}
+	}
+	p := newTestPipeline(t, testTool("Long", false, nil, detaching), testTool("Serial", false, started), testTool("Safe", true, started))
+	s := newTestSession(t)
+	calls := []Call{
+		call("long", "Long", testInput{ID: "long"}),
+		call("next", "Serial", testInput{ID: "next"}),
+		call("safe", "Safe", testInput{ID: "safe"}),
+	}
+	done := make(chan []Outcome)
+	go func() { done <- p.RunCalls(context.Background(), &tools.UseContext{Session: s}, calls, CallEvents{}) }()
+	waitFor(t, started, 3) // long, then next and safe while long runs on
+	select {
+	case outs := <-done:
+		t.Fatalf("the turn ended before the detached call: %+v", outs)
+	default:
+	}
+	close(finish)
+	outs := <-done
+	if outs[0].Result == nil || outs[0].Result.Text != "long long" {
+		t.Errorf("the detached call's outcome = %+v", outs[0].Result)
+	}
+	for _, o := range outs[1:] {
+		if o.Result == nil || o.Result.IsError {
+			t.Errorf("%s: %+v", o.Call.ID, o.Result)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/agent-mcp/agent-mcp/internal/redact"
 	"github.com/agent-mcp/agent-mcp/permissions"
@@ -275,7 +276,22 @@ func (p *Pipeline) decideAndCall(ctx context.Context, t *tools.Tool, call Call, 
 	if err != nil {
 		return nil, permissions.Decision{}, uc, cancelMessage(ctx, call.Name, err)
 	}
-	defer release()
+	// A call that detaches (see tools.UseContext.Detach) leaves the gate
+	// then, so that the calls behind it may run.
+	var releaseOnce sync.Once
+	leave := func() { releaseOnce.Do(release) }
+	defer leave()
+	{
+		c := *uc
+		outer := c.Detach
+		c.Detach = func() {
+			leave()
+			if outer != nil {
+				outer()
+			}
+		}
+		uc = &c
+	}
 	if uc.Cwd == "" {
 		c := *uc
 		c.Cwd = uc.Session.Cwd()

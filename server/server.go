@@ -141,6 +141,9 @@ func New(cfg Options) (*Server, error) {
 		URITemplate: orchestrator.ResultURIPrefix + "{name}",
 	}, s.readResult)
 	s.mcp.AddReceivingMiddleware(s.aliasMiddleware)
+	if mcpOpts.Capabilities.Prompts == nil && !mcpOpts.HasPrompts {
+		s.mcp.AddReceivingMiddleware(undeclaredPrompts)
+	}
 	s.mcp.AddReceivingMiddleware(s.hideUnavailableTools)
 	s.mcp.AddReceivingMiddleware(s.listResults)
 	// Outermost: the held arguments are back before anything reads them.
@@ -165,6 +168,28 @@ func (s *Server) addTools(ts []*tools.Tool) {
 		})
 	}
 	wg.Wait()
+}
+
+// undeclaredPrompts answers prompts/list and prompts/get with Method not
+// found (-32601) while the server has no prompts: go-sdk declares the
+// prompts capability only once a prompt is added, yet serves the methods
+// on every server, and a method gated behind a capability the server did
+// not declare is one it does not offer. A prompt added later (a server
+// built on this one, such as the conformance fixtures) is declared and
+// served as go-sdk does.
+func undeclaredPrompts(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "prompts/list" && method != "prompts/get" {
+			return next(ctx, method, req)
+		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		list, err := next(ctx, "prompts/list", &mcp.ListPromptsRequest{Session: ss, Params: &mcp.ListPromptsParams{}})
+		if r, ok := list.(*mcp.ListPromptsResult); err == nil && ok && len(r.Prompts) == 0 && r.NextCursor == "" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+				Message: fmt.Sprintf("Method not found: %s (this server offers no prompts and does not declare the prompts capability)", method)}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // MCP returns the underlying go-sdk server.
@@ -280,14 +305,18 @@ func (s *Server) Close() {
 }
 
 // useContext gathers what a tool may use for a call from this MCP session.
-func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID string) *tools.UseContext {
+// The client's capabilities are the request's own from protocol
+// 2026-07-28 on (its _meta declares them per request; a stdio session
+// would otherwise keep its first request's), the session's before.
+func (s *Server) useContext(req *mcp.CallToolRequest, ts *tools.Session, callID string) *tools.UseContext {
+	ss := req.Session
 	uc := &tools.UseContext{
 		Session: ts,
 		CallID:  callID,
 		Logger:  clientLogger(ss),
 	}
-	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
-		if p.Capabilities.Elicitation != nil {
+	if caps := req.ClientCapabilities(); caps != nil {
+		if caps.Elicitation != nil {
 			uc.Asker = s.cfg.Metrics.asker(elicitAsker{ss})
 			if !clientRoundTrips(ss) {
 				// Outside a request, over stdio or the session's
@@ -295,7 +324,7 @@ func (s *Server) useContext(ss *mcp.ServerSession, ts *tools.Session, callID str
 				uc.LaterAsker = uc.Asker
 			}
 		}
-		s.addSampling(uc, ss, p.Capabilities)
+		s.addSampling(uc, ss, caps)
 	}
 	return uc
 }
@@ -323,7 +352,7 @@ func (s *Server) handler(t *tools.Tool) mcp.ToolHandler {
 		if inline, ok := s.taskInline(req); ok {
 			ctx = tools.WithMCPTask(ctx, inline)
 		}
-		uc := s.useContext(req.Session, ts, callID)
+		uc := s.useContext(req, ts, callID)
 		args := withoutHostParams(req.Params.Arguments, declared)
 		began := time.Now()
 		ctx, endSpan := s.cfg.Tracing.startCall(ctx, t.Name, req.Params.Meta)

@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agent-mcp/agent-mcp/internal/testbin"
@@ -281,4 +283,40 @@ func TestConcurrentCallsOfOneSessionFollowTheGate(t *testing.T) {
 		t.Fatal("the exclusive call never ran")
 	}
 	wg.Wait()
+}
+
+// TestPromptsOfferedOnlyWhenDeclared: a server without prompts declares
+// no prompts capability and answers prompts/list and prompts/get as
+// methods it does not offer (-32601); once a prompt is added, the
+// capability is declared and the methods served.
+func TestPromptsOfferedOnlyWhenDeclared(t *testing.T) {
+	t.Parallel()
+	srv, cs := connect(t, nil, nil)
+	if caps := cs.InitializeResult().Capabilities; caps.Prompts != nil {
+		t.Errorf("the prompts capability is declared: %+v", caps.Prompts)
+	}
+	ctx := context.Background()
+	_, err := cs.ListPrompts(ctx, nil)
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("prompts/list without prompts: %v, want Method not found", err)
+	}
+	_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "any"})
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("prompts/get without prompts: %v, want Method not found", err)
+	}
+
+	srv.MCP().AddPrompt(&mcp.Prompt{Name: "hello"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+	})
+	cs = connectClient(t, srv, nil)
+	if cs.InitializeResult().Capabilities.Prompts == nil {
+		t.Error("a server with a prompt does not declare the capability")
+	}
+	if res, err := cs.ListPrompts(ctx, nil); err != nil || len(res.Prompts) != 1 {
+		t.Errorf("prompts/list with a prompt: %v, %v", res, err)
+	}
+	if res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "hello"}); err != nil || len(res.Messages) != 1 {
+		t.Errorf("prompts/get with a prompt: %v, %v", res, err)
+	}
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // Task status notifications (notifications/tasks) on a subscriptions/listen
-// stream, over HTTP for protocol 2026-07-28.
+// stream, for protocol 2026-07-28: over HTTP here, over stdio in
+// tasks_stdio.go (the same stream, its messages lines on stdout among the
+// connection's others, told apart by their subscription id).
 //
 // A subscriptions/listen request whose filter names taskIds is served
 // here; any other goes to go-sdk as before. The stream acknowledges the
@@ -80,6 +82,29 @@ func (h *HTTPServer) serveTaskListen(w http.ResponseWriter, r *http.Request, pri
 	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
 		"params": map[string]any{"notifications": map[string]any{"taskIds": agreed}, "_meta": subMeta}})
 
+	streamTasks(followed, subMeta, r.Context().Done(), nil, func(v any) bool {
+		if v == nil {
+			// A heartbeat comment keeps intermediaries from closing an
+			// idle stream.
+			_, err := fmt.Fprint(w, ": still listening\n\n")
+			if flusher != nil {
+				flusher.Flush()
+			}
+			return err == nil
+		}
+		return send(v)
+	}, func() {
+		send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"resultType": "complete", "_meta": subMeta}})
+	})
+	return true
+}
+
+// streamTasks sends, through send, each followed task's state (what
+// tasks/get would answer, as notifications/tasks with subMeta) at once and
+// on every change, and calls end once every one has ended. It returns
+// early when either of done and gone is closed (nil for none) or send
+// fails; send(nil) is an idle beat, after a minute without news.
+func streamTasks(followed []*mcpTask, subMeta map[string]any, done, gone <-chan struct{}, send func(any) bool, end func()) {
 	changed := make(chan struct{}, 1)
 	poke := func() {
 		select {
@@ -92,6 +117,13 @@ func (h *HTTPServer) serveTaskListen(w http.ResponseWriter, r *http.Request, pri
 	}
 	sent := map[string]string{} // a task's last sent status and update time
 	for {
+		select {
+		case <-done:
+			return
+		case <-gone:
+			return
+		default:
+		}
 		open := 0
 		for _, t := range followed {
 			tw := t.wire("", true)
@@ -103,7 +135,7 @@ func (h *HTTPServer) serveTaskListen(w http.ResponseWriter, r *http.Request, pri
 				_ = json.Unmarshal(b, &params)
 				params["_meta"] = subMeta
 				if !send(map[string]any{"jsonrpc": "2.0", "method": "notifications/tasks", "params": params}) {
-					return true
+					return
 				}
 			}
 			if tw.Status == taskWorking || tw.Status == taskInputRequired {
@@ -111,21 +143,18 @@ func (h *HTTPServer) serveTaskListen(w http.ResponseWriter, r *http.Request, pri
 			}
 		}
 		if open == 0 {
-			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"resultType": "complete", "_meta": subMeta}})
-			return true
+			end()
+			return
 		}
 		select {
 		case <-changed:
-		case <-r.Context().Done():
-			return true
+		case <-done:
+			return
+		case <-gone:
+			return
 		case <-time.After(time.Minute):
-			// A heartbeat comment keeps intermediaries from closing
-			// an idle stream.
-			if _, err := fmt.Fprint(w, ": still listening\n\n"); err != nil {
-				return true
-			}
-			if flusher != nil {
-				flusher.Flush()
+			if !send(nil) {
+				return
 			}
 		}
 	}

@@ -25,6 +25,10 @@ import (
 //     inline window, goes to the client as it is. When the window passes
 //     first, the client is answered with a CreateTaskResult under the
 //     call's id and the response, when it comes, is the task's.
+//   - subscriptions/listen naming taskIds is served here as over HTTP
+//     (tasks_listen.go): its notifications and its result are lines on
+//     stdout carrying the subscription id (the listen's request id);
+//     notifications/cancelled for the listen ends it.
 //   - tasks/update retries the call as a request of the server's own (an
 //     id the client never sees) read in after the client's messages;
 //     tasks/cancel cancels the call in flight with notifications/cancelled
@@ -47,6 +51,9 @@ type stdioTasks struct {
 
 	mu    sync.Mutex
 	calls map[jsonrpc.ID]*stdioTaskCall
+	// listens are the open task subscriptions, by their request id
+	// (fmt.Sprint of its value, as notifications/cancelled names it).
+	listens map[string]chan struct{}
 }
 
 // stdioTaskCall is a tools/call the task layer follows: in its inline
@@ -60,13 +67,17 @@ type stdioTaskCall struct {
 }
 
 func newStdioTasks(s *Server, c *stdioConn) *stdioTasks {
-	return &stdioTasks{s: s, c: c, owner: fmt.Sprintf("stdio %p", c), calls: map[jsonrpc.ID]*stdioTaskCall{}}
+	return &stdioTasks{s: s, c: c, owner: fmt.Sprintf("stdio %p", c), calls: map[jsonrpc.ID]*stdioTaskCall{},
+		listens: map[string]chan struct{}{}}
 }
 
 // take looks at a message the client sent; it reports whether the task
 // layer answered it (the message goes no further).
 func (st *stdioTasks) take(msg jsonrpc.Message) (jsonrpc.Message, bool) {
 	req, ok := msg.(*jsonrpc.Request)
+	if ok && req.Method == "notifications/cancelled" {
+		st.cancelListen(req.Params)
+	}
 	if !ok || !req.IsCall() {
 		return msg, false
 	}
@@ -89,6 +100,8 @@ func (st *stdioTasks) take(msg jsonrpc.Message) (jsonrpc.Message, bool) {
 		res, terr := st.s.taskMethod(st.owner, req.Method, p)
 		st.reply(req.ID, res, terr)
 		return msg, true
+	case req.Method == "subscriptions/listen":
+		return msg, st.listen(req)
 	case req.Method != "tools/call":
 		return msg, false
 	}
@@ -122,6 +135,76 @@ func (st *stdioTasks) take(msg jsonrpc.Message) (jsonrpc.Message, bool) {
 		time.AfterFunc(policy.Inline, func() { st.windowPassed(id, call) })
 	}
 	return req, false
+}
+
+// listen serves a subscriptions/listen that names taskIds (see
+// tasks_listen.go) and reports whether it did.
+func (st *stdioTasks) listen(req *jsonrpc.Request) bool {
+	var lp listenParams
+	if json.Unmarshal(req.Params, &lp) != nil || lp.Notifications.TaskIDs == nil {
+		return false // go-sdk's
+	}
+	if !acceptsTasks(lp.Meta) {
+		st.reply(req.ID, nil, missingTasksCapability("a listen for task status notifications"))
+		return true
+	}
+	agreed := []string{}
+	var followed []*mcpTask
+	for _, id := range lp.Notifications.TaskIDs {
+		if t, ok := st.s.task(st.owner, id); ok {
+			agreed = append(agreed, id)
+			followed = append(followed, t)
+		}
+	}
+	key := fmt.Sprint(req.ID.Raw())
+	done := make(chan struct{})
+	st.mu.Lock()
+	st.listens[key] = done
+	st.mu.Unlock()
+	subMeta := map[string]any{metaSubscriptionID: req.ID.Raw()}
+	send := func(v any) bool {
+		if v == nil {
+			return true // stdio has no intermediary to keep awake
+		}
+		data, err := json.Marshal(v)
+		if err == nil {
+			st.c.mu.Lock()
+			err = st.c.writeLine(data)
+			st.c.mu.Unlock()
+		}
+		return err == nil
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+		"params": map[string]any{"notifications": map[string]any{"taskIds": agreed}, "_meta": subMeta}})
+	go func() {
+		defer func() {
+			st.mu.Lock()
+			delete(st.listens, key)
+			st.mu.Unlock()
+		}()
+		streamTasks(followed, subMeta, done, st.c.closed, send, func() {
+			st.reply(req.ID, map[string]any{"resultType": "complete", "_meta": subMeta}, nil)
+		})
+	}()
+	return true
+}
+
+// cancelListen ends the task subscription that notifications/cancelled
+// names, if it is one.
+func (st *stdioTasks) cancelListen(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	st.mu.Lock()
+	done, ok := st.listens[fmt.Sprint(p.RequestID)]
+	delete(st.listens, fmt.Sprint(p.RequestID))
+	st.mu.Unlock()
+	if ok {
+		close(done)
+	}
 }
 
 // windowPassed makes a task of a call still running after its window.

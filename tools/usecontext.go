@@ -46,6 +46,13 @@ type UseContext struct {
 	// Grep, Glob and LS skip such paths and say how many they skipped.
 	// Nil when no rule denies reading.
 	ReadDenied func(abs string, isDir bool) bool
+	// Detach, when set, is called by a tool whose call goes on by itself
+	// from now on (an upstream MCP server made it a task): the calls the
+	// turn queued behind it may start while it runs, and the turn still
+	// waits for its result. Calling it again does nothing; a detached
+	// call's result changes no session state (its modifier is not
+	// applied). Nil when nothing waits behind the call.
+	Detach func()
 }
 
 // Dir is the directory the call's relative paths resolve against:

@@ -20,6 +20,10 @@ type protocolLog struct {
 	mu       sync.Mutex
 	versions map[string]int // POSTs by Mcp-Protocol-Version ("" for none)
 	inits    int            // initialize requests
+	methods  map[string]int // POSTs by Mcp-Method
+	// tasksCalls counts the tools/call requests that accept a task (their
+	// _meta names the Tasks extension).
+	tasksCalls int
 }
 
 func newProtocolLog(t *testing.T, target string) *protocolLog {
@@ -28,7 +32,7 @@ func newProtocolLog(t *testing.T, target string) *protocolLog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &protocolLog{versions: map[string]int{}}
+	l := &protocolLog{versions: map[string]int{}, methods: map[string]int{}}
 	proxy := &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.URL.Path = u.Path; r.Out.Host = u.Host },
 		FlushInterval: -1, // event streams as they come
@@ -41,6 +45,11 @@ func newProtocolLog(t *testing.T, target string) *protocolLog {
 			l.versions[r.Header.Get("Mcp-Protocol-Version")]++
 			if bytes.Contains(body, []byte(`"method":"initialize"`)) {
 				l.inits++
+			}
+			method := r.Header.Get("Mcp-Method")
+			l.methods[method]++
+			if method == "tools/call" && bytes.Contains(body, []byte(`"io.modelcontextprotocol/tasks"`)) {
+				l.tasksCalls++
 			}
 			l.mu.Unlock()
 		}
@@ -61,4 +70,16 @@ func (l *protocolLog) modern() (bool, map[string]int, int) {
 		seen[v] = n
 	}
 	return l.inits == 0 && len(seen) == 1 && seen["2026-07-28"] > 0, seen, l.inits
+}
+
+// tasks reports the POSTs by method and how many tools/call requests
+// accepted a task.
+func (l *protocolLog) tasks() (map[string]int, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	seen := map[string]int{}
+	for m, n := range l.methods {
+		seen[m] = n
+	}
+	return seen, l.tasksCalls
 }

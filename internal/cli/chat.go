@@ -117,7 +117,7 @@ func parseChatFlags(args []string, stdout, stderr io.Writer) (*chatFlags, string
 	fs.Var(&f.mcpConfigs, "mcp-config", "an MCP server config file (mcpServers JSON; repeatable)")
 	fs.BoolVar(&f.strictMCP, "strict-mcp-config", false, "use only the --mcp-config files, not .mcp.json or the user config")
 	fs.DurationVar(&f.mcpConnect, "mcp-connect-timeout", upstream.DefaultConnectTimeout, "how long an upstream MCP server may take to start")
-	fs.DurationVar(&f.mcpCall, "mcp-call-timeout", upstream.DefaultCallTimeout, "how long an upstream MCP tool call may take")
+	fs.DurationVar(&f.mcpCall, "mcp-call-timeout", upstream.DefaultCallTimeout, "how long an upstream MCP tool call may take (a call the server made a task: each request about it)")
 	fs.BoolVar(&f.cont, "continue", false, "continue the last conversation in this directory")
 	fs.BoolVar(&f.cont, "c", false, "same as --continue")
 	fs.StringVar(&f.resume, "resume", "", "resume the conversation with this id (without one: pick from this directory's)")

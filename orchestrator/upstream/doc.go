@@ -14,6 +14,10 @@
 // is marked stopped and restarted on its next call;
 // notifications/tools/list_changed re-lists its tools and sets
 // [Manager.Changed], which the agent checks before each model call to
-// rebuild the pool. This package does not decide permissions: the
+// rebuild the pool. A server of protocol 2026-07-28 that offers the MCP
+// Tasks extension may make a call a task (tasks.go): the call then
+// detaches from its turn and is polled to its end, its status its
+// progress, its questions put to the user. This package does not decide
+// permissions: the
 // pipeline's permitter does, from rules such as mcp__server__tool.
 package upstream

@@ -169,6 +169,10 @@ type server struct {
 	seq      int
 	// connecting serialises (re)connection.
 	connecting sync.Mutex
+	// raw sends requests of chat's own on rawSession (tasks.go); nil
+	// when the transport cannot.
+	raw        rawCaller
+	rawSession *mcp.ClientSession
 }
 
 func (s *server) logger() *slog.Logger { return s.m.opts.Logger }
@@ -210,7 +214,7 @@ func (s *server) connect(ctx context.Context) error {
 		// foreground group, and must cancel the turn, not kill the server.
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		proc.OwnGroup(cmd.SysProcAttr)
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		transport = &rawTransport{inner: &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}
 	case "sse":
 		transport = &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: httpClient}
 	default:
@@ -261,6 +265,7 @@ func (s *server) connect(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	s.session, s.state, s.err, s.stderr = cs, Connected, nil, errTail
+	s.raw, s.rawSession = rawCallerOf(transport, cs, s.cfg, httpClient, s.onProgress), cs
 	s.setTools(remote)
 	s.mu.Unlock()
 	go func() {
@@ -390,8 +395,29 @@ func (s *server) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 	return s.session, nil
 }
 
-// call runs one tool call on the server within the call timeout.
-func (s *server) call(ctx context.Context, tool string, args json.RawMessage, progress tools.Progress) (*mcp.CallToolResult, error) {
+// rawCallerOf is how chat sends requests of its own to a server on
+// transport (see rawcall.go), or nil.
+func rawCallerOf(transport mcp.Transport, cs *mcp.ClientSession, cfg ServerConfig, httpClient *http.Client, onProgress func(*mcp.ProgressNotificationParams)) rawCaller {
+	switch t := transport.(type) {
+	case *rawTransport:
+		if c := t.conn.Load(); c != nil {
+			return c
+		}
+	case *mcp.StreamableClientTransport:
+		// Only a server of 2026-07-28 or later keeps no session, so that a
+		// request may travel on its own.
+		if ir := cs.InitializeResult(); ir != nil && ir.ProtocolVersion >= taskVersion {
+			return &httpCaller{url: cfg.URL, client: httpClient, version: ir.ProtocolVersion, onProgress: onProgress}
+		}
+	}
+	return nil
+}
+
+// call runs one tool call on the server within the call timeout. With a
+// server that offers tasks, the call may become one (tasks.go): each
+// request about it is bounded by the call timeout, the task by the
+// server's TTL.
+func (s *server) call(ctx context.Context, tool string, args json.RawMessage, progress tools.Progress, uc *tools.UseContext) (*mcp.CallToolResult, error) {
 	cs, err := s.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -416,7 +442,16 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage, pr
 			s.mu.Unlock()
 		}()
 	}
-	res, err := cs.CallTool(ctx, params)
+	var res *mcp.CallToolResult
+	if raw, version := s.tasksCaller(cs); raw != nil {
+		token, _ := params.GetProgressToken().(string)
+		// Each request is timed on its own (timed): the task may outlive
+		// the call timeout.
+		ctx = parent
+		res, err = s.callAsTask(ctx, raw, version, tool, args, token, progress, uc)
+	} else {
+		res, err = cs.CallTool(ctx, params)
+	}
 	if err == nil {
 		return res, nil
 	}

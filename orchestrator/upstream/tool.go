@@ -77,8 +77,8 @@ func adapt(srv *server, name string, rt *mcp.Tool) *tools.Tool {
 	}
 	t.InputSchema = inputSchema(rt.InputSchema)
 	remote := rt.Name
-	return tools.NewRaw(t, func(ctx context.Context, args json.RawMessage, _ *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
-		res, err := srv.call(ctx, remote, args, progress)
+	return tools.NewRaw(t, func(ctx context.Context, args json.RawMessage, uc *tools.UseContext, progress tools.Progress) (*tools.Result, error) {
+		res, err := srv.call(ctx, remote, args, progress, uc)
 		if err != nil {
 			return nil, err
 		}
