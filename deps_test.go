@@ -51,19 +51,20 @@ var allowed = map[string][]string{
 	"tools/workflow":              {"tools", "permissions"},
 	"tools":                       {"permissions", "internal/largeargs"},
 
-	"sandbox":          {"sandbox/launcher", "sandbox/egress"},
+	"sandbox":          {"sandbox/launcher", "sandbox/egress", "internal/protect"},
 	"sandbox/egress":   {"internal/netguard"},
-	"sandbox/launcher": {},
+	"sandbox/launcher": {"internal/protect"},
 	"sandbox/proc":     {},
 
 	"permissions/settings": {"permissions", "permissions/confine", "internal/textdist"},
-	"permissions":          {"permissions/confine", "permissions/shellcmd"},
+	"permissions":          {"permissions/confine", "permissions/shellcmd", "internal/protect"},
 	"permissions/confine":  {},
 	"permissions/shellcmd": {},
 	"internal/pdf":         {},
 	"internal/largeargs":   {},
 	"internal/redact":      {},
 	"internal/netguard":    {},
+	"internal/protect":     {},
 	"internal/textdist":    {},
 }
 
@@ -82,7 +83,7 @@ var heavy = []struct {
 // serverSide are the packages `agent-mcp serve` is built of (a directory
 // stands for everything below it): none of them may link a heavy family,
 // directly or through anything they import.
-var serverSide = []string{"server", "orchestrator", "tools", "sandbox", "permissions", "internal/pdf", "internal/largeargs", "internal/netguard", "internal/textdist"}
+var serverSide = []string{"server", "orchestrator", "tools", "sandbox", "permissions", "internal/pdf", "internal/largeargs", "internal/netguard", "internal/textdist", "internal/protect"}
 
 // testOnly are the helper packages for tests: nothing in the product may
 // import them.

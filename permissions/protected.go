@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agent-mcp/agent-mcp/internal/protect"
 )
 
 // This file is the one list of protected paths. The permission check asks
@@ -113,27 +115,21 @@ func ProtectedPaths(roots []string, home string) []string {
 // the path as written and, when the caller gives it, where the path
 // resolves to. what names the protected part.
 func Protected(abs string, resolved ...string) (ok bool, what string) {
-	moved := userPlaces()
+	names := ProtectedNames()
 	for _, p := range append([]string{abs}, resolved...) {
-		for _, u := range moved {
-			if p := filepath.Clean(p); p == u || strings.HasPrefix(p, u+"/") {
-				return true, u
-			}
-		}
-		parts := strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
-		for i, c := range parts {
-			if slices.Contains(protectedDirs, c) {
-				return true, c + "/"
-			}
-			if c == ".config" && i+1 < len(parts) && slices.Contains(protectedConfigDirs, parts[i+1]) {
-				return true, ".config/" + parts[i+1] + "/"
-			}
-		}
-		if base := parts[len(parts)-1]; slices.Contains(protectedFiles, base) {
-			return true, base
+		if ok, what := names.Protected(p); ok {
+			return true, what
 		}
 	}
 	return false, ""
+}
+
+// ProtectedNames are the protected names and the places the server's
+// environment moves ([userPlaces]), read when called: the facts the kernel
+// sandbox's supervisor judges a command's creating calls by, with the one
+// predicate [Protected] uses (package internal/protect).
+func ProtectedNames() protect.Names {
+	return protect.Names{Dirs: protectedDirs, Files: protectedFiles, ConfigDirs: protectedConfigDirs, Places: userPlaces()}
 }
 
 // NamesProtected reports whether a path rule names a protected path itself

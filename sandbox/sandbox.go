@@ -20,6 +20,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agent-mcp/agent-mcp/internal/protect"
 	"github.com/agent-mcp/agent-mcp/sandbox/egress"
 	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
 )
@@ -215,6 +216,12 @@ type Options struct {
 	// exist; nil means none. The sandbox adds the parts of the
 	// repositories it finds.
 	Protected func(roots []string) []string
+	// ProtectedNames are the protected names (permissions.ProtectedNames:
+	// the lists and the one predicate the Write and Edit tools judge by).
+	// Where the kernel allows, a supervisor in each command's launcher
+	// refuses the calls that would create or change one at any depth of a
+	// writable root (launcher/fsguard_linux.go); empty: none.
+	ProtectedNames protect.Names
 	// Hosts maps names to addresses ahead of DNS in the egress proxy
 	// ([HostsEnv], read by [ParseHosts]).
 	Hosts map[string]netip.Addr
@@ -258,6 +265,9 @@ type Sandbox struct {
 	// supervisorErr is support.SupervisorErr as New found it: whether the
 	// egress proxy can hold with Landlock alone is known before the probe.
 	supervisorErr error
+	// fileGuardErr says why the supervisor of creating calls cannot run
+	// here (fileguard.go); nil when it can.
+	fileGuardErr error
 	layers        Layers
 	support       Support
 	caches        *buildCaches
@@ -310,6 +320,7 @@ func New(opts Options) (*Sandbox, error) {
 		return nil, fmt.Errorf("--sandbox required: Landlock is not available (%v); use --sandbox auto to run with what this machine offers (%s), or --sandbox off", s.support.LandlockErr, s.layers)
 	}
 	s.landlock, s.supervisorErr = s.support.Landlock, s.support.SupervisorErr
+	s.fileGuardErr = launcher.FileGuardSupport()
 	s.caches = newBuildCaches(opts)
 	// A cache of the user's that does not exist yet is made now, so that
 	// a command cannot make one (and fill it) where a working directory
@@ -557,6 +568,9 @@ func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, erro
 		p.ProcessLimit = s.limits().Processes
 	}
 	guarded, found, seen := s.planPaths(&p, spec.StateDir, w)
+	if !spec.ReadOnly {
+		guarded = s.planGuard(&p, w, guarded)
+	}
 	s.planHome(&p, spec, w)
 	proxy, err := s.planNetwork(&p, len(spec.Files))
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 	"net/netip"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -48,43 +46,13 @@ import (
 // The proxy then judges each CONNECT or SOCKS5 request with the command's
 // handler, as in the namespaces layer.
 
-// linux/seccomp.h.
-type seccompData struct {
-	Nr   int32
-	Arch uint32
-	IP   uint64
-	Args [6]uint64
-}
+type (
+	seccompNotif = launcher.SeccompNotif
+	seccompResp  = launcher.SeccompResp
+	seccompAddfd = launcher.SeccompAddfd
+)
 
-type seccompNotif struct {
-	ID    uint64
-	Pid   uint32
-	Flags uint32
-	Data  seccompData
-}
-
-type seccompResp struct {
-	ID    uint64
-	Val   int64
-	Error int32
-	Flags uint32
-}
-
-type seccompAddfd struct {
-	ID         uint64
-	Flags      uint32
-	Srcfd      uint32
-	Newfd      uint32
-	NewfdFlags uint32
-}
-
-func seccompIoctl(fd int, req uint, arg unsafe.Pointer) (int, error) {
-	r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
-	if errno != 0 {
-		return -1, errno
-	}
-	return int(r), nil
-}
+var seccompIoctl = launcher.SeccompIoctl
 
 // supervisedProxy is the server's loopback listener for commands
 // supervised this way, shared by all of them: a connection is served
@@ -382,16 +350,13 @@ func (s *supervisor) socket(n *seccompNotif) (int, error) {
 
 // valid reports whether the notification's caller still waits for the
 // answer (so its pid still names it).
-func (s *supervisor) valid(id uint64) bool {
-	_, err := seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id))
-	return err == nil
-}
+func (s *supervisor) valid(id uint64) bool { return launcher.NotifValid(s.fd, id) }
 
 // connect decides a connect call: cont when the call may run (a unix or
 // netlink socket); else nil for "connected" (the proxy's own socket,
 // asked for the proxy's address) or the error to fail it with.
 func (s *supervisor) connect(n *seccompNotif) (cont bool, err error) {
-	pidfd, err := taskPidfd(int(n.Pid))
+	pidfd, err := launcher.TaskPidfd(int(n.Pid))
 	if err != nil {
 		return false, unix.EACCES
 	}
@@ -506,37 +471,6 @@ func tunnel(fd int, to netip.AddrPort) error {
 		return unix.ECONNREFUSED
 	}
 	return nil
-}
-
-// pidfdThread is PIDFD_THREAD (Linux 6.9+): a pidfd for one thread.
-const pidfdThread = unix.O_EXCL
-
-// taskPidfd opens a pidfd for the task tid (a notification names the
-// calling thread, which may be none of its process's leader): the thread
-// itself where the kernel can (PIDFD_THREAD), else its thread group,
-// whose descriptor table its threads share.
-func taskPidfd(tid int) (int, error) {
-	fd, err := unix.PidfdOpen(tid, pidfdThread)
-	if !errors.Is(err, unix.EINVAL) {
-		return fd, err
-	}
-	if fd, err = unix.PidfdOpen(tid, 0); !errors.Is(err, unix.EINVAL) {
-		return fd, err // the thread is its process's leader
-	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
-	if err != nil {
-		return -1, err
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
-			tgid, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				return -1, err
-			}
-			return unix.PidfdOpen(tgid, 0)
-		}
-	}
-	return -1, unix.ESRCH
 }
 
 // address reads the address a connect call asks for from the caller's

@@ -69,6 +69,7 @@ func (w *workspaceFlags) sandboxOptions(s *settings.Settings, home string) (sand
 		return c.Paths()
 	}
 	opts.Protected = func(roots []string) []string { return permissions.SandboxReadOnlyPaths(roots, home) }
+	opts.ProtectedNames = permissions.ProtectedNames()
 	// The home is private to a command but for the toolchains' places
 	// and what the settings allow (home.go); denyRead's paths stay
 	// unreadable like a Read deny rule's.

@@ -62,6 +62,11 @@ func lockDownThread(p Plan) error {
 	if err := restrictPrivileges(); err != nil {
 		return fmt.Errorf("refusing set-user-ID bits and device nodes: %w", err)
 	}
+	if p.Guard != nil {
+		if err := superviseFiles(p.Guard); err != nil {
+			return fmt.Errorf("the supervisor of creating calls: %w", err)
+		}
+	}
 	if p.Supervised {
 		if err := superviseSockets(p.ProxyFD); err != nil {
 			return fmt.Errorf("the supervised socket filter: %w", err)

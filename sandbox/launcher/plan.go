@@ -1,5 +1,7 @@
 package launcher
 
+import "github.com/agent-mcp/agent-mcp/internal/protect"
+
 // HiddenCommand is the first argument that makes agent-mcp act as the
 // sandbox launcher ([Main]) instead of running a subcommand.
 const HiddenCommand = "__sandbox"
@@ -93,6 +95,22 @@ type Plan struct {
 	// the command (RLIMIT_NPROC, set by init in the command's user
 	// namespace, where the count is the command's own); 0 for none.
 	ProcessLimit int64
+	// Guard, when not nil, has the thread that starts the shell send the
+	// command's creating calls to a supervisor in init (fsguard_linux.go),
+	// which refuses those that would create or change a protected name
+	// beneath one of its roots, at any depth, and performs the others.
+	Guard *Guard `json:",omitempty"`
+}
+
+// Guard is what the supervisor of creating calls judges by.
+type Guard struct {
+	// Names are the protected names (the permission rules' lists, with
+	// the git directory's code paths).
+	Names protect.Names
+	// Roots are the writable roots a name is judged beneath, by their
+	// real paths: the working directories and the configured writable
+	// paths.
+	Roots []string
 }
 
 // ServerFD is the descriptor [Plan.ServerFD] names when the server passes

@@ -181,31 +181,36 @@ const (
 // supervisedFilter is the seccomp program of the supervised mode for the
 // architectures in sets (the native one first).
 func supervisedFilter(sets []syscallSet) ([]bpf.Instruction, error) {
-	a := &asm{labels: map[string]int{}}
-	a.archs(archsOf(sets), retErrno)
-	for i, s := range sets {
-		a.arch(i)
-		sock := "tcp"
-		if s.compat {
-			sock = "local"
-		}
-		for _, nr := range s.socket {
-			a.jeq(nr, sock)
-		}
-		for _, nr := range s.connect {
-			a.jeq(nr, "notify")
-		}
-		for _, nr := range append(append([]uint32{}, s.sendto...), s.sendmmsg...) {
-			a.jeq(nr, "flags3")
-		}
-		for _, nr := range s.sendmsg {
-			a.jeq(nr, "flags2")
-		}
-		for _, nr := range append(append([]uint32{}, s.socketcall...), s.ioUring...) {
-			a.jeq(nr, "deny")
-		}
-		a.op(bpf.RetConstant{Val: retAllow})
+	return notifyFilter(sets, nil, true)
+}
+
+// netCalls are one architecture's jumps of the supervised mode, its
+// call's number loaded.
+func netCalls(a *asm, s syscallSet) {
+	sock := "tcp"
+	if s.compat {
+		sock = "local"
 	}
+	for _, nr := range s.socket {
+		a.jeq(nr, sock)
+	}
+	for _, nr := range s.connect {
+		a.jeq(nr, "notify")
+	}
+	for _, nr := range append(append([]uint32{}, s.sendto...), s.sendmmsg...) {
+		a.jeq(nr, "flags3")
+	}
+	for _, nr := range s.sendmsg {
+		a.jeq(nr, "flags2")
+	}
+	for _, nr := range append(append([]uint32{}, s.socketcall...), s.ioUring...) {
+		a.jeq(nr, "deny")
+	}
+}
+
+// netLabels are the supervised mode's tests of the arguments, jumping to
+// notify, deny and allow ([notifyFilter] places them).
+func netLabels(a *asm) {
 	a.label("tcp")
 	a.op(bpf.LoadAbsolute{Off: offArg0, Size: 4}) // domain
 	a.jeq(afUnix, "allow")
@@ -236,19 +241,15 @@ func supervisedFilter(sets []syscallSet) ([]bpf.Instruction, error) {
 	a.op(bpf.LoadAbsolute{Off: offArg2, Size: 4})
 	a.jset(msgFastOpen, "deny")
 	a.op(bpf.RetConstant{Val: retAllow})
-	a.label("notify")
-	a.op(bpf.RetConstant{Val: retNotify})
-	a.label("deny")
-	a.op(bpf.RetConstant{Val: retErrno})
-	a.label("allow")
-	a.op(bpf.RetConstant{Val: retAllow})
-	return a.resolve()
 }
 
 // NotifiedCall names the call a supervised filter's notification is
-// about, "socket" or "connect", by its architecture and number; empty for
-// any other.
+// about, "socket" or "connect", or a creating call (fsfilter.go: "open",
+// "mkdirat", ...), by its architecture and number; empty for any other.
 func NotifiedCall(arch uint32, nr int32) string {
+	if c := fileCall(arch, nr); c != "" {
+		return c
+	}
 	for _, s := range archSyscalls() {
 		if s.arch != arch {
 			continue

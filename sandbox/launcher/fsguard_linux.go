@@ -1,0 +1,645 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The supervisor of creating calls. The thread that starts the shell
+// installs a filter (fsfilter.go) that sends every call that may create or
+// change a name (open for writing, mkdir, rename, link, symlink, mknod,
+// truncate) to a goroutine of init's own, on a thread of its own. It reads
+// the path from the caller's memory once, resolves it the way the kernel
+// would for the caller (its working directory, its descriptor for a
+// directory, its root; links one component at a time, /proc/self as the
+// caller's), judges where it lands against the protected names
+// (protect.Names.Sandboxed, the one predicate the Write and Edit tools
+// use) beneath the writable roots, and then performs the call itself,
+// relative to the directory it resolved, on the name it judged: a command
+// that changes the path in its memory after the judgement (another
+// thread) changes nothing, and no call is ever let through to run on what
+// the caller's memory says then (SECCOMP_USER_NOTIF_FLAG_CONTINUE is never
+// used here). An open's descriptor is installed in the caller
+// (SECCOMP_IOCTL_NOTIF_ADDFD); a refused call fails with EACCES and a line
+// on the command's standard error names the protected name.
+//
+// The supervisor acts with the command's own confinement: it is init,
+// in the command's mount namespace (the read-only binds hold) and, with
+// Landlock, in the launcher's domain, the one the command's own is nested
+// in (it adds only signal and socket scopes and device nodes, which the
+// supervisor refuses too); its thread keeps no capability but
+// CAP_SYS_PTRACE (to read the caller's memory and descriptors), so the
+// files' permissions judge it as the command's user, and it takes the
+// caller's umask for each call (the thread's own file system context,
+// unshared).
+
+// The open_how.resolve flags (linux/openat2.h).
+const (
+	resolveNoXdev       = 0x01
+	resolveNoMagiclinks = 0x02
+	resolveNoSymlinks   = 0x04
+	resolveBeneath      = 0x08
+	resolveInRoot       = 0x10
+)
+
+// procSuperMagic is procfs's f_type.
+const procSuperMagic = 0x9fa0
+
+// maxLinks is how many links one resolution follows (the kernel's 40).
+const maxLinks = 40
+
+// maxToldFiles bounds the refusals said on the command's standard error.
+const maxToldFiles = 64
+
+// devIno names a directory.
+type devIno struct{ dev, ino uint64 }
+
+// fileSupervisor answers one command's creating calls.
+type fileSupervisor struct {
+	fd      int // the filter's listener
+	guard   *Guard
+	initPid int
+	compat  uint32 // the compatibility architecture, 0 for none
+	// gitDirs are the .git directories this command made (mkdir): a
+	// repository of its own, whose config and hooks it may write (git
+	// init); the server's guard of repositories (package sandbox, git.go)
+	// moves those aside once the command ends.
+	gitDirs map[devIno]bool
+	mu      sync.Mutex
+	told    map[string]bool
+	umask   int
+	// forward, when not nil, takes the notifications that are not
+	// creating calls (the supervised socket mode's, answered by the
+	// server).
+	forward func(n *SeccompNotif)
+}
+
+// superviseFiles installs the creating calls' filter on the calling
+// thread (the one that starts the shell), with a listener that a
+// supervisor in init answers.
+func superviseFiles(g *Guard) error {
+	files := fileSyscalls()
+	if files == nil {
+		return errors.New("no filter of creating calls is built for this architecture")
+	}
+	ins, err := notifyFilter(nil, files, false)
+	if err != nil {
+		return err
+	}
+	r, err := setSeccompFilter(ins, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
+	if err != nil {
+		return err
+	}
+	startFileSupervisor(int(r), g, nil)
+	return nil
+}
+
+// startFileSupervisor answers the notifications of listener (the
+// creating-call filter's) in a goroutine of its own, on a thread it keeps.
+func startFileSupervisor(listener int, g *Guard, forward func(*SeccompNotif)) {
+	s := &fileSupervisor{fd: listener, guard: g, initPid: os.Getpid(), gitDirs: map[devIno]bool{},
+		told: map[string]bool{}, umask: -1, forward: forward}
+	if sets := fileSyscalls(); len(sets) > 1 {
+		s.compat = sets[1].arch
+	}
+	go s.run()
+}
+
+// run takes the supervisor's thread for good (it never serves another
+// goroutine: its capabilities and file system context are its own) and
+// answers notifications until init ends.
+func (s *fileSupervisor) run() {
+	runtime.LockOSThread()
+	broken := s.ownThread()
+	if broken != nil {
+		// Every creating call then fails: nothing is performed with more
+		// than the command's rights.
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: the supervisor of creating calls: %v\n", broken)
+	}
+	for {
+		var n SeccompNotif
+		if _, err := SeccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
+			if errors.Is(err, unix.EINTR) || errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return
+		}
+		if fileCall(n.Data.Arch, n.Data.Nr) == "" && s.forward != nil {
+			s.forward(&n)
+			continue
+		}
+		resp := s.answer(&n)
+		if broken != nil {
+			resp = SeccompResp{ID: n.ID, Error: -int32(unix.EACCES)}
+		}
+		// ENOENT: the caller is gone (killed); nothing to answer.
+		_, _ = SeccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+	}
+}
+
+// ownThread gives the thread a file system context of its own (for the
+// caller's umask) and drops every capability but CAP_SYS_PTRACE.
+func (s *fileSupervisor) ownThread() error {
+	if err := unix.Unshare(unix.CLONE_FS); err != nil {
+		return fmt.Errorf("a file system context of its own: %w", err)
+	}
+	s.umask = unix.Umask(0o022)
+	unix.Umask(s.umask)
+	caps, err := capabilities()
+	if err != nil {
+		return err
+	}
+	keep := uint32(1) << unix.CAP_SYS_PTRACE
+	caps[0].Effective &= keep
+	caps[0].Permitted &= keep
+	caps[0].Inheritable = 0
+	caps[1] = unix.CapUserData{}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	if err := unix.Capset(&hdr, &caps[0]); err != nil {
+		return fmt.Errorf("dropping the capabilities: %w", err)
+	}
+	return nil
+}
+
+// errno is the answer's error for err (EACCES for one that is not an
+// errno).
+func errno(err error) int32 {
+	var e unix.Errno
+	if !errors.As(err, &e) {
+		e = unix.EACCES
+	}
+	return -int32(e)
+}
+
+// answer decides and performs one creating call.
+func (s *fileSupervisor) answer(n *SeccompNotif) SeccompResp {
+	resp := SeccompResp{ID: n.ID}
+	val, err := s.call(n)
+	if err != nil {
+		resp.Error = errno(err)
+		return resp
+	}
+	resp.Val = val
+	return resp
+}
+
+// call performs n's call; its result.
+func (s *fileSupervisor) call(n *SeccompNotif) (int64, error) {
+	a := n.Data.Args
+	fdArg := func(i int) int32 { return int32(uint32(a[i])) }
+	c := &caller{s: s, n: n, tid: int(n.Pid), root: -1}
+	defer c.close()
+	switch fileCall(n.Data.Arch, n.Data.Nr) {
+	case "open":
+		return c.open(unix.AT_FDCWD, a[0], int(int32(a[1])), uint32(a[2]), 0, false)
+	case "creat":
+		return c.open(unix.AT_FDCWD, a[0], unix.O_CREAT|unix.O_WRONLY|unix.O_TRUNC, uint32(a[1]), 0, false)
+	case "openat":
+		return c.open(fdArg(0), a[1], int(int32(a[2])), uint32(a[3]), 0, false)
+	case "openat2":
+		how, err := c.openHow(a[2], a[3])
+		if err != nil {
+			return 0, err
+		}
+		return c.open(fdArg(0), a[1], int(how.Flags), uint32(how.Mode), how.Resolve, true)
+	case "mkdir":
+		return 0, c.mkdir(unix.AT_FDCWD, a[0], uint32(a[1]))
+	case "mkdirat":
+		return 0, c.mkdir(fdArg(0), a[1], uint32(a[2]))
+	case "mknod":
+		return 0, c.mknod(unix.AT_FDCWD, a[0], uint32(a[1]), a[2])
+	case "mknodat":
+		return 0, c.mknod(fdArg(0), a[1], uint32(a[2]), a[3])
+	case "rename":
+		return 0, c.rename(unix.AT_FDCWD, a[0], unix.AT_FDCWD, a[1], 0)
+	case "renameat":
+		return 0, c.rename(fdArg(0), a[1], fdArg(2), a[3], 0)
+	case "renameat2":
+		return 0, c.rename(fdArg(0), a[1], fdArg(2), a[3], uint(a[4]))
+	case "link":
+		return 0, c.link(unix.AT_FDCWD, a[0], unix.AT_FDCWD, a[1], 0)
+	case "linkat":
+		return 0, c.link(fdArg(0), a[1], fdArg(2), a[3], int(int32(a[4])))
+	case "symlink":
+		return 0, c.symlink(a[0], unix.AT_FDCWD, a[1])
+	case "symlinkat":
+		return 0, c.symlink(a[0], fdArg(1), a[2])
+	case "truncate":
+		length := int64(a[1])
+		if n.Data.Arch == s.compat {
+			length = int64(int32(uint32(a[1])))
+		}
+		return 0, c.truncate(a[0], length)
+	}
+	return 0, unix.ENOSYS
+}
+
+// caller is one notification's caller, as the supervisor resolves its
+// paths.
+type caller struct {
+	s    *fileSupervisor
+	n    *SeccompNotif
+	tid  int
+	root int // its root directory, opened when first needed
+	// rootPath is the root's path as init sees it.
+	rootPath string
+}
+
+func (c *caller) close() {
+	if c.root >= 0 {
+		unix.Close(c.root)
+	}
+}
+
+// valid reports whether the caller still waits for this answer.
+func (c *caller) valid() bool { return NotifValid(c.s.fd, c.n.ID) }
+
+// read copies size bytes at addr from the caller's memory.
+func (c *caller) read(addr uint64, size int) ([]byte, error) {
+	buf := make([]byte, size)
+	local := []unix.Iovec{{Base: &buf[0]}}
+	local[0].SetLen(size)
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: size}}
+	got, err := unix.ProcessVMReadv(c.tid, local, remote, 0)
+	if err != nil {
+		return nil, unix.EFAULT
+	}
+	return buf[:got], nil
+}
+
+// path reads the NUL-terminated path at addr from the caller's memory,
+// once: what is judged and performed is this copy.
+func (c *caller) path(addr uint64) (string, error) {
+	if addr == 0 {
+		return "", unix.EFAULT
+	}
+	var out []byte
+	for len(out) < unix.PathMax {
+		// Up to the end of the page, so that a path ending just before
+		// an unmapped page is read whole.
+		chunk := 4096 - int(addr%4096)
+		b, err := c.read(addr, chunk)
+		if err != nil || len(b) == 0 {
+			return "", unix.EFAULT
+		}
+		if i := strings.IndexByte(string(b), 0); i >= 0 {
+			out = append(out, b[:i]...)
+			if !c.valid() {
+				return "", unix.EACCES
+			}
+			if len(out) == 0 {
+				return "", unix.ENOENT
+			}
+			return string(out), nil
+		}
+		out = append(out, b...)
+		addr += uint64(len(b))
+	}
+	return "", unix.ENAMETOOLONG
+}
+
+// openHow reads openat2's struct open_how.
+func (c *caller) openHow(addr, size uint64) (unix.OpenHow, error) {
+	var how unix.OpenHow
+	if size < uint64(unsafe.Sizeof(how)) {
+		return how, unix.EINVAL
+	}
+	b, err := c.read(addr, int(unsafe.Sizeof(how)))
+	if err != nil || len(b) != int(unsafe.Sizeof(how)) {
+		return how, unix.EFAULT
+	}
+	how = *(*unix.OpenHow)(unsafe.Pointer(&b[0]))
+	return how, nil
+}
+
+// place is where a path resolved: the directory that holds its last
+// component (an O_PATH descriptor, and its path as init sees it) and that
+// component. magic is set when the last component is a link of /proc
+// (a descriptor's, a working directory's) to follow: target is where it
+// leads, when that is a path.
+type place struct {
+	dir     int
+	dirPath string
+	name    string
+	magic   bool
+	target  string
+}
+
+// path is where p names: the magic link's target, else the directory's
+// path and the name.
+func (p place) path() string {
+	if p.magic {
+		return p.target
+	}
+	return filepath.Join(p.dirPath, p.name)
+}
+
+// walk is how a path is resolved: openat2's resolve flags.
+type walk struct {
+	noSymlinks, noMagic, beneath, inRoot bool
+}
+
+// start opens where a path relative to dirfd starts: the caller's root
+// for an absolute one, its working directory for AT_FDCWD, else a copy
+// of its descriptor; with the start's path.
+func (c *caller) start(dirfd int32, abs bool, w walk) (int, string, error) {
+	if abs && !w.inRoot {
+		if w.beneath {
+			return -1, "", unix.EXDEV
+		}
+		return c.openRoot()
+	}
+	if dirfd == unix.AT_FDCWD {
+		proc := fmt.Sprintf("/proc/%d/cwd", c.tid)
+		fd, err := unix.Open(proc, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, "", unix.EACCES
+		}
+		p, err := os.Readlink(proc)
+		if err != nil || !c.valid() {
+			unix.Close(fd)
+			return -1, "", unix.EACCES
+		}
+		return fd, p, nil
+	}
+	pidfd, err := TaskPidfd(c.tid)
+	if err != nil {
+		return -1, "", unix.EACCES
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, int(dirfd), 0)
+	if err != nil {
+		if errors.Is(err, unix.EBADF) {
+			return -1, "", unix.EBADF
+		}
+		return -1, "", unix.EACCES
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		unix.Close(fd)
+		return -1, "", unix.ENOTDIR
+	}
+	p, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
+	if err != nil || !c.valid() {
+		unix.Close(fd)
+		return -1, "", unix.EACCES
+	}
+	return fd, p, nil
+}
+
+// openRoot is a new descriptor of the caller's root, with its path.
+func (c *caller) openRoot() (int, string, error) {
+	if c.root < 0 {
+		proc := fmt.Sprintf("/proc/%d/root", c.tid)
+		fd, err := unix.Open(proc, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, "", unix.EACCES
+		}
+		p, err := os.Readlink(proc)
+		if err != nil || !c.valid() {
+			unix.Close(fd)
+			return -1, "", unix.EACCES
+		}
+		c.root, c.rootPath = fd, p
+	}
+	fd, err := unix.Dup(c.root)
+	if err != nil {
+		return -1, "", err
+	}
+	unix.CloseOnExec(fd)
+	return fd, c.rootPath, nil
+}
+
+// resolve resolves path relative to dirfd as the kernel would for the
+// caller, one component at a time, following a link in the last
+// component when follow is set.
+func (c *caller) resolve(dirfd int32, path string, follow bool, w walk) (place, error) {
+	cur, curPath, err := c.start(dirfd, strings.HasPrefix(path, "/"), w)
+	if err != nil {
+		return place{dir: -1}, err
+	}
+	if !strings.HasPrefix(curPath, "/") || strings.HasSuffix(curPath, " (deleted)") {
+		unix.Close(cur)
+		return place{dir: -1}, unix.ENOENT
+	}
+	// What .. does not climb above: the caller's root, or the start with
+	// RESOLVE_BENEATH and RESOLVE_IN_ROOT.
+	top := ""
+	if w.beneath || w.inRoot {
+		top = curPath
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			unix.Close(cur)
+		}
+	}()
+	comps := components(path)
+	links := 0
+	for i := 0; i < len(comps); i++ {
+		comp, last := comps[i], i == len(comps)-1
+		if comp == ".." {
+			if top == "" {
+				if _, _, err := c.openRoot(); err != nil {
+					return place{dir: -1}, err
+				}
+				top = c.rootPath
+			}
+			if curPath == top || curPath == "/" {
+				if w.beneath {
+					return place{dir: -1}, unix.EXDEV
+				}
+				if last {
+					comps = append(comps, ".")
+				}
+				continue
+			}
+			up, err := unix.Openat(cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return place{dir: -1}, err
+			}
+			unix.Close(cur)
+			cur, curPath = up, filepath.Dir(curPath)
+			if last {
+				comps = append(comps, ".")
+			}
+			continue
+		}
+		if last && (comp == "." || !follow) {
+			ok = true
+			return place{dir: cur, dirPath: curPath, name: comp}, nil
+		}
+		if !last && comp == "." {
+			continue
+		}
+		if !last {
+			if err := c.mayEnter(cur, comp); err != nil {
+				return place{dir: -1}, err
+			}
+			next, err := unix.Openat(cur, comp, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err == nil {
+				unix.Close(cur)
+				cur, curPath = next, filepath.Join(curPath, comp)
+				continue
+			}
+			if !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
+				return place{dir: -1}, err
+			}
+		}
+		target, lerr := readlinkat(cur, comp)
+		if lerr != nil {
+			if last {
+				ok = true
+				return place{dir: cur, dirPath: curPath, name: comp}, nil
+			}
+			return place{dir: -1}, unix.ENOTDIR
+		}
+		if isProc(cur) {
+			if rest, ok := c.procSelf(cur, comp); ok {
+				comps = append(append(comps[:i:i], rest...), comps[i+1:]...)
+				i--
+				continue
+			}
+			if w.noMagic {
+				return place{dir: -1}, unix.ELOOP
+			}
+			if last {
+				ok = true
+				return place{dir: cur, dirPath: curPath, name: comp, magic: true, target: target}, nil
+			}
+			next, err := unix.Openat(cur, comp, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return place{dir: -1}, err
+			}
+			if !strings.HasPrefix(target, "/") || strings.HasSuffix(target, " (deleted)") {
+				unix.Close(next)
+				return place{dir: -1}, unix.ENOENT
+			}
+			unix.Close(cur)
+			cur, curPath = next, filepath.Clean(target)
+			continue
+		}
+		if w.noSymlinks {
+			return place{dir: -1}, unix.ELOOP
+		}
+		if links++; links > maxLinks {
+			return place{dir: -1}, unix.ELOOP
+		}
+		rest := components(target)
+		if strings.HasPrefix(target, "/") {
+			if w.beneath {
+				return place{dir: -1}, unix.EXDEV
+			}
+			if w.inRoot {
+				// RESOLVE_IN_ROOT would start again at the start: not
+				// followed here (refused, as RESOLVE_BENEATH does).
+				return place{dir: -1}, unix.EXDEV
+			}
+			root, rootPath, err := c.openRoot()
+			if err != nil {
+				return place{dir: -1}, err
+			}
+			unix.Close(cur)
+			cur, curPath, top = root, rootPath, rootPath
+		}
+		if len(rest) == 0 {
+			rest = []string{"."}
+		}
+		comps = append(append(comps[:i:i], rest...), comps[i+1:]...)
+		i--
+	}
+	ok = true
+	return place{dir: cur, dirPath: curPath, name: "."}, nil
+}
+
+// components splits a path into its names, without empty ones; "/" and
+// "" have none.
+func components(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	if strings.HasSuffix(p, "/") && len(out) > 0 {
+		// A trailing slash: the last name must be a directory; "." after
+		// it keeps it from being the name a call creates as a file.
+		out = append(out, ".")
+	}
+	return out
+}
+
+// procSelf reads /proc/self and /proc/thread-self as the caller's: the
+// names that replace comp in the procfs root dir, and whether it was one.
+func (c *caller) procSelf(dir int, comp string) ([]string, bool) {
+	if comp != "self" && comp != "thread-self" || !isProcRoot(dir) {
+		return nil, false
+	}
+	tgid, err := threadGroup(c.tid)
+	if err != nil {
+		tgid = c.tid
+	}
+	if comp == "self" {
+		return []string{strconv.Itoa(tgid)}, true
+	}
+	return []string{strconv.Itoa(tgid), "task", strconv.Itoa(c.tid)}, true
+}
+
+// mayEnter refuses entering init's own directory in /proc: the command
+// cannot (init is not dumpable), and the supervisor would reach its own
+// descriptors.
+func (c *caller) mayEnter(dir int, comp string) error {
+	n, err := strconv.Atoi(comp)
+	if err != nil || !isProcRoot(dir) {
+		return nil
+	}
+	if n == c.s.initPid {
+		return unix.EACCES
+	}
+	if tgid, err := threadGroup(n); err == nil && tgid == c.s.initPid {
+		return unix.EACCES
+	}
+	return nil
+}
+
+// isProc reports whether the directory fd is in a procfs.
+func isProc(fd int) bool {
+	var st unix.Statfs_t
+	return unix.Fstatfs(fd, &st) == nil && st.Type == procSuperMagic
+}
+
+// isProcRoot reports whether the directory fd is a procfs's root.
+func isProcRoot(fd int) bool {
+	var st unix.Stat_t
+	return isProc(fd) && unix.Fstat(fd, &st) == nil && st.Ino == 1
+}
+
+// readlinkat reads the link name in dir.
+func readlinkat(dir int, name string) (string, error) {
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlinkat(dir, name, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
+}
+
+// FileGuardSupport says why the supervisor of creating calls cannot run
+// here, or nil: it needs the filter for the architecture, and of the
+// kernel what [SupervisorSupport] needs (seccomp user notification with
+// SECCOMP_IOCTL_NOTIF_ADDFD, Linux 5.9+, and pidfd_getfd).
+func FileGuardSupport() error {
+	if fileSyscalls() == nil {
+		return errors.New("no filter of creating calls is built for this architecture")
+	}
+	return SupervisorSupport()
+}

@@ -1,0 +1,354 @@
+package launcher
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The creating calls as the supervisor performs them (fsguard_linux.go):
+// each resolves its paths, judges where they land and makes the call on
+// the directory it resolved, with the name it judged.
+
+// open performs open, openat, creat and openat2 (two): the descriptor's
+// number in the caller.
+func (c *caller) open(dirfd int32, addr uint64, flags int, mode uint32, resolve uint64, two bool) (int64, error) {
+	path, err := c.path(addr)
+	if err != nil {
+		return 0, err
+	}
+	w := walk{noSymlinks: resolve&resolveNoSymlinks != 0, noMagic: resolve&resolveNoMagiclinks != 0,
+		beneath: resolve&resolveBeneath != 0, inRoot: resolve&resolveInRoot != 0}
+	follow := flags&unix.O_NOFOLLOW == 0 && (flags&unix.O_CREAT == 0 || flags&unix.O_EXCL == 0)
+	p, err := c.resolve(dirfd, path, follow, w)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(p.dir)
+	if _, err := c.judge(p, false); err != nil {
+		return 0, err
+	}
+	if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+		c.takeUmask()
+	}
+	fl := flags | unix.O_CLOEXEC | unix.O_NOCTTY
+	if !p.magic {
+		fl |= unix.O_NOFOLLOW
+	}
+	var fd int
+	switch {
+	case p.dirPath == "/dev" && p.name == "tty":
+		// The caller's controlling terminal, not the supervisor's (it
+		// has none).
+		fd, err = c.openTerminal(fl)
+	case two:
+		fd, err = unix.Openat2(p.dir, p.name, &unix.OpenHow{Flags: uint64(fl), Mode: uint64(mode),
+			Resolve: resolve &^ (resolveBeneath | resolveInRoot)})
+	default:
+		fd, err = unix.Openat(p.dir, p.name, fl, mode)
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	add := SeccompAddfd{ID: c.n.ID, Srcfd: uint32(fd)}
+	if flags&unix.O_CLOEXEC != 0 {
+		add.NewfdFlags = unix.O_CLOEXEC
+	}
+	r, err := SeccompIoctl(c.s.fd, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
+	return int64(r), err
+}
+
+// openTerminal opens the caller's controlling terminal (/dev/tty), where
+// it is a pseudo-terminal (a background task's).
+func (c *caller) openTerminal(flags int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.tid))
+	if err != nil {
+		return -1, unix.ENXIO
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 5 {
+		return -1, unix.ENXIO
+	}
+	nr, err := strconv.Atoi(f[4])
+	if err != nil || nr == 0 {
+		return -1, unix.ENXIO
+	}
+	major, minor := (nr>>8)&0xfff, (nr&0xff)|((nr>>12)&0xfff00)
+	if major < 136 || major > 143 {
+		return -1, unix.ENXIO
+	}
+	return unix.Open(fmt.Sprintf("/dev/pts/%d", (major-136)*256+minor), flags&^unix.O_NOFOLLOW, 0)
+}
+
+// mkdir performs mkdir and mkdirat.
+func (c *caller) mkdir(dirfd int32, addr uint64, mode uint32) error {
+	path, err := c.path(addr)
+	if err != nil {
+		return err
+	}
+	p, err := c.resolve(dirfd, path, false, walk{})
+	if err != nil {
+		return err
+	}
+	defer unix.Close(p.dir)
+	gitDir, err := c.judge(p, true)
+	if err != nil {
+		return err
+	}
+	c.takeUmask()
+	if err := unix.Mkdirat(p.dir, p.name, mode); err != nil {
+		return err
+	}
+	if gitDir {
+		var st unix.Stat_t
+		if unix.Fstatat(p.dir, p.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			c.s.gitDirs[devIno{st.Dev, st.Ino}] = true
+		}
+	}
+	return nil
+}
+
+// mknod performs mknod and mknodat; device nodes are refused (the
+// command's privilege filter refuses them too).
+func (c *caller) mknod(dirfd int32, addr uint64, mode uint32, dev uint64) error {
+	if t := mode & unix.S_IFMT; t == unix.S_IFCHR || t == unix.S_IFBLK {
+		return unix.EPERM
+	}
+	path, err := c.path(addr)
+	if err != nil {
+		return err
+	}
+	p, err := c.resolve(dirfd, path, false, walk{})
+	if err != nil {
+		return err
+	}
+	defer unix.Close(p.dir)
+	if _, err := c.judge(p, false); err != nil {
+		return err
+	}
+	c.takeUmask()
+	return unix.Mknodat(p.dir, p.name, mode, int(dev))
+}
+
+// rename performs rename, renameat and renameat2: both names are judged
+// (a protected one is neither made nor moved away, and RENAME_EXCHANGE
+// makes each the other).
+func (c *caller) rename(olddir int32, oldAddr uint64, newdir int32, newAddr uint64, flags uint) error {
+	op, np, err := c.pair(olddir, oldAddr, false, newdir, newAddr)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(op.dir)
+	defer unix.Close(np.dir)
+	return unix.Renameat2(op.dir, op.name, np.dir, np.name, flags)
+}
+
+// link performs link and linkat: the name linked to is judged too (a
+// second name for a protected file would let it be written).
+func (c *caller) link(olddir int32, oldAddr uint64, newdir int32, newAddr uint64, flags int) error {
+	if flags&unix.AT_EMPTY_PATH != 0 {
+		if b, err := c.read(oldAddr, 1); err == nil && len(b) == 1 && b[0] == 0 {
+			return c.linkDescriptor(olddir, newdir, newAddr)
+		}
+	}
+	op, np, err := c.pair(olddir, oldAddr, flags&unix.AT_SYMLINK_FOLLOW != 0, newdir, newAddr)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(op.dir)
+	defer unix.Close(np.dir)
+	follow := 0
+	if op.magic {
+		follow = unix.AT_SYMLINK_FOLLOW
+	}
+	return unix.Linkat(op.dir, op.name, np.dir, np.name, follow)
+}
+
+// linkDescriptor performs linkat(fd, "", ..., AT_EMPTY_PATH): a name for
+// the file the caller's descriptor fd is open on (an O_TMPFILE one).
+func (c *caller) linkDescriptor(fd, newdir int32, newAddr uint64) error {
+	pidfd, err := TaskPidfd(c.tid)
+	if err != nil {
+		return unix.EACCES
+	}
+	defer unix.Close(pidfd)
+	own, err := unix.PidfdGetfd(pidfd, int(fd), 0)
+	if err != nil {
+		return unix.EBADF
+	}
+	defer unix.Close(own)
+	target, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", own))
+	if err != nil {
+		return unix.EACCES
+	}
+	if _, err := c.judge(place{magic: true, target: target}, false); err != nil {
+		return err
+	}
+	path, err := c.path(newAddr)
+	if err != nil {
+		return err
+	}
+	np, err := c.resolve(newdir, path, false, walk{})
+	if err != nil {
+		return err
+	}
+	defer unix.Close(np.dir)
+	if _, err := c.judge(np, false); err != nil {
+		return err
+	}
+	return unix.Linkat(own, "", np.dir, np.name, unix.AT_EMPTY_PATH)
+}
+
+// pair resolves and judges the two paths of a rename or link.
+func (c *caller) pair(olddir int32, oldAddr uint64, follow bool, newdir int32, newAddr uint64) (place, place, error) {
+	oldPath, err := c.path(oldAddr)
+	if err != nil {
+		return place{}, place{}, err
+	}
+	newPath, err := c.path(newAddr)
+	if err != nil {
+		return place{}, place{}, err
+	}
+	op, err := c.resolve(olddir, oldPath, follow, walk{})
+	if err != nil {
+		return place{}, place{}, err
+	}
+	np, err := c.resolve(newdir, newPath, false, walk{})
+	if err != nil {
+		unix.Close(op.dir)
+		return place{}, place{}, err
+	}
+	for _, p := range []place{op, np} {
+		if _, err := c.judge(p, false); err != nil {
+			unix.Close(op.dir)
+			unix.Close(np.dir)
+			return place{}, place{}, err
+		}
+	}
+	return op, np, nil
+}
+
+// symlink performs symlink and symlinkat: the link's own name is judged
+// (where it points is judged when something is written through it).
+func (c *caller) symlink(targetAddr uint64, newdir int32, newAddr uint64) error {
+	target, err := c.path(targetAddr)
+	if err != nil {
+		return err
+	}
+	path, err := c.path(newAddr)
+	if err != nil {
+		return err
+	}
+	p, err := c.resolve(newdir, path, false, walk{})
+	if err != nil {
+		return err
+	}
+	defer unix.Close(p.dir)
+	if _, err := c.judge(p, false); err != nil {
+		return err
+	}
+	return unix.Symlinkat(target, p.dir, p.name)
+}
+
+// truncate performs truncate(2): through a descriptor opened on what the
+// path resolved to.
+func (c *caller) truncate(addr uint64, length int64) error {
+	path, err := c.path(addr)
+	if err != nil {
+		return err
+	}
+	p, err := c.resolve(unix.AT_FDCWD, path, true, walk{})
+	if err != nil {
+		return err
+	}
+	defer unix.Close(p.dir)
+	if _, err := c.judge(p, false); err != nil {
+		return err
+	}
+	fl := unix.O_WRONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+	if !p.magic {
+		fl |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Openat(p.dir, p.name, fl, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Ftruncate(fd, length)
+}
+
+// judge refuses a place whose path is protected beneath a writable root
+// (or one of the protected places anywhere), saying so on the command's
+// standard error. With mkdir a .git directory may be made: gitDir says
+// it is one, which the caller remembers as the command's own repository.
+func (c *caller) judge(p place, mkdir bool) (gitDir bool, err error) {
+	full := p.path()
+	if !strings.HasPrefix(full, "/") {
+		return false, nil // a pipe's or a socket's descriptor: no name
+	}
+	full = filepath.Clean(full)
+	g := c.s.guard
+	root := ""
+	for _, r := range g.Roots {
+		if (full == r || strings.HasPrefix(full, strings.TrimSuffix(r, "/")+"/")) && len(r) > len(root) {
+			root = r
+		}
+	}
+	rel := "."
+	if root != "" {
+		rel, _ = filepath.Rel(root, full)
+	}
+	ok, what, gitAt := g.Names.Sandboxed(rel, full)
+	switch {
+	case !ok:
+		return false, nil
+	case mkdir && what == ".git":
+		return true, nil
+	case gitAt >= 0:
+		parts := strings.Split(rel, "/")
+		var st unix.Stat_t
+		if unix.Lstat(filepath.Join(root, filepath.Join(parts[:gitAt+1]...)), &st) == nil && c.s.gitDirs[devIno{st.Dev, st.Ino}] {
+			return false, nil // the command's own repository
+		}
+	}
+	c.s.tell(full, what)
+	return false, unix.EACCES
+}
+
+// tell says a refusal on the command's standard error, once per path
+// (and no more than maxToldFiles).
+func (s *fileSupervisor) tell(path, what string) {
+	s.mu.Lock()
+	say := !s.told[path] && len(s.told) < maxToldFiles
+	if say {
+		s.told[path] = true
+	}
+	s.mu.Unlock()
+	if say {
+		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: refused writing %s: %s is a protected name wherever it appears in a working directory (the Write and Edit tools refuse it too; an Edit allow rule naming the path lets them write it)\n", path, strings.TrimSuffix(what, "/"))
+	}
+}
+
+// takeUmask gives the supervisor's thread the caller's umask.
+func (c *caller) takeUmask() {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.tid))
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+			if m, err := strconv.ParseInt(strings.TrimSpace(v), 8, 32); err == nil && int(m) != c.s.umask {
+				unix.Umask(int(m))
+				c.s.umask = int(m)
+			}
+			return
+		}
+	}
+}
