@@ -23,9 +23,10 @@ import (
 // repositories a command made itself, the configured pinned paths that
 // are no protected name) the guard keeps.
 //
-// The supervised egress mode (Landlock alone with the network through
-// the proxy) gives the one listener a command's filters may have to the
-// server's socket supervisor: there the guard holds as before.
+// In the supervised egress mode (Landlock alone with the network through
+// the proxy) the command's one listener is the launcher's too: its
+// supervisor forwards the socket calls to the server's
+// (supervise_linux.go).
 
 // fileGuard reports whether the supervisor of creating calls holds the
 // command whose plan is p, and why not.
@@ -35,8 +36,6 @@ func (s *Sandbox) fileGuard(p *launcher.Plan) (bool, string) {
 		return false, "no protected names given"
 	case s.fileGuardErr != nil:
 		return false, s.fileGuardErr.Error()
-	case p.Supervised:
-		return false, "the egress proxy's supervisor holds the command's one seccomp listener (Landlock alone with the network through the proxy)"
 	}
 	return true, ""
 }

@@ -268,9 +268,9 @@ type Sandbox struct {
 	// fileGuardErr says why the supervisor of creating calls cannot run
 	// here (fileguard.go); nil when it can.
 	fileGuardErr error
-	layers        Layers
-	support       Support
-	caches        *buildCaches
+	layers       Layers
+	support      Support
+	caches       *buildCaches
 	// cgroups numbers the commands' cgroups.
 	cgroups atomic.Uint64
 	// guard moves aside protected names a command created (pinned.go).
@@ -509,7 +509,11 @@ type Launch struct {
 	// supervised is the proxy's listener when a supervisor holds the
 	// command (Landlock alone) instead of a relay.
 	supervised *supervisedProxy
-	guard      *absentGuard
+	// fileGuard is set when the launcher's supervisor of creating calls
+	// holds the command (fileguard.go): with supervised, it forwards the
+	// socket calls to the server.
+	fileGuard bool
+	guard     *absentGuard
 	// alone is set by Wait when init said that no other process of the
 	// command was left as the shell ended.
 	alone bool
@@ -584,6 +588,7 @@ func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, erro
 	if err != nil {
 		return nil, err
 	}
+	l.fileGuard = p.Guard != nil
 	if !spec.ReadOnly {
 		s.guard.begin(guarded, w.writable, w.roots, found, seen)
 		l.guard = &s.guard
@@ -828,7 +833,7 @@ func (l *Launch) Started(err error) {
 		if err != nil {
 			l.egressServer.Close()
 		} else if l.supervised != nil {
-			go supervise(l.egressServer, l.supervised, l.egress)
+			go supervise(l.egressServer, l.supervised, l.egress, l.fileGuard)
 		} else if r, rerr := newRelay(l.egressServer, l.egress); rerr == nil {
 			l.relay = r
 			go r.serve()

@@ -210,7 +210,7 @@ type supervisor struct {
 
 // supervise receives the filter's listener from the command's launcher
 // over ctl and answers its notifications until the command has ended.
-func supervise(ctl *os.File, proxy *supervisedProxy, h *egress.Handler) {
+func supervise(ctl *os.File, proxy *supervisedProxy, h *egress.Handler, forwarded bool) {
 	defer ctl.Close()
 	c, err := net.FileConn(ctl)
 	if err != nil {
@@ -246,6 +246,14 @@ func supervise(ctl *os.File, proxy *supervisedProxy, h *egress.Handler) {
 		return
 	}
 	s := &supervisor{fd: fd, proxy: proxy, h: h, told: map[string]bool{}, ports: h.Rules.LoopbackPorts()}
+	if forwarded {
+		// The launcher's supervisor of creating calls receives every
+		// notification and forwards the socket calls here.
+		f := os.NewFile(uintptr(fd), "seccomp-listener")
+		defer f.Close()
+		s.runForwarded(uc)
+		return
+	}
 	s.run(os.NewFile(uintptr(fd), "seccomp-listener"))
 }
 
@@ -288,6 +296,28 @@ func (s *supervisor) run(f *os.File) {
 			// ENOENT: the caller is gone (killed); nothing to answer.
 			_, _ = seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
 		}
+	}
+}
+
+// runForwarded answers the notifications the launcher forwards over uc
+// (launcher.RelayNotification) until init is gone.
+func (s *supervisor) runForwarded(uc *net.UnixConn) {
+	size := int(unsafe.Sizeof(seccompNotif{}))
+	buf := make([]byte, 1+size)
+	for {
+		n, err := uc.Read(buf)
+		if err != nil {
+			return
+		}
+		if n != len(buf) || buf[0] != launcher.RelayNotification {
+			continue
+		}
+		var note seccompNotif
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&note)), size), buf[1:])
+		go func() {
+			resp := s.answer(&note)
+			_, _ = seccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+		}()
 	}
 }
 

@@ -18,4 +18,4 @@ func newSupervisedProxy() (*supervisedProxy, error) {
 }
 
 // supervise has no listener to receive outside Linux.
-func supervise(ctl *os.File, _ *supervisedProxy, _ *egress.Handler) { ctl.Close() }
+func supervise(ctl *os.File, _ *supervisedProxy, _ *egress.Handler, _ bool) { ctl.Close() }

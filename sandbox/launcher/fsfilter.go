@@ -21,6 +21,12 @@ import (
 // same way, except truncate64, whose length is split across registers
 // differently on each: refused with EACCES.
 
+// RelayNotification (init → server, the supervised socket mode with the
+// supervisor of creating calls) carries a notification that is not a
+// creating call, a struct seccomp_notif after this byte, for the server
+// to answer on its copy of the listener.
+const RelayNotification = 'N'
+
 // fileSet is one architecture's creating calls, by the name the
 // supervisor knows them by (fileCalls), and the calls refused outright.
 type fileSet struct {

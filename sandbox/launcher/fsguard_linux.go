@@ -85,13 +85,23 @@ type fileSupervisor struct {
 
 // superviseFiles installs the creating calls' filter on the calling
 // thread (the one that starts the shell), with a listener that a
-// supervisor in init answers.
-func superviseFiles(g *Guard) error {
+// supervisor in init answers. In the supervised socket mode the one filter
+// sends the socket calls too (a thread's filters may have one listener
+// among them): the listener goes to the server as superviseSockets sends
+// it, and the supervisor forwards those notifications to the server over
+// the same socket ([RelayNotification]), which answers them on its copy.
+func superviseFiles(p Plan) error {
 	files := fileSyscalls()
 	if files == nil {
 		return errors.New("no filter of creating calls is built for this architecture")
 	}
-	ins, err := notifyFilter(nil, files, false)
+	var sets []syscallSet
+	if p.Supervised {
+		if sets = archSyscalls(); sets == nil {
+			return errors.New("no socket filter is built for this architecture")
+		}
+	}
+	ins, err := notifyFilter(sets, files, p.Supervised)
 	if err != nil {
 		return err
 	}
@@ -99,7 +109,22 @@ func superviseFiles(g *Guard) error {
 	if err != nil {
 		return err
 	}
-	startFileSupervisor(int(r), g, nil)
+	listener := int(r)
+	var forward func(*SeccompNotif)
+	if p.Supervised {
+		if err := unix.Sendmsg(p.ProxyFD, []byte{RelayListener}, unix.UnixRights(listener), nil, 0); err != nil {
+			unix.Close(listener)
+			return fmt.Errorf("sending the listener to the server: %w", err)
+		}
+		fd := p.ProxyFD
+		forward = func(n *SeccompNotif) {
+			msg := append([]byte{RelayNotification}, unsafe.Slice((*byte)(unsafe.Pointer(n)), unsafe.Sizeof(*n))...)
+			// A lost message leaves the caller waiting until it is
+			// killed: the server answers every one it reads.
+			_ = unix.Sendmsg(fd, msg, nil, nil, 0)
+		}
+	}
+	startFileSupervisor(listener, p.Guard, forward)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -46,6 +47,8 @@ func (c *caller) open(dirfd int32, addr uint64, flags int, mode uint32, resolve 
 		// The caller's controlling terminal, not the supervisor's (it
 		// has none).
 		fd, err = c.openTerminal(fl)
+	case idMap(p):
+		fd, err = openIDMap(p, fl)
 	case two:
 		fd, err = unix.Openat2(p.dir, p.name, &unix.OpenHow{Flags: uint64(fl), Mode: uint64(mode),
 			Resolve: resolve &^ (resolveBeneath | resolveInRoot)})
@@ -62,6 +65,34 @@ func (c *caller) open(dirfd int32, addr uint64, flags int, mode uint32, resolve 
 	}
 	r, err := SeccompIoctl(c.s.fd, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
 	return int64(r), err
+}
+
+// idMaps are the files of /proc whose writes the kernel judges by the
+// capabilities of whoever opened them: a user namespace's maps, which the
+// thread that starts the shell writes for the shell's namespace (os/exec).
+var idMaps = []string{"uid_map", "gid_map", "setgroups", "projid_map"}
+
+// idMap reports whether p is one of a process's idMaps.
+func idMap(p place) bool {
+	return !p.magic && slices.Contains(idMaps, p.name) && isProc(p.dir)
+}
+
+// openIDMap opens an idMap with init's own capabilities (another thread
+// of init's than the supervisor's), as the thread that asked would have:
+// a command holds none in the launcher's user namespace to map more than
+// itself with, and init does not let it make another (Plan.AllowUserNS).
+func openIDMap(p place, flags int) (int, error) {
+	type result struct {
+		fd  int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		fd, err := unix.Openat(p.dir, p.name, flags, 0)
+		done <- result{fd, err}
+	}()
+	r := <-done
+	return r.fd, r.err
 }
 
 // openTerminal opens the caller's controlling terminal (/dev/tty), where

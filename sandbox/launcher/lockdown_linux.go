@@ -63,11 +63,10 @@ func lockDownThread(p Plan) error {
 		return fmt.Errorf("refusing set-user-ID bits and device nodes: %w", err)
 	}
 	if p.Guard != nil {
-		if err := superviseFiles(p.Guard); err != nil {
+		if err := superviseFiles(p); err != nil {
 			return fmt.Errorf("the supervisor of creating calls: %w", err)
 		}
-	}
-	if p.Supervised {
+	} else if p.Supervised {
 		if err := superviseSockets(p.ProxyFD); err != nil {
 			return fmt.Errorf("the supervised socket filter: %w", err)
 		}
