@@ -28,9 +28,19 @@ import (
 // supervisor forwards the socket calls to the server's
 // (supervise_linux.go).
 
-// fileGuard reports whether the supervisor of creating calls holds the
-// command whose plan is p, and why not.
-func (s *Sandbox) fileGuard(p *launcher.Plan) (bool, string) {
+// FileGuard reports whether the supervisor of creating calls holds this
+// sandbox's commands (protected names refused when made, at any depth), and
+// why not.
+func (s *Sandbox) FileGuard() (bool, string) {
+	if s == nil || !s.Layers().Any() {
+		return false, "no sandbox"
+	}
+	return s.fileGuard()
+}
+
+// fileGuard reports whether the supervisor of creating calls holds
+// commands, and why not.
+func (s *Sandbox) fileGuard() (bool, string) {
 	switch {
 	case s.opts.ProtectedNames.Empty():
 		return false, "no protected names given"
@@ -44,7 +54,7 @@ func (s *Sandbox) fileGuard(p *launcher.Plan) (bool, string) {
 // run, and returns the guarded names the server must still watch: those
 // the supervisor does not judge.
 func (s *Sandbox) planGuard(p *launcher.Plan, w workspace, guarded []string) []string {
-	if ok, _ := s.fileGuard(p); !ok {
+	if ok, _ := s.fileGuard(); !ok {
 		return guarded
 	}
 	names := s.opts.ProtectedNames

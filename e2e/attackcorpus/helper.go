@@ -12,7 +12,10 @@ import (
 // program, not an interpreter a command parser knows, that writes,
 // appends to, deletes and reads the paths it is given (`@HELPER@
 // write|append|remove|read PATH`), or creates a file through io_uring
-// (`uring-create PATH`). It returns the program's path.
+// (`uring-create PATH`), through openat2 (`openat2 PATH`), or with a
+// thread that swaps the path in memory while another creates it (`race
+// PATH DECOY`: the judged path is DECOY, the one the kernel would read
+// again PATH). It returns the program's path.
 func BuildHelper(gobin, dir string) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(helperSource), 0o644); err != nil {
 		return "", err
@@ -38,7 +41,10 @@ const helperSource = `package main
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -60,7 +66,67 @@ func main() {
 	case "read":
 		b, err := os.ReadFile(os.Args[2])
 		fmt.Println(string(b), err)
+	case "openat2":
+		fmt.Println("openat2:", openat2Create(os.Args[2]))
+	case "race":
+		fmt.Println("race:", race(os.Args[2], os.Args[3]))
 	}
+}
+
+// openat2Create creates path through openat2 (whose flags are in memory,
+// out of a seccomp filter's reach).
+func openat2Create(path string) string {
+	name := append([]byte(path), 0)
+	how := [3]uint64{syscall.O_CREAT | syscall.O_WRONLY | syscall.O_CLOEXEC, 0o644, 0} // struct open_how
+	fd, _, errno := syscall.Syscall6(437, uintptr(0xffffffffffffff9c), uintptr(unsafe.Pointer(&name[0])),
+		uintptr(unsafe.Pointer(&how[0])), unsafe.Sizeof(how), 0, 0)
+	if errno != 0 {
+		return errno.Error()
+	}
+	syscall.Write(int(fd), []byte("pwned"))
+	syscall.Close(int(fd))
+	return "made"
+}
+
+// race creates, again and again for up to two seconds, the path in a
+// buffer that another thread keeps swapping between decoy and path, both
+// of one length: a supervisor that judged the buffer and then let the
+// kernel read it again would, now and then, have judged decoy and made
+// path. It says whether path was made.
+func race(path, decoy string) string {
+	if len(path) != len(decoy) {
+		return "path and decoy differ in length"
+	}
+	buf := make([]byte, len(path)+1)
+	copy(buf, decoy)
+	var stop atomic.Bool
+	go func() {
+		runtime.LockOSThread()
+		for !stop.Load() {
+			for i := range path {
+				*(*byte)(unsafe.Pointer(&buf[i])) = path[i]
+			}
+			for i := range decoy {
+				*(*byte)(unsafe.Pointer(&buf[i])) = decoy[i]
+			}
+		}
+	}()
+	end := time.Now().Add(2 * time.Second)
+	tries := 0
+	for ; time.Now().Before(end); tries++ {
+		fd, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(0xffffffffffffff9c), uintptr(unsafe.Pointer(&buf[0])),
+			syscall.O_CREAT|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644, 0, 0)
+		if errno == 0 {
+			syscall.Close(int(fd))
+		}
+		if _, err := os.Lstat(path); err == nil {
+			stop.Store(true)
+			return fmt.Sprintf("made %s after %d tries", path, tries)
+		}
+		os.Remove(decoy)
+	}
+	stop.Store(true)
+	return fmt.Sprintf("%s never made in %d tries", path, tries)
 }
 
 // uringCreate creates path with mode through io_uring's openat, which no

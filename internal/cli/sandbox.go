@@ -329,18 +329,29 @@ func selfTest(ctx context.Context, sb *sandbox.Sandbox, stdout io.Writer) error 
 	out, _ = run("echo out > " + filepath.Join(outside, "x.txt"))
 	_, statErr = os.Stat(filepath.Join(outside, "x.txt"))
 	check("write outside the writable roots refused", statErr != nil, trimDetail(out))
-	if sb.Layers().Namespaces {
+	guard, why := sb.FileGuard()
+	if sb.Layers().Namespaces || guard {
 		out, _ = run("echo '[alias]' >> .git/config")
 		b, _ := os.ReadFile(filepath.Join(work, ".git", "config"))
 		check("protected path .git/config stays unchanged", string(b) == "[core]\n", trimDetail(out))
-	} else {
-		fmt.Fprintln(stdout, "  --   protected paths inside the working directories: not held by Landlock alone (the permission rules still judge commands)")
 	}
-	// No kernel mechanism refuses a name that does not exist yet: the
-	// server moves it aside as it appears (docs/sandbox.md).
-	out, _ = run("echo 'touch pwned' > .envrc")
-	_, statErr = os.Lstat(filepath.Join(work, ".envrc"))
-	check("protected name that did not exist (.envrc) moved aside as the command made it (not refused by the kernel: moved after the fact)", statErr != nil, trimDetail(out))
+	if !sb.Layers().Namespaces {
+		fmt.Fprintln(stdout, "  --   Edit-denied and Read-denied paths inside the working directories: not held by Landlock alone (the permission rules still judge commands)")
+	}
+	if guard {
+		// The launcher's supervisor judges each creating call
+		// (docs/sandbox.md): the name is never made, at any depth.
+		out, _ = run("mkdir -p sub && echo 'touch pwned' > .envrc; echo 'touch pwned' > sub/.envrc")
+		_, statErr = os.Lstat(filepath.Join(work, ".envrc"))
+		_, subErr := os.Lstat(filepath.Join(work, "sub", ".envrc"))
+		check("protected names refused as a command makes them, at any depth (.envrc, sub/.envrc)", statErr != nil && subErr != nil, trimDetail(out))
+	} else {
+		// No kernel mechanism here refuses a name that does not exist
+		// yet: the server moves it aside as it appears (docs/sandbox.md).
+		out, _ = run("echo 'touch pwned' > .envrc")
+		_, statErr = os.Lstat(filepath.Join(work, ".envrc"))
+		check("protected name that did not exist (.envrc) moved aside as the command made it (not refused by the kernel: moved after the fact; "+why+")", statErr != nil, trimDetail(out))
+	}
 	userNamespacesCheck(sb, run, check, stdout)
 	secretsCheck(sb, stdout)
 	buildCachesCheck(sb, run, check, stdout)
