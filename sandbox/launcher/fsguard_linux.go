@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -74,9 +75,13 @@ type fileSupervisor struct {
 	// init); the server's guard of repositories (package sandbox, git.go)
 	// moves those aside once the command ends.
 	gitDirs map[devIno]bool
-	mu      sync.Mutex
+	mu      sync.Mutex // gitDirs, told
 	told    map[string]bool
 	umask   int
+	// toResolver hands notifications to the thread that started the
+	// shell (serveResolver); resolving is set once it serves.
+	toResolver chan resolveReq
+	resolving  atomic.Bool
 	// forward, when not nil, takes the notifications that are not
 	// creating calls (the supervised socket mode's, answered by the
 	// server).
@@ -132,7 +137,8 @@ func superviseFiles(p Plan) error {
 // creating-call filter's) in a goroutine of its own, on a thread it keeps.
 func startFileSupervisor(listener int, g *Guard, forward func(*SeccompNotif)) {
 	s := &fileSupervisor{fd: listener, guard: g, initPid: os.Getpid(), gitDirs: map[devIno]bool{},
-		told: map[string]bool{}, umask: -1, forward: forward}
+		told: map[string]bool{}, umask: -1, forward: forward, toResolver: make(chan resolveReq)}
+	supervisorOfShell = s
 	if sets := fileSyscalls(); len(sets) > 1 {
 		s.compat = sets[1].arch
 	}
@@ -141,7 +147,16 @@ func startFileSupervisor(listener int, g *Guard, forward func(*SeccompNotif)) {
 
 // run takes the supervisor's thread for good (it never serves another
 // goroutine: its capabilities and file system context are its own) and
-// answers notifications until init ends.
+// answers notifications until init ends. Each is resolved and judged by
+// the thread that started the shell (serveResolver): it is in the
+// command's own Landlock domain, and a domain may inspect (read the
+// memory of, take a descriptor from) only the processes of its own
+// domain or one nested in it, while init's threads are each in a domain
+// of their own before Landlock ABI 8. The call is then made here, on a
+// thread that holds none of the filters the command's calls go through.
+// Until that thread serves, the notifications are its own (the maps of
+// the shell's user namespace it writes as it starts the shell): they are
+// read from here (the same process) and answered here.
 func (s *fileSupervisor) run() {
 	runtime.LockOSThread()
 	broken := s.ownThread()
@@ -150,6 +165,7 @@ func (s *fileSupervisor) run() {
 		// than the command's rights.
 		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: the supervisor of creating calls: %v\n", broken)
 	}
+	reply := make(chan prepared, 1)
 	for {
 		var n SeccompNotif
 		if _, err := SeccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_RECV, unsafe.Pointer(&n)); err != nil {
@@ -162,12 +178,61 @@ func (s *fileSupervisor) run() {
 			s.forward(&n)
 			continue
 		}
-		resp := s.answer(&n)
-		if broken != nil {
+		var resp SeccompResp
+		switch {
+		case broken != nil:
 			resp = SeccompResp{ID: n.ID, Error: -int32(unix.EACCES)}
+		case !s.resolving.Load() && s.fromInit(int(n.Pid)):
+			act, err := s.prepare(&n)
+			resp = answer(&n, act, err)
+		default:
+			s.toResolver <- resolveReq{n: &n, reply: reply}
+			r := <-reply
+			resp = answer(&n, r.act, r.err)
 		}
 		// ENOENT: the caller is gone (killed); nothing to answer.
 		_, _ = SeccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
+	}
+}
+
+// resolveReq is a notification handed to the resolving thread, and where
+// it answers.
+type resolveReq struct {
+	n     *SeccompNotif
+	reply chan prepared
+}
+
+// prepared is the resolving thread's answer: how to make the call, or
+// why not.
+type prepared struct {
+	act perform
+	err error
+}
+
+// fromInit reports whether the task tid is one of init's own threads.
+func (s *fileSupervisor) fromInit(tid int) bool {
+	tgid, err := threadGroup(tid)
+	return err == nil && tgid == s.initPid
+}
+
+// supervisorOfShell is the supervisor whose filter the thread that starts
+// the shell installed (superviseFiles), for serveResolver.
+var supervisorOfShell *fileSupervisor
+
+// serveResolver is called by the thread that started the shell once it
+// has: when a supervisor of creating calls holds the command, the thread
+// resolves and judges each notification for it (run), until init ends.
+// Its own calls (O_PATH opens, links read, the caller's memory read) are
+// none its filter sends.
+func serveResolver() {
+	s := supervisorOfShell
+	if s == nil {
+		return
+	}
+	s.resolving.Store(true)
+	for req := range s.toResolver {
+		act, err := s.prepare(req.n)
+		req.reply <- prepared{act, err}
 	}
 }
 
@@ -195,6 +260,20 @@ func (s *fileSupervisor) ownThread() error {
 	return nil
 }
 
+// addGitDir remembers a .git directory the command made.
+func (s *fileSupervisor) addGitDir(d devIno) {
+	s.mu.Lock()
+	s.gitDirs[d] = true
+	s.mu.Unlock()
+}
+
+// isGitDir reports whether the command made the .git directory d.
+func (s *fileSupervisor) isGitDir(d devIno) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gitDirs[d]
+}
+
 // errno is the answer's error for err (EACCES for one that is not an
 // errno).
 func errno(err error) int32 {
@@ -205,20 +284,21 @@ func errno(err error) int32 {
 	return -int32(e)
 }
 
-// answer decides and performs one creating call.
-func (s *fileSupervisor) answer(n *SeccompNotif) SeccompResp {
+// answer performs a creating call prepared by prepare (err: refused
+// or failed before).
+func answer(n *SeccompNotif, act perform, err error) SeccompResp {
 	resp := SeccompResp{ID: n.ID}
-	val, err := s.call(n)
-	if err != nil {
-		resp.Error = errno(err)
-		return resp
+	if err == nil {
+		resp.Val, err = act()
 	}
-	resp.Val = val
+	if err != nil {
+		resp.Val, resp.Error = 0, errno(err)
+	}
 	return resp
 }
 
-// call performs n's call; its result.
-func (s *fileSupervisor) call(n *SeccompNotif) (int64, error) {
+// prepare resolves and judges n's call and returns how to make it.
+func (s *fileSupervisor) prepare(n *SeccompNotif) (perform, error) {
 	a := n.Data.Args
 	fdArg := func(i int) int32 { return int32(uint32(a[i])) }
 	c := &caller{s: s, n: n, tid: int(n.Pid), root: -1}
@@ -233,39 +313,39 @@ func (s *fileSupervisor) call(n *SeccompNotif) (int64, error) {
 	case "openat2":
 		how, err := c.openHow(a[2], a[3])
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		return c.open(fdArg(0), a[1], int(how.Flags), uint32(how.Mode), how.Resolve, true)
 	case "mkdir":
-		return 0, c.mkdir(unix.AT_FDCWD, a[0], uint32(a[1]))
+		return c.mkdir(unix.AT_FDCWD, a[0], uint32(a[1]))
 	case "mkdirat":
-		return 0, c.mkdir(fdArg(0), a[1], uint32(a[2]))
+		return c.mkdir(fdArg(0), a[1], uint32(a[2]))
 	case "mknod":
-		return 0, c.mknod(unix.AT_FDCWD, a[0], uint32(a[1]), a[2])
+		return c.mknod(unix.AT_FDCWD, a[0], uint32(a[1]), a[2])
 	case "mknodat":
-		return 0, c.mknod(fdArg(0), a[1], uint32(a[2]), a[3])
+		return c.mknod(fdArg(0), a[1], uint32(a[2]), a[3])
 	case "rename":
-		return 0, c.rename(unix.AT_FDCWD, a[0], unix.AT_FDCWD, a[1], 0)
+		return c.rename(unix.AT_FDCWD, a[0], unix.AT_FDCWD, a[1], 0)
 	case "renameat":
-		return 0, c.rename(fdArg(0), a[1], fdArg(2), a[3], 0)
+		return c.rename(fdArg(0), a[1], fdArg(2), a[3], 0)
 	case "renameat2":
-		return 0, c.rename(fdArg(0), a[1], fdArg(2), a[3], uint(a[4]))
+		return c.rename(fdArg(0), a[1], fdArg(2), a[3], uint(a[4]))
 	case "link":
-		return 0, c.link(unix.AT_FDCWD, a[0], unix.AT_FDCWD, a[1], 0)
+		return c.link(unix.AT_FDCWD, a[0], unix.AT_FDCWD, a[1], 0)
 	case "linkat":
-		return 0, c.link(fdArg(0), a[1], fdArg(2), a[3], int(int32(a[4])))
+		return c.link(fdArg(0), a[1], fdArg(2), a[3], int(int32(a[4])))
 	case "symlink":
-		return 0, c.symlink(a[0], unix.AT_FDCWD, a[1])
+		return c.symlink(a[0], unix.AT_FDCWD, a[1])
 	case "symlinkat":
-		return 0, c.symlink(a[0], fdArg(1), a[2])
+		return c.symlink(a[0], fdArg(1), a[2])
 	case "truncate":
 		length := int64(a[1])
 		if n.Data.Arch == s.compat {
 			length = int64(int32(uint32(a[1])))
 		}
-		return 0, c.truncate(a[0], length)
+		return c.truncate(a[0], length)
 	}
-	return 0, unix.ENOSYS
+	return nil, unix.ENOSYS
 }
 
 // caller is one notification's caller, as the supervisor resolves its
@@ -357,7 +437,24 @@ type place struct {
 	name    string
 	magic   bool
 	target  string
+	// pinned (with hasPin) is what a magic link leads to, opened O_PATH
+	// by the resolving thread (caller.pin).
+	pinned int
+	hasPin bool
 }
+
+// close closes p's descriptors.
+func (p place) close() {
+	if p.dir >= 0 {
+		unix.Close(p.dir)
+	}
+	if p.hasPin {
+		unix.Close(p.pinned)
+	}
+}
+
+// perform makes a judged call: its result.
+type perform func() (int64, error)
 
 // path is where p names: the magic link's target, else the directory's
 // path and the name.

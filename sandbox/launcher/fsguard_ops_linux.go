@@ -18,53 +18,60 @@ import (
 
 // open performs open, openat, creat and openat2 (two): the descriptor's
 // number in the caller.
-func (c *caller) open(dirfd int32, addr uint64, flags int, mode uint32, resolve uint64, two bool) (int64, error) {
+func (c *caller) open(dirfd int32, addr uint64, flags int, mode uint32, resolve uint64, two bool) (perform, error) {
 	path, err := c.path(addr)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	w := walk{noSymlinks: resolve&resolveNoSymlinks != 0, noMagic: resolve&resolveNoMagiclinks != 0,
 		beneath: resolve&resolveBeneath != 0, inRoot: resolve&resolveInRoot != 0}
 	follow := flags&unix.O_NOFOLLOW == 0 && (flags&unix.O_CREAT == 0 || flags&unix.O_EXCL == 0)
 	p, err := c.resolve(dirfd, path, follow, w)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer unix.Close(p.dir)
 	if _, err := c.judge(p, false); err != nil {
-		return 0, err
+		unix.Close(p.dir)
+		return nil, err
 	}
-	if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
-		c.takeUmask()
+	if err := c.pin(&p); err != nil {
+		return nil, err
 	}
-	fl := flags | unix.O_CLOEXEC | unix.O_NOCTTY
-	if !p.magic {
-		fl |= unix.O_NOFOLLOW
-	}
-	var fd int
-	switch {
-	case p.dirPath == "/dev" && p.name == "tty":
-		// The caller's controlling terminal, not the supervisor's (it
-		// has none).
-		fd, err = c.openTerminal(fl)
-	case idMap(p):
-		fd, err = openIDMap(p, fl)
-	case two:
-		fd, err = unix.Openat2(p.dir, p.name, &unix.OpenHow{Flags: uint64(fl), Mode: uint64(mode),
-			Resolve: resolve &^ (resolveBeneath | resolveInRoot)})
-	default:
-		fd, err = unix.Openat(p.dir, p.name, fl, mode)
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer unix.Close(fd)
-	add := SeccompAddfd{ID: c.n.ID, Srcfd: uint32(fd)}
-	if flags&unix.O_CLOEXEC != 0 {
-		add.NewfdFlags = unix.O_CLOEXEC
-	}
-	r, err := SeccompIoctl(c.s.fd, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
-	return int64(r), err
+	s, id, tid := c.s, c.n.ID, c.tid
+	return func() (int64, error) {
+		defer p.close()
+		if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+			s.takeUmask(tid)
+		}
+		fl := flags | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NOFOLLOW
+		var fd int
+		var err error
+		switch {
+		case p.hasPin:
+			fd, err = unix.Open(fmt.Sprintf("/proc/self/fd/%d", p.pinned), fl&^unix.O_NOFOLLOW, 0)
+		case p.dirPath == "/dev" && p.name == "tty":
+			// The caller's controlling terminal, not the supervisor's
+			// (it has none).
+			fd, err = openTerminal(tid, fl)
+		case idMap(p):
+			fd, err = openIDMap(p, fl)
+		case two:
+			fd, err = unix.Openat2(p.dir, p.name, &unix.OpenHow{Flags: uint64(fl), Mode: uint64(mode),
+				Resolve: resolve &^ (resolveBeneath | resolveInRoot)})
+		default:
+			fd, err = unix.Openat(p.dir, p.name, fl, mode)
+		}
+		if err != nil {
+			return 0, err
+		}
+		defer unix.Close(fd)
+		add := SeccompAddfd{ID: id, Srcfd: uint32(fd)}
+		if flags&unix.O_CLOEXEC != 0 {
+			add.NewfdFlags = unix.O_CLOEXEC
+		}
+		r, err := SeccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_ADDFD, unsafe.Pointer(&add))
+		return int64(r), err
+	}, nil
 }
 
 // idMaps are the files of /proc whose writes the kernel judges by the
@@ -97,8 +104,8 @@ func openIDMap(p place, flags int) (int, error) {
 
 // openTerminal opens the caller's controlling terminal (/dev/tty), where
 // it is a pseudo-terminal (a background task's).
-func (c *caller) openTerminal(flags int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.tid))
+func openTerminal(tid, flags int) (int, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", tid))
 	if err != nil {
 		return -1, unix.ENXIO
 	}
@@ -119,71 +126,83 @@ func (c *caller) openTerminal(flags int) (int, error) {
 }
 
 // mkdir performs mkdir and mkdirat.
-func (c *caller) mkdir(dirfd int32, addr uint64, mode uint32) error {
-	path, err := c.path(addr)
+func (c *caller) mkdir(dirfd int32, addr uint64, mode uint32) (perform, error) {
+	p, err := c.one(dirfd, addr, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p, err := c.resolve(dirfd, path, false, walk{})
-	if err != nil {
-		return err
-	}
-	defer unix.Close(p.dir)
 	gitDir, err := c.judge(p, true)
 	if err != nil {
-		return err
+		unix.Close(p.dir)
+		return nil, err
 	}
-	c.takeUmask()
-	if err := unix.Mkdirat(p.dir, p.name, mode); err != nil {
-		return err
-	}
-	if gitDir {
-		var st unix.Stat_t
-		if unix.Fstatat(p.dir, p.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			c.s.gitDirs[devIno{st.Dev, st.Ino}] = true
+	s, tid := c.s, c.tid
+	return func() (int64, error) {
+		defer p.close()
+		s.takeUmask(tid)
+		if err := unix.Mkdirat(p.dir, p.name, mode); err != nil {
+			return 0, err
 		}
+		if gitDir {
+			var st unix.Stat_t
+			if unix.Fstatat(p.dir, p.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+				s.addGitDir(devIno{st.Dev, st.Ino})
+			}
+		}
+		return 0, nil
+	}, nil
+}
+
+// one resolves the path at addr relative to dirfd, following a link in
+// its last component when follow is set.
+func (c *caller) one(dirfd int32, addr uint64, follow bool) (place, error) {
+	path, err := c.path(addr)
+	if err != nil {
+		return place{dir: -1}, err
 	}
-	return nil
+	return c.resolve(dirfd, path, follow, walk{})
 }
 
 // mknod performs mknod and mknodat; device nodes are refused (the
 // command's privilege filter refuses them too).
-func (c *caller) mknod(dirfd int32, addr uint64, mode uint32, dev uint64) error {
+func (c *caller) mknod(dirfd int32, addr uint64, mode uint32, dev uint64) (perform, error) {
 	if t := mode & unix.S_IFMT; t == unix.S_IFCHR || t == unix.S_IFBLK {
-		return unix.EPERM
+		return nil, unix.EPERM
 	}
-	path, err := c.path(addr)
+	p, err := c.one(dirfd, addr, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p, err := c.resolve(dirfd, path, false, walk{})
-	if err != nil {
-		return err
-	}
-	defer unix.Close(p.dir)
 	if _, err := c.judge(p, false); err != nil {
-		return err
+		unix.Close(p.dir)
+		return nil, err
 	}
-	c.takeUmask()
-	return unix.Mknodat(p.dir, p.name, mode, int(dev))
+	s, tid := c.s, c.tid
+	return func() (int64, error) {
+		defer p.close()
+		s.takeUmask(tid)
+		return 0, unix.Mknodat(p.dir, p.name, mode, int(dev))
+	}, nil
 }
 
 // rename performs rename, renameat and renameat2: both names are judged
 // (a protected one is neither made nor moved away, and RENAME_EXCHANGE
 // makes each the other).
-func (c *caller) rename(olddir int32, oldAddr uint64, newdir int32, newAddr uint64, flags uint) error {
+func (c *caller) rename(olddir int32, oldAddr uint64, newdir int32, newAddr uint64, flags uint) (perform, error) {
 	op, np, err := c.pair(olddir, oldAddr, false, newdir, newAddr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer unix.Close(op.dir)
-	defer unix.Close(np.dir)
-	return unix.Renameat2(op.dir, op.name, np.dir, np.name, flags)
+	return func() (int64, error) {
+		defer op.close()
+		defer np.close()
+		return 0, unix.Renameat2(op.dir, op.name, np.dir, np.name, flags)
+	}, nil
 }
 
 // link performs link and linkat: the name linked to is judged too (a
 // second name for a protected file would let it be written).
-func (c *caller) link(olddir int32, oldAddr uint64, newdir int32, newAddr uint64, flags int) error {
+func (c *caller) link(olddir int32, oldAddr uint64, newdir int32, newAddr uint64, flags int) (perform, error) {
 	if flags&unix.AT_EMPTY_PATH != 0 {
 		if b, err := c.read(oldAddr, 1); err == nil && len(b) == 1 && b[0] == 0 {
 			return c.linkDescriptor(olddir, newdir, newAddr)
@@ -191,50 +210,58 @@ func (c *caller) link(olddir int32, oldAddr uint64, newdir int32, newAddr uint64
 	}
 	op, np, err := c.pair(olddir, oldAddr, flags&unix.AT_SYMLINK_FOLLOW != 0, newdir, newAddr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer unix.Close(op.dir)
-	defer unix.Close(np.dir)
-	follow := 0
-	if op.magic {
-		follow = unix.AT_SYMLINK_FOLLOW
+	if err := c.pin(&op); err != nil {
+		np.close()
+		return nil, err
 	}
-	return unix.Linkat(op.dir, op.name, np.dir, np.name, follow)
+	return func() (int64, error) {
+		defer op.close()
+		defer np.close()
+		if op.hasPin {
+			return 0, unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", op.pinned), np.dir, np.name, unix.AT_SYMLINK_FOLLOW)
+		}
+		return 0, unix.Linkat(op.dir, op.name, np.dir, np.name, 0)
+	}, nil
 }
 
 // linkDescriptor performs linkat(fd, "", ..., AT_EMPTY_PATH): a name for
 // the file the caller's descriptor fd is open on (an O_TMPFILE one).
-func (c *caller) linkDescriptor(fd, newdir int32, newAddr uint64) error {
+func (c *caller) linkDescriptor(fd, newdir int32, newAddr uint64) (perform, error) {
 	pidfd, err := TaskPidfd(c.tid)
 	if err != nil {
-		return unix.EACCES
+		return nil, unix.EACCES
 	}
 	defer unix.Close(pidfd)
 	own, err := unix.PidfdGetfd(pidfd, int(fd), 0)
 	if err != nil {
-		return unix.EBADF
+		return nil, unix.EBADF
 	}
-	defer unix.Close(own)
+	fail := func(err error) (perform, error) {
+		unix.Close(own)
+		return nil, err
+	}
 	target, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", own))
 	if err != nil {
-		return unix.EACCES
+		return fail(unix.EACCES)
 	}
 	if _, err := c.judge(place{magic: true, target: target}, false); err != nil {
-		return err
+		return fail(err)
 	}
-	path, err := c.path(newAddr)
+	np, err := c.one(newdir, newAddr, false)
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	np, err := c.resolve(newdir, path, false, walk{})
-	if err != nil {
-		return err
-	}
-	defer unix.Close(np.dir)
 	if _, err := c.judge(np, false); err != nil {
-		return err
+		np.close()
+		return fail(err)
 	}
-	return unix.Linkat(own, "", np.dir, np.name, unix.AT_EMPTY_PATH)
+	return func() (int64, error) {
+		defer unix.Close(own)
+		defer np.close()
+		return 0, unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", own), np.dir, np.name, unix.AT_SYMLINK_FOLLOW)
+	}, nil
 }
 
 // pair resolves and judges the two paths of a rename or link.
@@ -253,13 +280,13 @@ func (c *caller) pair(olddir int32, oldAddr uint64, follow bool, newdir int32, n
 	}
 	np, err := c.resolve(newdir, newPath, false, walk{})
 	if err != nil {
-		unix.Close(op.dir)
+		op.close()
 		return place{}, place{}, err
 	}
 	for _, p := range []place{op, np} {
 		if _, err := c.judge(p, false); err != nil {
-			unix.Close(op.dir)
-			unix.Close(np.dir)
+			op.close()
+			np.close()
 			return place{}, place{}, err
 		}
 	}
@@ -268,51 +295,72 @@ func (c *caller) pair(olddir int32, oldAddr uint64, follow bool, newdir int32, n
 
 // symlink performs symlink and symlinkat: the link's own name is judged
 // (where it points is judged when something is written through it).
-func (c *caller) symlink(targetAddr uint64, newdir int32, newAddr uint64) error {
+func (c *caller) symlink(targetAddr uint64, newdir int32, newAddr uint64) (perform, error) {
 	target, err := c.path(targetAddr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	path, err := c.path(newAddr)
+	p, err := c.one(newdir, newAddr, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p, err := c.resolve(newdir, path, false, walk{})
-	if err != nil {
-		return err
-	}
-	defer unix.Close(p.dir)
 	if _, err := c.judge(p, false); err != nil {
-		return err
+		p.close()
+		return nil, err
 	}
-	return unix.Symlinkat(target, p.dir, p.name)
+	return func() (int64, error) {
+		defer p.close()
+		return 0, unix.Symlinkat(target, p.dir, p.name)
+	}, nil
 }
 
 // truncate performs truncate(2): through a descriptor opened on what the
 // path resolved to.
-func (c *caller) truncate(addr uint64, length int64) error {
-	path, err := c.path(addr)
+func (c *caller) truncate(addr uint64, length int64) (perform, error) {
+	p, err := c.one(unix.AT_FDCWD, addr, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p, err := c.resolve(unix.AT_FDCWD, path, true, walk{})
-	if err != nil {
-		return err
-	}
-	defer unix.Close(p.dir)
 	if _, err := c.judge(p, false); err != nil {
-		return err
+		p.close()
+		return nil, err
 	}
-	fl := unix.O_WRONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+	if err := c.pin(&p); err != nil {
+		return nil, err
+	}
+	return func() (int64, error) {
+		defer p.close()
+		fl := unix.O_WRONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+		var fd int
+		var err error
+		if p.hasPin {
+			fd, err = unix.Open(fmt.Sprintf("/proc/self/fd/%d", p.pinned), fl, 0)
+		} else {
+			fd, err = unix.Openat(p.dir, p.name, fl|unix.O_NOFOLLOW, 0)
+		}
+		if err != nil {
+			return 0, err
+		}
+		defer unix.Close(fd)
+		return 0, unix.Ftruncate(fd, length)
+	}, nil
+}
+
+// pin opens, for a place whose last component is a link of /proc to
+// follow, what it leads to (O_PATH, here, where the caller's domain lets
+// it be followed): the call is then made on that, through this process's
+// own /proc/self/fd. On an error the place is closed.
+func (c *caller) pin(p *place) error {
 	if !p.magic {
-		fl |= unix.O_NOFOLLOW
+		return nil
 	}
-	fd, err := unix.Openat(p.dir, p.name, fl, 0)
+	fd, err := unix.Openat(p.dir, p.name, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
+		p.close()
 		return err
 	}
-	defer unix.Close(fd)
-	return unix.Ftruncate(fd, length)
+	p.pinned, p.hasPin = fd, true
+	return nil
 }
 
 // judge refuses a place whose path is protected beneath a writable root
@@ -345,7 +393,7 @@ func (c *caller) judge(p place, mkdir bool) (gitDir bool, err error) {
 	case gitAt >= 0:
 		parts := strings.Split(rel, "/")
 		var st unix.Stat_t
-		if unix.Lstat(filepath.Join(root, filepath.Join(parts[:gitAt+1]...)), &st) == nil && c.s.gitDirs[devIno{st.Dev, st.Ino}] {
+		if unix.Lstat(filepath.Join(root, filepath.Join(parts[:gitAt+1]...)), &st) == nil && c.s.isGitDir(devIno{st.Dev, st.Ino}) {
 			return false, nil // the command's own repository
 		}
 	}
@@ -367,17 +415,17 @@ func (s *fileSupervisor) tell(path, what string) {
 	}
 }
 
-// takeUmask gives the supervisor's thread the caller's umask.
-func (c *caller) takeUmask() {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.tid))
+// takeUmask gives the supervisor's thread the umask of the caller tid.
+func (s *fileSupervisor) takeUmask(tid int) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
 	if err != nil {
 		return
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
-			if m, err := strconv.ParseInt(strings.TrimSpace(v), 8, 32); err == nil && int(m) != c.s.umask {
+			if m, err := strconv.ParseInt(strings.TrimSpace(v), 8, 32); err == nil && int(m) != s.umask {
 				unix.Umask(int(m))
-				c.s.umask = int(m)
+				s.umask = int(m)
 			}
 			return
 		}

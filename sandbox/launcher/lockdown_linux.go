@@ -43,7 +43,13 @@ func startLockedDown(cmd *exec.Cmd, p Plan, joins []*os.File) error {
 			done <- err
 			return
 		}
-		done <- cmd.Start()
+		err := cmd.Start()
+		done <- err
+		if err == nil && p.Guard != nil {
+			// The thread stays, in the command's own Landlock domain,
+			// to resolve its paths for the supervisor (fsguard_linux.go).
+			serveResolver()
+		}
 	}()
 	return <-done
 }
