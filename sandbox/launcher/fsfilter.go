@@ -15,7 +15,8 @@ import (
 //     flags (the filter reads them: an argument, not memory); creat and
 //     openat2 (whose flags are in memory) always;
 //   - mkdir, mkdirat, mknod, mknodat, rename, renameat, renameat2, link,
-//     linkat, symlink, symlinkat, truncate: always.
+//     linkat, symlink, symlinkat, truncate: always;
+//   - bind: always (a unix socket's path is a name made).
 //
 // A compatibility call (i386 on amd64, 32-bit ARM on arm64) is judged the
 // same way, except truncate64, whose length is split across registers
@@ -42,7 +43,7 @@ const openWriteFlags = 0x1 | 0x2 | 0x40 | 0x200
 // fileCallNames are the calls of a fileSet, in the order the filter
 // tests them.
 var fileCallNames = []string{"open", "openat", "creat", "openat2", "mkdir", "mkdirat", "mknod", "mknodat",
-	"rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate"}
+	"rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate", "bind"}
 
 // notifyFilter is the seccomp program that sends a command's calls to
 // its supervisors, for the architectures in sets and files (the native one

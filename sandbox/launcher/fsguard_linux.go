@@ -344,6 +344,8 @@ func (s *fileSupervisor) prepare(n *SeccompNotif) (perform, error) {
 			length = int64(int32(uint32(a[1])))
 		}
 		return c.truncate(a[0], length)
+	case "bind":
+		return c.bind(fdArg(0), a[1], int(int32(a[2])))
 	}
 	return nil, unix.ENOSYS
 }

@@ -346,6 +346,79 @@ func (c *caller) truncate(addr uint64, length int64) (perform, error) {
 	}, nil
 }
 
+// bind performs bind(2) on a copy of the caller's socket with a copy of
+// the address: a unix socket's path is resolved and judged like any name
+// made, and bound from the directory it resolved to (the supervisor's
+// thread has a working directory of its own).
+func (c *caller) bind(fd int32, addr uint64, size int) (perform, error) {
+	if size < 2 || size > int(unsafe.Sizeof(unix.RawSockaddrAny{})) {
+		return nil, unix.EINVAL
+	}
+	b, err := c.read(addr, size)
+	if err != nil || len(b) != size {
+		return nil, unix.EFAULT
+	}
+	pidfd, err := TaskPidfd(c.tid)
+	if err != nil {
+		return nil, unix.EACCES
+	}
+	defer unix.Close(pidfd)
+	sock, err := unix.PidfdGetfd(pidfd, int(fd), 0)
+	if err != nil {
+		return nil, unix.EBADF
+	}
+	if !c.valid() {
+		unix.Close(sock)
+		return nil, unix.EACCES
+	}
+	raw := func(b []byte) error {
+		_, _, e := unix.Syscall(unix.SYS_BIND, uintptr(sock), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		if e != 0 {
+			return e
+		}
+		return nil
+	}
+	path := ""
+	if *(*uint16)(unsafe.Pointer(&b[0])) == unix.AF_UNIX && size > 2 && b[2] != 0 {
+		path = string(b[2:])
+		if i := strings.IndexByte(path, 0); i >= 0 {
+			path = path[:i]
+		}
+	}
+	if path == "" {
+		// Not a name on a file system: an internet address, an abstract
+		// or an automatic unix one.
+		return func() (int64, error) {
+			defer unix.Close(sock)
+			return 0, raw(b)
+		}, nil
+	}
+	p, err := c.resolve(unix.AT_FDCWD, path, false, walk{})
+	if err != nil {
+		unix.Close(sock)
+		return nil, err
+	}
+	if _, err := c.judge(p, false); err != nil {
+		p.close()
+		unix.Close(sock)
+		return nil, err
+	}
+	s, tid := c.s, c.tid
+	return func() (int64, error) {
+		defer unix.Close(sock)
+		defer p.close()
+		name := append([]byte(p.name), 0)
+		if len(name) > 108 {
+			return 0, unix.ENAMETOOLONG
+		}
+		if err := unix.Fchdir(p.dir); err != nil {
+			return 0, err
+		}
+		s.takeUmask(tid)
+		return 0, raw(append([]byte{b[0], b[1]}, name...))
+	}, nil
+}
+
 // pin opens, for a place whose last component is a link of /proc to
 // follow, what it leads to (O_PATH, here, where the caller's domain lets
 // it be followed): the call is then made on that, through this process's
