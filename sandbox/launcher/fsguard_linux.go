@@ -555,134 +555,156 @@ func (c *caller) resolve(dirfd int32, path string, follow bool, w walk) (place, 
 		unix.Close(cur)
 		return place{dir: -1}, unix.ENOENT
 	}
-	// What .. does not climb above: the caller's root, or the start with
-	// RESOLVE_BENEATH and RESOLVE_IN_ROOT.
-	top := ""
+	ws := &walkState{cur: cur, path: curPath, comps: components(path)}
 	if w.beneath || w.inRoot {
-		top = curPath
+		ws.top = curPath
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			unix.Close(cur)
-		}
-	}()
-	comps := components(path)
-	links := 0
-	for i := 0; i < len(comps); i++ {
-		comp, last := comps[i], i == len(comps)-1
-		if comp == ".." {
-			if top == "" {
-				if _, _, err := c.openRoot(); err != nil {
-					return place{dir: -1}, err
-				}
-				top = c.rootPath
+	p, err := c.walk(ws, follow, w)
+	if err != nil {
+		unix.Close(ws.cur)
+		return place{dir: -1}, err
+	}
+	return p, nil
+}
+
+// walkState is a resolution under way: the directory reached (cur, at
+// path), what .. does not climb above (top: the caller's root, or the
+// start with RESOLVE_BENEATH and RESOLVE_IN_ROOT; "" until known), the
+// components left from i, and the links followed.
+type walkState struct {
+	cur       int
+	path, top string
+	comps     []string
+	i, links  int
+}
+
+// walk resolves ws's components; on an error ws.cur is still open.
+func (c *caller) walk(ws *walkState, follow bool, w walk) (place, error) {
+	for ws.i = 0; ws.i < len(ws.comps); ws.i++ {
+		comp, last := ws.comps[ws.i], ws.i == len(ws.comps)-1
+		switch {
+		case comp == "..":
+			if err := c.dotdot(ws, w); err != nil {
+				return place{}, err
 			}
-			if curPath == top || curPath == "/" {
-				if w.beneath {
-					return place{dir: -1}, unix.EXDEV
-				}
-				if last {
-					comps = append(comps, ".")
-				}
-				continue
-			}
-			up, err := unix.Openat(cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return place{dir: -1}, err
-			}
-			unix.Close(cur)
-			cur, curPath = up, filepath.Dir(curPath)
 			if last {
-				comps = append(comps, ".")
+				ws.comps = append(ws.comps, ".")
 			}
 			continue
-		}
-		if last && (comp == "." || !follow) {
-			ok = true
-			return place{dir: cur, dirPath: curPath, name: comp}, nil
-		}
-		if !last && comp == "." {
+		case last && (comp == "." || !follow):
+			return place{dir: ws.cur, dirPath: ws.path, name: comp}, nil
+		case comp == ".":
 			continue
 		}
 		if !last {
-			if err := c.mayEnter(cur, comp); err != nil {
-				return place{dir: -1}, err
+			if err := c.mayEnter(ws.cur, comp); err != nil {
+				return place{}, err
 			}
-			next, err := unix.Openat(cur, comp, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			next, err := unix.Openat(ws.cur, comp, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err == nil {
-				unix.Close(cur)
-				cur, curPath = next, filepath.Join(curPath, comp)
+				unix.Close(ws.cur)
+				ws.cur, ws.path = next, filepath.Join(ws.path, comp)
 				continue
 			}
 			if !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP) {
-				return place{dir: -1}, err
+				return place{}, err
 			}
 		}
-		target, lerr := readlinkat(cur, comp)
+		target, lerr := readlinkat(ws.cur, comp)
 		if lerr != nil {
 			if last {
-				ok = true
-				return place{dir: cur, dirPath: curPath, name: comp}, nil
+				return place{dir: ws.cur, dirPath: ws.path, name: comp}, nil
 			}
-			return place{dir: -1}, unix.ENOTDIR
+			return place{}, unix.ENOTDIR
 		}
-		if isProc(cur) {
-			if rest, ok := c.procSelf(cur, comp); ok {
-				comps = append(append(comps[:i:i], rest...), comps[i+1:]...)
-				i--
-				continue
-			}
-			if w.noMagic {
-				return place{dir: -1}, unix.ELOOP
-			}
-			if last {
-				ok = true
-				return place{dir: cur, dirPath: curPath, name: comp, magic: true, target: target}, nil
-			}
-			next, err := unix.Openat(cur, comp, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return place{dir: -1}, err
-			}
-			if !strings.HasPrefix(target, "/") || strings.HasSuffix(target, " (deleted)") {
-				unix.Close(next)
-				return place{dir: -1}, unix.ENOENT
-			}
-			unix.Close(cur)
-			cur, curPath = next, filepath.Clean(target)
-			continue
+		if p, done, err := c.throughLink(ws, w, comp, target, last); err != nil || done {
+			return p, err
 		}
-		if w.noSymlinks {
-			return place{dir: -1}, unix.ELOOP
-		}
-		if links++; links > maxLinks {
-			return place{dir: -1}, unix.ELOOP
-		}
-		rest := components(target)
-		if strings.HasPrefix(target, "/") {
-			if w.beneath {
-				return place{dir: -1}, unix.EXDEV
-			}
-			if w.inRoot {
-				// RESOLVE_IN_ROOT would start again at the start: not
-				// followed here (refused, as RESOLVE_BENEATH does).
-				return place{dir: -1}, unix.EXDEV
-			}
-			root, rootPath, err := c.openRoot()
-			if err != nil {
-				return place{dir: -1}, err
-			}
-			unix.Close(cur)
-			cur, curPath, top = root, rootPath, rootPath
-		}
-		if len(rest) == 0 {
-			rest = []string{"."}
-		}
-		comps = append(append(comps[:i:i], rest...), comps[i+1:]...)
-		i--
 	}
-	ok = true
-	return place{dir: cur, dirPath: curPath, name: "."}, nil
+	return place{dir: ws.cur, dirPath: ws.path, name: "."}, nil
+}
+
+// dotdot climbs to the parent directory, never above ws.top.
+func (c *caller) dotdot(ws *walkState, w walk) error {
+	if ws.top == "" {
+		if _, _, err := c.openRoot(); err != nil {
+			return err
+		}
+		ws.top = c.rootPath
+	}
+	if ws.path == ws.top || ws.path == "/" {
+		if w.beneath {
+			return unix.EXDEV
+		}
+		return nil
+	}
+	up, err := unix.Openat(ws.cur, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	unix.Close(ws.cur)
+	ws.cur, ws.path = up, filepath.Dir(ws.path)
+	return nil
+}
+
+// throughLink goes through the link comp (leading to target) in ws.cur: /proc's
+// self and thread-self as the caller's, another link of /proc (a
+// descriptor's, a working directory's) by opening it, or a plain link by
+// its target's components. done, with the place, when the link is the
+// last component and is /proc's: the call follows it itself.
+func (c *caller) throughLink(ws *walkState, w walk, comp, target string, last bool) (place, bool, error) {
+	splice := func(rest []string) {
+		ws.comps = append(append(ws.comps[:ws.i:ws.i], rest...), ws.comps[ws.i+1:]...)
+		ws.i--
+	}
+	if isProc(ws.cur) {
+		if rest, ok := c.procSelf(ws.cur, comp); ok {
+			splice(rest)
+			return place{}, false, nil
+		}
+		if w.noMagic {
+			return place{}, false, unix.ELOOP
+		}
+		if last {
+			return place{dir: ws.cur, dirPath: ws.path, name: comp, magic: true, target: target}, true, nil
+		}
+		next, err := unix.Openat(ws.cur, comp, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return place{}, false, err
+		}
+		if !strings.HasPrefix(target, "/") || strings.HasSuffix(target, " (deleted)") {
+			unix.Close(next)
+			return place{}, false, unix.ENOENT
+		}
+		unix.Close(ws.cur)
+		ws.cur, ws.path = next, filepath.Clean(target)
+		return place{}, false, nil
+	}
+	if w.noSymlinks {
+		return place{}, false, unix.ELOOP
+	}
+	if ws.links++; ws.links > maxLinks {
+		return place{}, false, unix.ELOOP
+	}
+	if strings.HasPrefix(target, "/") {
+		if w.beneath || w.inRoot {
+			// RESOLVE_IN_ROOT would start again at the start: not
+			// followed here (refused, as RESOLVE_BENEATH does).
+			return place{}, false, unix.EXDEV
+		}
+		root, rootPath, err := c.openRoot()
+		if err != nil {
+			return place{}, false, err
+		}
+		unix.Close(ws.cur)
+		ws.cur, ws.path, ws.top = root, rootPath, rootPath
+	}
+	rest := components(target)
+	if len(rest) == 0 {
+		rest = []string{"."}
+	}
+	splice(rest)
+	return place{}, false, nil
 }
 
 // components splits a path into its names, without empty ones; "/" and
