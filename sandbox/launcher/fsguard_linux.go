@@ -464,7 +464,7 @@ func (p place) path() string {
 	if p.magic {
 		return p.target
 	}
-	return filepath.Join(p.dirPath, p.name)
+	return filepath.Join(p.dirPath, strings.TrimSuffix(p.name, "/"))
 }
 
 // walk is how a path is resolved: openat2's resolve flags.
@@ -708,7 +708,9 @@ func (c *caller) throughLink(ws *walkState, w walk, comp, target string, last bo
 }
 
 // components splits a path into its names, without empty ones; "/" and
-// "" have none.
+// "" have none. A trailing slash stays on the last name ("dir/"): the
+// call is made with it, and the kernel applies its rules (mkdir takes it,
+// an open that creates fails with EISDIR).
 func components(p string) []string {
 	var out []string
 	for _, c := range strings.Split(p, "/") {
@@ -716,10 +718,8 @@ func components(p string) []string {
 			out = append(out, c)
 		}
 	}
-	if strings.HasSuffix(p, "/") && len(out) > 0 {
-		// A trailing slash: the last name must be a directory; "." after
-		// it keeps it from being the name a call creates as a file.
-		out = append(out, ".")
+	if strings.HasSuffix(p, "/") && len(out) > 0 && out[len(out)-1] != "." && out[len(out)-1] != ".." {
+		out[len(out)-1] += "/"
 	}
 	return out
 }
