@@ -183,11 +183,18 @@ func (s *fileSupervisor) run() {
 		case broken != nil:
 			resp = SeccompResp{ID: n.ID, Error: -int32(unix.EACCES)}
 		case !s.resolving.Load() && s.fromInit(int(n.Pid)):
-			act, err := s.prepare(&n)
-			resp = answer(&n, act, err)
+			r := s.prepare(&n)
+			resp = answer(&n, r.act, r.err)
 		default:
 			s.toResolver <- resolveReq{n: &n, reply: reply}
 			r := <-reply
+			if r.wait && r.err == nil {
+				// An open that waits for the other end (a fifo's) is made
+				// apart: the calls that would open that end must not wait
+				// behind it.
+				go s.answerApart(&n, r.act)
+				continue
+			}
 			resp = answer(&n, r.act, r.err)
 		}
 		// ENOENT: the caller is gone (killed); nothing to answer.
@@ -203,10 +210,24 @@ type resolveReq struct {
 }
 
 // prepared is the resolving thread's answer: how to make the call, or
-// why not.
+// why not; wait when making it may wait for another process (a fifo's
+// other end).
 type prepared struct {
-	act perform
-	err error
+	act  perform
+	err  error
+	wait bool
+}
+
+// answerApart makes a call that may wait on a thread of its own, holding
+// no more than the supervisor's, and answers it.
+func (s *fileSupervisor) answerApart(n *SeccompNotif, act perform) {
+	// Never unlocked: the thread ends with this goroutine.
+	runtime.LockOSThread()
+	resp := SeccompResp{ID: n.ID, Error: -int32(unix.EACCES)}
+	if dropToPtrace() == nil {
+		resp = answer(n, act, nil)
+	}
+	_, _ = SeccompIoctl(s.fd, unix.SECCOMP_IOCTL_NOTIF_SEND, unsafe.Pointer(&resp))
 }
 
 // fromInit reports whether the task tid is one of init's own threads.
@@ -231,8 +252,7 @@ func serveResolver() {
 	}
 	s.resolving.Store(true)
 	for req := range s.toResolver {
-		act, err := s.prepare(req.n)
-		req.reply <- prepared{act, err}
+		req.reply <- s.prepare(req.n)
 	}
 }
 
@@ -244,6 +264,12 @@ func (s *fileSupervisor) ownThread() error {
 	}
 	s.umask = unix.Umask(0o022)
 	unix.Umask(s.umask)
+	return dropToPtrace()
+}
+
+// dropToPtrace drops every capability of the calling thread but
+// CAP_SYS_PTRACE.
+func dropToPtrace() error {
 	caps, err := capabilities()
 	if err != nil {
 		return err
@@ -298,11 +324,19 @@ func answer(n *SeccompNotif, act perform, err error) SeccompResp {
 }
 
 // prepare resolves and judges n's call and returns how to make it.
-func (s *fileSupervisor) prepare(n *SeccompNotif) (perform, error) {
-	a := n.Data.Args
-	fdArg := func(i int) int32 { return int32(uint32(a[i])) }
+func (s *fileSupervisor) prepare(n *SeccompNotif) prepared {
 	c := &caller{s: s, n: n, tid: int(n.Pid), root: -1}
 	defer c.close()
+	act, err := c.prepare()
+	return prepared{act: act, err: err, wait: c.waits}
+}
+
+// prepare resolves and judges the caller's call and returns how to make
+// it.
+func (c *caller) prepare() (perform, error) {
+	n, s := c.n, c.s
+	a := n.Data.Args
+	fdArg := func(i int) int32 { return int32(uint32(a[i])) }
 	switch fileCall(n.Data.Arch, n.Data.Nr) {
 	case "open":
 		return c.open(unix.AT_FDCWD, a[0], int(int32(a[1])), uint32(a[2]), 0, false)
@@ -359,6 +393,8 @@ type caller struct {
 	root int // its root directory, opened when first needed
 	// rootPath is the root's path as init sees it.
 	rootPath string
+	// waits is set when making the call may wait for another process.
+	waits bool
 }
 
 func (c *caller) close() {
@@ -377,6 +413,11 @@ func (c *caller) read(addr uint64, size int) ([]byte, error) {
 	local[0].SetLen(size)
 	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: size}}
 	got, err := unix.ProcessVMReadv(c.tid, local, remote, 0)
+	if errors.Is(err, unix.EPERM) {
+		// A process that made itself undumpable, where the resolving
+		// thread holds no capability over it.
+		return nil, unix.EACCES
+	}
 	if err != nil {
 		return nil, unix.EFAULT
 	}

@@ -37,6 +37,11 @@ func (c *caller) open(dirfd int32, addr uint64, flags int, mode uint32, resolve 
 	if err := c.pin(&p); err != nil {
 		return nil, err
 	}
+	var st unix.Stat_t
+	if flags&unix.O_NONBLOCK == 0 && !p.magic &&
+		unix.Fstatat(p.dir, strings.TrimSuffix(p.name, "/"), &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO {
+		c.waits = true
+	}
 	s, id, tid := c.s, c.n.ID, c.tid
 	return func() (int64, error) {
 		defer p.close()
