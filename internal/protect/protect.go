@@ -115,6 +115,40 @@ func (n Names) Sandboxed(rel, abs string) (ok bool, what string, gitAt int) {
 	return false, "", -1
 }
 
+// OnTheWay reports whether rel (a path relative to a writable root, abs
+// its absolute spelling) names a directory on the way to a protected path
+// without being protected itself: a `.config` (where .config/git lies), a
+// git directory's `info` (info/attributes), an ancestor of one of
+// [Names.Places]. The kernel sandbox lets a command make a directory there
+// and nothing else: a link, or a directory renamed into place, would lead
+// the user's tools to a protected name whose content the command chose.
+func (n Names) OnTheWay(rel, abs string) (ok bool, what string) {
+	if abs != "" {
+		for _, u := range n.Places {
+			if strings.HasPrefix(u, filepath.Clean(abs)+"/") {
+				return true, u
+			}
+		}
+	}
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/")
+	last := parts[len(parts)-1]
+	if last == ".config" && len(n.ConfigDirs) > 0 {
+		return true, ".config/"
+	}
+	for i := len(parts) - 2; i >= 0; i-- {
+		if parts[i] != ".git" {
+			continue
+		}
+		for _, c := range n.GitCode {
+			if first, _, multi := strings.Cut(c, "/"); multi && first == last {
+				return true, ".git/" + c
+			}
+		}
+		break
+	}
+	return false, ""
+}
+
 // gitCodeIn returns the code path of code found in rest, the components
 // after a .git, at any depth (modules/x/config, worktrees/w/commondir), or
 // "" when rest holds none or lies in git's data (objects, refs, logs).

@@ -74,3 +74,27 @@ func TestSandboxed(t *testing.T) {
 		t.Errorf("a protected place outside every root: %v %q", ok, what)
 	}
 }
+
+// TestOnTheWay: the directories on the way to a protected path that a
+// command may make only as directories.
+func TestOnTheWay(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rel, abs string
+		want     bool
+	}{
+		{".git/info", "/w/.git/info", true},
+		{"sub/.git/info", "/w/sub/.git/info", true},
+		{".git/objects", "/w/.git/objects", false},
+		{"info", "/w/info", false},
+		{".config", "/w/.config", true},
+		{"a/.config", "/w/a/.config", true},
+		{"x", "/xdg", true},
+		{"x", "/xdgx", false},
+		{"src", "/w/src", false},
+	} {
+		if ok, _ := names.OnTheWay(c.rel, c.abs); ok != c.want {
+			t.Errorf("OnTheWay(%q, %q) = %v, want %v", c.rel, c.abs, ok, c.want)
+		}
+	}
+}

@@ -463,6 +463,10 @@ func (c *caller) judge(p place, mkdir bool) (gitDir bool, err error) {
 		rel, _ = filepath.Rel(root, full)
 	}
 	ok, what, gitAt := g.Names.Sandboxed(rel, full)
+	if !ok && !mkdir {
+		ok, what = g.Names.OnTheWay(rel, full)
+		gitAt = -1
+	}
 	switch {
 	case !ok:
 		return false, nil
