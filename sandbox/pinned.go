@@ -22,7 +22,11 @@ import (
 // names absent when a command starts, and when any sandboxed command
 // ends (and before the next starts) it moves whatever appeared under
 // them aside, to NAME.sandbox-refused, where no tool reads it, and says
-// so in the result. It holds with either layer.
+// so in the result. It holds with either layer. Where the launcher's
+// supervisor of creating calls runs (fileguard.go), the names the
+// protected-name predicate judges are refused when made instead, and are
+// left out of the guard, so that what the user makes meanwhile stays
+// theirs.
 
 // absentGuard tracks the protected names known to be absent.
 type absentGuard struct {
