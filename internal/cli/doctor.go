@@ -101,6 +101,11 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			r.none("Bash %s (`agent-mcp sandbox check` says why and runs a self-test)", sb.Describe())
 		} else {
 			r.ok("Bash %s", sb.Describe())
+			if guard, why := sb.FileGuard(); guard {
+				r.ok("protected names (.envrc, .mcp.json, .claude/, a nested .git's hooks) refused as a command makes them, at any depth of a working directory")
+			} else {
+				r.none("protected names a command makes are moved aside after the fact, and deeper ones only as the Write tool refuses them (%s)", why)
+			}
 		}
 		r.ok("%s", envLine(os.Environ(), perm.settings.Sandbox.EnvAllow))
 		for _, row := range privateRows(sb) {
