@@ -479,22 +479,38 @@ func (c *caller) judge(p place, mkdir bool) (gitDir bool, err error) {
 			return false, nil // the command's own repository
 		}
 	}
-	c.s.tell(full, what)
+	c.s.tell(c.tid, full, what)
 	return false, unix.EACCES
 }
 
-// tell says a refusal on the command's standard error, once per path
-// (and no more than maxToldFiles).
-func (s *fileSupervisor) tell(path, what string) {
+// tell says a refusal on the caller's own standard error (a copy of its
+// descriptor 2: init's own streams are given up once the shell has
+// started), once per path and no more than maxToldFiles in all. The write
+// is made apart: a full pipe nobody reads must not hold the supervisor.
+func (s *fileSupervisor) tell(tid int, path, what string) {
 	s.mu.Lock()
 	say := !s.told[path] && len(s.told) < maxToldFiles
 	if say {
 		s.told[path] = true
 	}
 	s.mu.Unlock()
-	if say {
-		fmt.Fprintf(os.Stderr, "agent-mcp sandbox: refused writing %s: %s is a protected name wherever it appears in a working directory (the Write and Edit tools refuse it too; an Edit allow rule naming the path lets them write it)\n", path, strings.TrimSuffix(what, "/"))
+	if !say {
+		return
 	}
+	pidfd, err := TaskPidfd(tid)
+	if err != nil {
+		return
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, 2, 0)
+	if err != nil {
+		return
+	}
+	msg := fmt.Sprintf("agent-mcp sandbox: refused writing %s: %s is a protected name wherever it appears in a working directory (the Write and Edit tools refuse it too; an Edit allow rule naming the path lets them write it)\n", path, strings.TrimSuffix(what, "/"))
+	go func() {
+		defer unix.Close(fd)
+		_, _ = unix.Write(fd, []byte(msg))
+	}()
 }
 
 // takeUmask gives the supervisor's thread the umask of the caller tid.
