@@ -110,7 +110,14 @@ func superviseFiles(p Plan) error {
 	if err != nil {
 		return err
 	}
-	r, err := setSeccompFilter(ins, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
+	// Once the supervisor has taken a call, the caller waits for the
+	// answer through any signal but a fatal one (Linux 5.19+): a call the
+	// supervisor made must not be interrupted and made again on restart
+	// (a second mkdir would fail with EEXIST).
+	r, err := setSeccompFilter(ins, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+	if err != nil {
+		r, err = setSeccompFilter(ins, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
+	}
 	if err != nil {
 		return err
 	}
