@@ -84,6 +84,11 @@ type Handler struct {
 	// address and port ([Rules.NamesLoopback]), and is refused otherwise,
 	// naming the setting that opens it.
 	Loopback func(ctx context.Context, port int) (net.Conn, error)
+	// Inject handles the session's masked credentials (inject.go): TLS
+	// toward their hosts is terminated and their sentinels replaced by
+	// the real values; a sentinel toward any other host is refused. nil
+	// when the session masks none.
+	Inject *Inject
 
 	mu         sync.Mutex
 	decided    map[string]Answer // this command's answers, by host
@@ -305,6 +310,11 @@ func (h *Handler) http(ctx context.Context, c net.Conn, br *bufio.Reader) {
 			writeStatus(c, http.StatusBadRequest, "agent-mcp proxy: CONNECT needs host:port")
 			return
 		}
+		if err := h.Inject.inName(host); err != nil {
+			h.refused(host, port, err)
+			writeStatus(c, http.StatusForbidden, "agent-mcp proxy: "+err.Error())
+			return
+		}
 		up, err := h.connect(ctx, host, port)
 		if err != nil {
 			writeStatus(c, http.StatusForbidden, "agent-mcp proxy: "+err.Error())
@@ -312,6 +322,10 @@ func (h *Handler) http(ctx context.Context, c net.Conn, br *bufio.Reader) {
 		}
 		defer up.Close()
 		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			return
+		}
+		if h.terminates(host) {
+			h.terminate(readerConn{c, br}, up, host, port, h.Inject.rewriter(host, h.Rules.Allowed, true))
 			return
 		}
 		if n := br.Buffered(); n > 0 {
@@ -334,6 +348,11 @@ func (h *Handler) http(ctx context.Context, c net.Conn, br *bufio.Reader) {
 			return
 		}
 	}
+	if err := h.Inject.inName(req.URL.Hostname()); err != nil {
+		h.refused(req.URL.Hostname(), port, err)
+		writeStatus(c, http.StatusForbidden, "agent-mcp proxy: "+err.Error())
+		return
+	}
 	up, err := h.connect(ctx, req.URL.Hostname(), port)
 	if err != nil {
 		writeStatus(c, http.StatusForbidden, "agent-mcp proxy: "+err.Error())
@@ -349,7 +368,22 @@ func (h *Handler) http(ctx context.Context, c net.Conn, br *bufio.Reader) {
 			req.Header.Del(k)
 		}
 	}
-	if err := req.Write(up); err != nil {
+	var w io.Writer = up
+	rw := h.Inject.rewriter(req.URL.Hostname(), h.Rules.Allowed, false)
+	if rw != nil {
+		w = &rewriteWriter{up, rw}
+	}
+	err = req.Write(w)
+	if err == nil && rw != nil {
+		err = w.(*rewriteWriter).Flush()
+	}
+	var es *ErrSentinel
+	if errors.As(err, &es) {
+		h.refused(req.URL.Hostname(), port, es)
+		writeStatus(c, http.StatusForbidden, "agent-mcp proxy: "+es.Error())
+		return
+	}
+	if err != nil {
 		return
 	}
 	_, _ = io.Copy(c, up)
@@ -512,6 +546,11 @@ func (h *Handler) socks(ctx context.Context, c net.Conn, br *bufio.Reader) {
 		socksReply(c, socksUnsupported)
 		return
 	}
+	if err := h.Inject.inName(host); err != nil {
+		h.refused(host, port, err)
+		socksReply(c, socksNotAllowed)
+		return
+	}
 	up, err := h.connect(ctx, host, port)
 	if err != nil {
 		code := byte(socksRefused)
@@ -524,6 +563,10 @@ func (h *Handler) socks(ctx context.Context, c net.Conn, br *bufio.Reader) {
 	}
 	defer up.Close()
 	socksReply(c, socksOK)
+	if h.terminates(host) {
+		h.terminate(readerConn{c, br}, up, host, port, h.Inject.rewriter(host, h.Rules.Allowed, true))
+		return
+	}
 	if n := br.Buffered(); n > 0 {
 		b, _ := br.Peek(n)
 		if _, err := up.Write(b); err != nil {
