@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -16,13 +17,24 @@ import (
 // entries the rule matches (`Read(~/.ssh/known_hosts)` leaves that file).
 //
 // With under set, only the paths within one of under are looked at (the
-// others are not even looked for).
-func (s *Sandbox) credentialMasks(stateDir string, under ...string) []string {
-	if s.opts.Credentials == nil {
-		return nil
+// others are not even looked for). creds adds the session's denied
+// credential files and leaves its masked ones to their copies.
+func (s *Sandbox) credentialMasks(stateDir string, creds *sessionCreds, under ...string) []string {
+	var list []string
+	if s.opts.Credentials != nil {
+		list = s.opts.Credentials(stateDir)
+	}
+	// A masked file's copy is bound over it: what holds it is left to
+	// show it, the rest of the directory masked as ever.
+	allow := slices.Clone(s.opts.ReadAllow)
+	if creds != nil {
+		list = append(list, creds.denied...)
+		for path := range creds.overlays {
+			allow = append(allow, Pattern{Base: filepath.Dir(path), Glob: filepath.Base(path)})
+		}
 	}
 	var out []string
-	for _, c := range s.opts.Credentials(stateDir) {
+	for _, c := range list {
 		if under != nil && !within(filepath.Clean(c), under) {
 			continue
 		}
@@ -31,7 +43,7 @@ func (s *Sandbox) credentialMasks(stateDir string, under ...string) []string {
 			continue
 		}
 		var named []Pattern
-		for _, p := range s.opts.ReadAllow {
+		for _, p := range allow {
 			if lit := literalPart(p); lit == c || strings.HasPrefix(lit, c+"/") {
 				named = append(named, p)
 			}

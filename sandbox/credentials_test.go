@@ -54,7 +54,7 @@ func TestCredentialMasks(t *testing.T) {
 				return append(out, other)
 			}
 			s := &Sandbox{opts: Options{Home: home, ReadAllow: tt.allow, Credentials: creds}}
-			got := s.credentialMasks(own)
+			got := s.credentialMasks(own, nil)
 			var want []string
 			for _, w := range tt.want {
 				if w == "OTHER" {

@@ -15,7 +15,7 @@ import (
 // directories, its writable paths and state directory, and the readable
 // paths the caller named. A home that is a working directory or lies
 // inside a writable path stays readable: the credential masks hold it.
-func (s *Sandbox) planHome(p *launcher.Plan, spec Spec, w workspace) {
+func (s *Sandbox) planHome(p *launcher.Plan, spec Spec, w workspace, creds *sessionCreds) {
 	home := s.home()
 	if home == "" {
 		return
@@ -43,7 +43,7 @@ func (s *Sandbox) planHome(p *launcher.Plan, spec Spec, w workspace) {
 		// place (a credential path, a denyRead one) is granted around.
 		var hidden []string
 		if len(p.HomeKept) > 0 {
-			hidden = append(expand(s.opts.ReadDeny), s.credentialMasks(spec.StateDir, p.HomeKept...)...)
+			hidden = append(expand(s.opts.ReadDeny), s.credentialMasks(spec.StateDir, creds, p.HomeKept...)...)
 		}
 		for _, h := range existing(hidden) {
 			if h = filepath.Clean(h); within(h, p.HomeKept) {

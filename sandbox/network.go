@@ -376,3 +376,11 @@ func (l *Launch) DialLoopback(ctx context.Context, port int) (net.Conn, error) {
 // HoldsNetwork reports whether a command's connections are held: the
 // network is off, or goes through the egress proxy.
 func (s *Sandbox) HoldsNetwork() bool { return s != nil && s.layers.Any() && s.net() != NetOn }
+
+// RootsEnv is the variable that, when set, names a PEM file of further
+// root certificates the egress proxy trusts when, having terminated a
+// command's TLS, it connects to the host itself: a test and diagnostic
+// hook (a test server with its own CA), read by internal/cli into
+// [Options.UpstreamRoots] beside the system's roots. It is the server's
+// environment, out of a command's reach.
+const RootsEnv = "AGENT_MCP_EGRESS_ROOTS"

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -249,6 +250,24 @@ type Options struct {
 	// (agent-mcp's user configuration with its trust store, Claude
 	// Code's), whatever the writable roots are.
 	Pinned []string
+	// CredentialEnvs and CredentialFiles are sandbox.credentials' envVars
+	// and files (masked.go): denied, or masked with a sentinel the
+	// egress proxy swaps for the value toward the entry's hosts.
+	CredentialEnvs  []CredentialEnv
+	CredentialFiles []CredentialFile
+	// AllowPlaintextInject lets the proxy inject a masked value into a
+	// plain http:// request (sandbox.credentials.allowPlaintextInject).
+	AllowPlaintextInject bool
+	// TLSTerminate terminates TLS toward every host, not only those a
+	// masked value is injected toward, so that a sentinel sent anywhere
+	// is refused (sandbox.network.tlsTerminate).
+	TLSTerminate bool
+	// TLSCA is the CA the proxy terminates TLS with (tlsTerminate's
+	// caCertPath and caKeyPath); nil makes one per session.
+	TLSCA *egress.CA
+	// UpstreamRoots verify the hosts the proxy reaches after terminating
+	// TLS; nil means the system's roots ([RootsEnv] adds some).
+	UpstreamRoots *x509.CertPool
 }
 
 // Sandbox starts commands confined. A nil *Sandbox runs them unconfined.
@@ -288,6 +307,8 @@ type Sandbox struct {
 	beside       homeBeside // Landlock alone: the walk beside the home
 	homePath     string
 	homeReadable []string
+	// creds are the sessions' masked credentials (masked.go).
+	creds credStore
 }
 
 // New checks what the machine offers and picks the layers for opts.Mode:
@@ -491,8 +512,14 @@ type Launch struct {
 	// ExtraFiles as they are.
 	Cmd *exec.Cmd
 	// Env are variables to add to the command's environment (TMPDIR,
-	// the build caches' stand-ins, the egress proxy's).
+	// the build caches' stand-ins, the egress proxy's, the sentinels of
+	// masked credentials).
 	Env []string
+	// Unset are variables the command must not get from the caller's
+	// environment (denied and masked credentials): see [Launch.Environ].
+	Unset []string
+	// notes are said once, with what Refused reports.
+	notes []string
 
 	status, statusW *os.File // the shell's exit status, from the sandbox's init
 	// server is this process's end of the socket pair init watches
@@ -522,10 +549,25 @@ type Launch struct {
 // Refused says what the sandbox moved aside since it last said: protected
 // names a sandboxed command created (pinned.go).
 func (l *Launch) Refused() []string {
+	notes := l.notes
+	l.notes = nil
 	if l.guard == nil {
-		return nil
+		return notes
 	}
-	return l.guard.report()
+	return append(notes, l.guard.report()...)
+}
+
+// Environ is the command's environment: base (the caller's choice of
+// variables) without [Launch.Unset], then [Launch.Env].
+func (l *Launch) Environ(base []string) []string {
+	out := make([]string, 0, len(base)+len(l.Env))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(l.Unset, k) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, l.Env...)
 }
 
 // Command returns how to run spec confined. A nil Sandbox, one without
@@ -559,6 +601,10 @@ func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, erro
 	if err != nil {
 		return nil, err
 	}
+	creds, err := s.credentials(spec.StateDir)
+	if err != nil {
+		return nil, err
+	}
 	p := launcher.Plan{
 		Shell: spec.Shell, Script: spec.Script, Dir: spec.Dir,
 		UID: os.Getuid(), GID: os.Getgid(),
@@ -571,11 +617,12 @@ func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, erro
 	if s.layers.Namespaces {
 		p.ProcessLimit = s.limits().Processes
 	}
-	guarded, found, seen := s.planPaths(&p, spec.StateDir, w)
+	guarded, found, seen := s.planPaths(&p, spec.StateDir, w, creds)
 	if !spec.ReadOnly {
 		guarded = s.planGuard(&p, w, guarded)
 	}
-	s.planHome(&p, spec, w)
+	s.planHome(&p, spec, w, creds)
+	notes := s.planCredentials(&p, creds)
 	proxy, err := s.planNetwork(&p, len(spec.Files))
 	if err != nil {
 		return nil, err
@@ -599,6 +646,7 @@ func (s *Sandbox) confinedCommand(spec Spec, grace time.Duration) (*Launch, erro
 			return nil, fmt.Errorf("sandbox: egress socket: %w", err)
 		}
 	}
+	l.withCredentials(creds, p.Proxy || p.Supervised, notes)
 	return l, nil
 }
 
@@ -649,7 +697,7 @@ func (s *Sandbox) workspaceOf(spec Spec) (workspace, error) {
 // unix sockets without the network) and the ancestors it pins. It
 // returns the protected paths inside the writable paths, for the guard,
 // with the repositories the scan found and the directories it read.
-func (s *Sandbox) planPaths(p *launcher.Plan, stateDir string, w workspace) (guarded []string, found repos, seen map[string]dirState) {
+func (s *Sandbox) planPaths(p *launcher.Plan, stateDir string, w workspace, creds *sessionCreds) (guarded []string, found repos, seen map[string]dirState) {
 	seen = map[string]dirState{}
 	pinned, found := s.pinnedPaths(w.roots, seen)
 	ro := append(slices.Clone(pinned), expand(s.opts.ReadOnly)...)
@@ -672,7 +720,7 @@ func (s *Sandbox) planPaths(p *launcher.Plan, stateDir string, w workspace) (gua
 	// credential list is long enough that looking at each path for a
 	// command that cannot mask it costs (Landlock alone).
 	if s.layers.Namespaces {
-		p.Masked = existing(append(expand(s.opts.ReadDeny), s.credentialMasks(stateDir)...))
+		p.Masked = existing(append(expand(s.opts.ReadDeny), s.credentialMasks(stateDir, creds)...))
 		if s.net() != NetOn {
 			p.Masked = append(p.Masked, unixSockets(w.writable)...)
 		}

@@ -143,6 +143,9 @@ func (s *permissionSetup) logIgnored(logger *slog.Logger) {
 	for _, msg := range s.settings.Unknown {
 		logger.Warn(msg)
 	}
+	for _, msg := range s.settings.Sandbox.Warnings {
+		logger.Warn(msg)
+	}
 }
 
 // filter is the pool filter: tools denied as a whole are not listed.

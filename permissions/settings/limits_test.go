@@ -27,7 +27,7 @@ func TestSandboxLimits(t *testing.T) {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
 		var s SandboxSettings
-		err := s.merge(&f, "/", "/home")
+		err := s.merge(&f, "/", "/home", false, "test")
 		if tc.wantErrMention != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErrMention) {
 				t.Errorf("%s: error %v, want one naming %s", tc.in, err, tc.wantErrMention)

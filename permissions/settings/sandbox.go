@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -35,6 +36,51 @@ type SandboxFile struct {
 	// Filesystem is the "filesystem" object: allowRead opens paths of
 	// the private home to commands, denyRead keeps paths unreadable.
 	Filesystem *SandboxFilesystemFile `json:"filesystem"`
+	// Credentials is Claude Code's "credentials" object: variables and
+	// files denied, or masked with sentinels the egress proxy swaps for
+	// the real values toward named hosts.
+	Credentials *SandboxCredentialsFile `json:"credentials"`
+}
+
+// SandboxCredentialsFile is sandbox.credentials, as Claude Code spells it.
+type SandboxCredentialsFile struct {
+	EnvVars []CredentialEntry `json:"envVars"`
+	Files   []CredentialEntry `json:"files"`
+	// AllowPlaintextInject lets a masked value be injected into plain
+	// HTTP; read from the user's settings and --settings only.
+	AllowPlaintextInject *bool `json:"allowPlaintextInject"`
+	// AWSPairs and SigV4 are Claude Code's AWS re-signing, which
+	// agent-mcp does not do: accepted and ignored.
+	AWSPairs json.RawMessage `json:"awsPairs"`
+	SigV4    json.RawMessage `json:"sigv4"`
+}
+
+// CredentialEntry is one envVars entry (Name) or files entry (Path).
+type CredentialEntry struct {
+	Name             string   `json:"name"`
+	Path             string   `json:"path"`
+	Mode             string   `json:"mode"`
+	Extract          *string  `json:"extract"`
+	OnExtractNoMatch string   `json:"onExtractNoMatch"`
+	InjectHosts      []string `json:"injectHosts"`
+	MaskDuplicates   *bool    `json:"maskDuplicates"`
+	// Decode and MaskClaims are Claude Code's JWT masking, which
+	// agent-mcp does not do: an entry with them is denied instead.
+	Decode     string   `json:"decode"`
+	MaskClaims []string `json:"maskClaims"`
+}
+
+// Credential is one merged sandbox.credentials entry, checked: Name for
+// a variable, Path (absolute) for a file; Extract compiled.
+type Credential struct {
+	Name, Path       string
+	Mode             string // "deny" or "mask"
+	Extract          *regexp.Regexp
+	OnExtractNoMatch string // "warn", "deny" or "error"
+	InjectHosts      []string
+	MaskDuplicates   bool
+	// Source is the settings file it came from.
+	Source string
 }
 
 // SandboxFilesystemFile is the sandbox's "filesystem" object, as Claude
@@ -96,11 +142,32 @@ type SandboxSettings struct {
 	// AllowRead and DenyRead are filesystem.allowRead and denyRead of
 	// every source, absolute.
 	AllowRead, DenyRead []string
+	// CredentialEnvs and CredentialFiles are credentials.envVars and
+	// files of every source; a later entry for the same name or path
+	// replaces an earlier one.
+	CredentialEnvs, CredentialFiles []Credential
+	// AllowPlaintextInject is the last user or --settings source's
+	// credentials.allowPlaintextInject (a project's is ignored).
+	AllowPlaintextInject bool
+	// TLSTerminate is set when the last user or --settings source's
+	// network object has tlsTerminate; TLSCACert and TLSCAKey are its
+	// caCertPath and caKeyPath (absolute; empty for a CA per session).
+	TLSTerminate        bool
+	TLSCACert, TLSCAKey string
+	// Warnings are what the credentials' entries do differently in
+	// agent-mcp (JWT decoding), for the log.
+	Warnings []string
 }
 
-func (s *SandboxSettings) merge(f *SandboxFile, root, home string) error {
+func (s *SandboxSettings) merge(f *SandboxFile, root, home string, project bool, source string) error {
 	if f == nil {
 		return nil
+	}
+	if err := s.mergeCredentials(f.Credentials, root, home, project, source); err != nil {
+		return err
+	}
+	if err := s.mergeTLS(f.Network, root, home, project); err != nil {
+		return err
 	}
 	if f.Enabled != nil {
 		s.Enabled = f.Enabled
@@ -221,6 +288,22 @@ func (f *SandboxFile) dropWidening() []string {
 		// A variable named here hands the server's secret to whatever
 		// the repository's scripts run.
 		f.Env, keys = nil, append(keys, "env.allow")
+	}
+	if c := f.Credentials; c != nil {
+		// A mask hands a command a stand-in the proxy turns into the
+		// user's secret toward hosts: the repository's scripts would
+		// choose where it goes. Denials only tighten.
+		for _, list := range []*[]CredentialEntry{&c.EnvVars, &c.Files} {
+			kept := (*list)[:0]
+			for _, e := range *list {
+				if e.Mode == "mask" {
+					keys = append(keys, "credentials (mode mask)")
+					continue
+				}
+				kept = append(kept, e)
+			}
+			*list = kept
+		}
 	}
 	switch n := bytes.TrimSpace(f.Network); {
 	case bytes.Equal(n, []byte("true")):

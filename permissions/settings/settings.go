@@ -252,7 +252,8 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 		}
 		s.DefaultMode = m
 	}
-	if err := s.Sandbox.merge(f.Sandbox, root, loc.Home); err != nil {
+	project := loc.Project != "" && strings.HasPrefix(name, filepath.Join(loc.Project, ".claude")+string(filepath.Separator))
+	if err := s.Sandbox.merge(f.Sandbox, root, loc.Home, project, name); err != nil {
 		return fmt.Errorf("settings %s: %w", name, err)
 	}
 	for _, d := range f.Permissions.AdditionalDirectories {

@@ -613,6 +613,14 @@ func setupMounts(p Plan) error {
 			return fmt.Errorf("masking %s: %w", m, err)
 		}
 	}
+	for _, o := range p.Overlays {
+		if err := unix.Mount(o.Src, o.Dst, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("binding the masked copy over %s: %w", o.Dst, err)
+		}
+		if err := setReadOnly(o.Dst, false); err != nil {
+			return fmt.Errorf("binding the masked copy over %s: %w", o.Dst, err)
+		}
+	}
 	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
 			return fmt.Errorf("private /dev/shm: %w", err)

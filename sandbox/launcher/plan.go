@@ -91,6 +91,9 @@ type Plan struct {
 	// JoinCgroups are the command's cgroup v1 directories (made and
 	// capped by the server) that the thread starting the shell joins.
 	JoinCgroups []string
+	// Overlays are files bound read-only over others after Masked (with
+	// namespaces): a masked credential file's copy over the file.
+	Overlays []Overlay
 	// ProcessLimit, with namespaces, caps the processes and threads of
 	// the command (RLIMIT_NPROC, set by init in the command's user
 	// namespace, where the count is the command's own); 0 for none.
@@ -116,3 +119,8 @@ type Guard struct {
 // ServerFD is the descriptor [Plan.ServerFD] names when the server passes
 // its socket as its second extra file (after the status pipe, fd 3).
 const ServerFD = 4
+
+// Overlay is a file bound over another: Src shows at Dst.
+type Overlay struct {
+	Src, Dst string
+}

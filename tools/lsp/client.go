@@ -200,7 +200,7 @@ func (c *client) start(ctx context.Context) (*process, error) {
 	}
 	cmd := launch.Cmd
 	cmd.Dir = c.root
-	cmd.Env = append(serverEnv(c.env.envAllow), launch.Env...)
+	cmd.Env = launch.Environ(serverEnv(c.env.envAllow))
 	if !excluded && c.env.sandbox.Confines() && c.env.stateDir != "" {
 		// gopls keeps its cache under the user's cache directory, which
 		// the sandbox holds read-only.

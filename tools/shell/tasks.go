@@ -460,7 +460,7 @@ func commandOf(spec startSpec, t *Task) (*sandbox.Launch, error) {
 	}
 	cmd := launch.Cmd
 	cmd.Dir = spec.dir
-	cmd.Env = append(commandEnv(t.marker, spec.pty, spec.envAllow), launch.Env...)
+	cmd.Env = launch.Environ(commandEnv(t.marker, spec.pty, spec.envAllow))
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
