@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agent-mcp/agent-mcp/sandbox/egress"
 	"github.com/agent-mcp/agent-mcp/sandbox/launcher"
@@ -86,6 +87,7 @@ type sessionCreds struct {
 	// notes are said once per command (a warning of onExtractNoMatch, a
 	// mask that Landlock alone cannot hold).
 	notes []string
+	noted atomic.Bool
 	err   error
 }
 
@@ -370,9 +372,11 @@ func (s *Sandbox) planCredentials(p *launcher.Plan, c *sessionCreds) []string {
 // network goes through the proxy, the proxy gets the session's secrets
 // and the command the bundle that trusts the proxy's CA.
 func (l *Launch) withCredentials(c *sessionCreds, proxied bool, notes []string) {
-	l.notes = notes
 	if c == nil {
 		return
+	}
+	if !c.noted.Swap(true) {
+		l.notes = notes // once per session
 	}
 	l.Unset = append(l.Unset, c.unset...)
 	l.Env = append(l.Env, c.env...)

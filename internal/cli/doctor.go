@@ -116,6 +116,9 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 		r.ok("%s", redactLine(os.Environ(), perm.settings.Sandbox.EnvAllow))
+		for _, l := range credentialLines(perm.settings, os.Environ()) {
+			r.ok("%s", l)
+		}
 	}
 
 	r.section("hosts")

@@ -29,11 +29,14 @@ type environ struct {
 	// hosts is $AGENT_MCP_EGRESS_HOSTS (sandbox.Options.Hosts, once
 	// parsed); empty when unset.
 	hosts string
+	// roots is $AGENT_MCP_EGRESS_ROOTS (sandbox.Options.UpstreamRoots,
+	// once read); empty when unset.
+	roots string
 }
 
 // readEnviron reads the variables of [environ].
 func readEnviron() environ {
-	e := environ{configDir: os.Getenv(configDirEnv), hosts: os.Getenv(sandbox.HostsEnv)}
+	e := environ{configDir: os.Getenv(configDirEnv), hosts: os.Getenv(sandbox.HostsEnv), roots: os.Getenv(sandbox.RootsEnv)}
 	switch strings.ToLower(os.Getenv(shell.DisableBackgroundEnv)) {
 	case "1", "true", "yes", "on":
 		e.disableBackground = true

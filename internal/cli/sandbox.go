@@ -86,6 +86,11 @@ func (w *workspaceFlags) sandboxOptions(s *settings.Settings, home string) (sand
 	if err := egressConfig(&opts, s); err != nil {
 		return sandbox.Options{}, err
 	}
+	if mode != sandbox.ModeOff {
+		if err := w.credentialOptions(&opts, s); err != nil {
+			return sandbox.Options{}, err
+		}
+	}
 	for _, r := range s.Rules.Rules(permissions.Allow) {
 		base, glob, ok := r.PathPattern()
 		if ok && r.Tool == "Read" {
