@@ -125,7 +125,10 @@ func TestCredentials_maskedToken(t *testing.T) {
 
 func maskedToken(t *testing.T, e *sandboxenv.Env, layers string) {
 	site := newAuthSite(t, filepath.Join(e.Root, "site"))
-	hosts := filepath.Join(e.Home, ".config", "gh", "hosts.yml")
+	// Not one of the paths the permission check keeps every tool from
+	// (~/.config/gh is): a file only the settings name, which the private
+	// home hides and the mask brings back as its copy.
+	hosts := filepath.Join(e.Home, ".myapp", "hosts.yml")
 	hostsYML := "github.com:\n    user: someone\n    oauth_token: " + credFile + "\n    git_protocol: https\n"
 	if err := os.MkdirAll(filepath.Dir(hosts), 0o755); err != nil {
 		t.Fatal(err)
@@ -135,7 +138,7 @@ func maskedToken(t *testing.T, e *sandboxenv.Env, layers string) {
 	}
 	settings := `{"sandbox":{"network":{"allowedDomains":["inject.example.com","other.example.com","127.0.0.1"],"tlsTerminate":{}},
 		"credentials":{"envVars":[{"name":"GITHUB_TOKEN","mode":"mask","injectHosts":["inject.example.com"]}],
-		"files":[{"path":"~/.config/gh/hosts.yml","mode":"mask","extract":"oauth_token: (\\S+)","injectHosts":["inject.example.com"]}]}}}`
+		"files":[{"path":"~/.myapp/hosts.yml","mode":"mask","extract":"oauth_token: (\\S+)","injectHosts":["inject.example.com"]}]}}}`
 	cs, _ := e.Serve(t, layers, []string{"GITHUB_TOKEN=" + credToken,
 		sandbox.HostsEnv + "=inject.example.com=127.0.0.1,other.example.com=127.0.0.1",
 		sandbox.RootsEnv + "=" + site.caFile}, "--settings", settings)
@@ -163,7 +166,7 @@ import os, urllib.request
 r = urllib.request.Request('`+url("inject.example.com", "/urllib")+`', headers={'Authorization': 'token ' + os.environ['GITHUB_TOKEN']})
 print(urllib.request.urlopen(r).read().decode())"`, "/urllib")
 	out, _ = testbin.Bash(t, cs, `git -c http.extraHeader="Authorization: Bearer $GITHUB_TOKEN" ls-remote `+url("inject.example.com", "/git/r.git")+
-		` && git -c http.extraHeader="Authorization: Bearer $GITHUB_TOKEN" clone -q `+url("inject.example.com", "/git/r.git")+` cloned && cat cloned/README`, false)
+		` && git -c http.extraHeader="Authorization: Bearer $GITHUB_TOKEN" clone -q -b main `+url("inject.example.com", "/git/r.git")+` cloned && cat cloned/README`, false)
 	if !strings.Contains(out, "refs/heads/main") || !strings.Contains(out, "authenticated") {
 		t.Errorf("git ls-remote and clone over HTTPS: %q", out)
 	}
@@ -196,7 +199,7 @@ fetch('` + url("inject.example.com", "/node") + `', {headers: {Authorization: 'B
 	}
 
 	if strings.Contains(layers, "namespaces") {
-		out, _ = testbin.Bash(t, cs, "cat ~/.config/gh/hosts.yml", false)
+		out, _ = testbin.Bash(t, cs, "cat ~/.myapp/hosts.yml", false)
 		fm := regexp.MustCompile(`oauth_token: (gho_[A-Za-z0-9]+)\n`).FindStringSubmatch(out)
 		if fm == nil || fm[1] == credFile || len(fm[1]) != len(credFile) || strings.Replace(hostsYML, credFile, fm[1], 1) != strings.TrimSpace(out)+"\n" {
 			t.Errorf("the masked hosts.yml reads %q; want the token replaced by a sentinel and the rest as it is", out)

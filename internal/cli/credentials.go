@@ -62,13 +62,31 @@ func credentialEntries(s *settings.Settings) ([]sandbox.CredentialEnv, []sandbox
 	return envs, files
 }
 
-// credentialSecrets are the real values of the settings' credentials, to
-// redact from every result.
+// credentialSecrets are the real values of the settings' credentials,
+// and the values and variables the redact object names, to redact from
+// every result.
 func credentialSecrets(s *settings.Settings) []redact.Secret {
 	envs, files := credentialEntries(s)
 	var out []redact.Secret
 	for _, p := range sandbox.CredentialSecrets(envs, files, os.Environ()) {
 		out = append(out, redact.Secret{Name: p[0], Value: p[1]})
+	}
+	for i, v := range s.RedactValues {
+		out = append(out, redact.Secret{Name: fmt.Sprintf("redact.values[%d]", i), Value: v})
+	}
+	for _, n := range s.RedactEnvVars {
+		if v := os.Getenv(n); v != "" {
+			out = append(out, redact.Secret{Name: n, Value: v})
+		}
+	}
+	return out
+}
+
+// redactPatterns are the settings' redact.patterns.
+func redactPatterns(s *settings.Settings) []redact.Pattern {
+	var out []redact.Pattern
+	for _, p := range s.RedactPatterns {
+		out = append(out, redact.Pattern{Name: p.Name, Re: p.Re})
 	}
 	return out
 }

@@ -127,7 +127,7 @@ func (s *permissionSetup) addDirs(dirs []string) []string {
 // pipeline being built.
 func (s *permissionSetup) wire(p *orchestrator.Pipeline, secrets ...redact.Secret) {
 	p.Permit = s.permit
-	p.Redact = resultRedactor(append(secrets, credentialSecrets(s.settings)...)...)
+	p.Redact = resultRedactor(append(secrets, credentialSecrets(s.settings)...)...).WithPatterns(redactPatterns(s.settings))
 	if s.hooks != nil {
 		p.Hooks = s.hooks
 	}

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +51,34 @@ type Redactor struct {
 	filter []uint64
 	byKey  map[uint32][]int32
 	maxLen int
+	// patterns are regular expressions whose matches (group 1 where
+	// there is one) are redacted too ([Redactor.WithPatterns]).
+	patterns []Pattern
+}
+
+// Pattern is a regular expression to redact the matches of (its group 1
+// where it has one), under Name. A match is found across the reads of
+// [Redactor.Reader] when it is at most [MaxPatternMatch] bytes long.
+type Pattern struct {
+	Name string
+	Re   *regexp.Regexp
+}
+
+// MaxPatternMatch is the longest match of a [Pattern] that a streamed
+// text is sure to have redacted, wherever its reads were cut.
+const MaxPatternMatch = 512
+
+// WithPatterns returns r (a new Redactor when r is nil) that also
+// redacts the matches of pats.
+func (r *Redactor) WithPatterns(pats []Pattern) *Redactor {
+	if r == nil {
+		r = New(nil)
+	}
+	r.patterns = append(r.patterns, pats...)
+	if len(r.patterns) > 0 {
+		r.maxLen = max(r.maxLen, MaxPatternMatch)
+	}
+	return r
 }
 
 const (
@@ -93,7 +122,7 @@ func (r *Redactor) Len() int {
 	if r == nil {
 		return 0
 	}
-	return len(r.needles)
+	return len(r.needles) + len(r.patterns)
 }
 
 // forms are the ways value is searched for: as it is and encoded.
@@ -190,6 +219,49 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // find returns the merged spans of text holding a secret.
 func find[T string | []byte](r *Redactor, text T) []span {
 	if r.Len() == 0 || len(text) < keyLen {
+		return nil
+	}
+	spans := findValues(r, text)
+	if len(r.patterns) == 0 {
+		return spans
+	}
+	return mergeSpans(append(spans, findPatterns(r, string(text))...))
+}
+
+// findPatterns are the spans of text the patterns match.
+func findPatterns(r *Redactor, text string) []span {
+	var out []span
+	for _, p := range r.patterns {
+		for _, m := range p.Re.FindAllStringSubmatchIndex(text, -1) {
+			from, to := m[0], m[1]
+			if len(m) >= 4 && m[2] >= 0 {
+				from, to = m[2], m[3]
+			}
+			if to > from {
+				out = append(out, span{from, to, p.Name})
+			}
+		}
+	}
+	return out
+}
+
+// mergeSpans sorts spans and merges those that overlap.
+func mergeSpans(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
+	var out []span
+	for _, sp := range spans {
+		if l := len(out) - 1; l >= 0 && sp.from < out[l].to {
+			out[l].to = max(out[l].to, sp.to)
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// findValues returns the merged spans of text holding a secret value.
+func findValues[T string | []byte](r *Redactor, text T) []span {
+	if len(r.needles) == 0 {
 		return nil
 	}
 	sc := scratchPool.Get().(*scratch)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -243,6 +244,29 @@ func BenchmarkString_1MB(b *testing.B) {
 		out, names := r.String(s)
 		if len(names) != 2 || bytes.Contains([]byte(out), []byte(ss[3].Value)) {
 			b.Fatalf("names %v", names)
+		}
+	}
+}
+
+// TestPatterns: a pattern's matches (group 1 where it has one) are
+// redacted under its name, in a string and in a stream cut anywhere.
+func TestPatterns(t *testing.T) {
+	t.Parallel()
+	r := New([]Secret{{Name: "TOKEN", Value: "abcdefgh12345678"}}).WithPatterns([]Pattern{
+		{Name: "redact.patterns[0]", Re: regexp.MustCompile(`sk_live_[0-9a-zA-Z]{24}`)},
+		{Name: "redact.patterns[1]", Re: regexp.MustCompile(`password=(\S+)`)},
+	})
+	text := "key sk_live_0123456789abcdefghijklmn and password=hunter2hunter2 and abcdefgh12345678 end"
+	want := "key [redacted: redact.patterns[0]] and password=[redacted: redact.patterns[1]] and [redacted: TOKEN] end"
+	got, names := r.String(text)
+	if got != want || len(names) != 3 {
+		t.Fatalf("String = %q %q, want %q", got, names, want)
+	}
+	for cut := 1; cut < len(text); cut++ {
+		rd := r.Reader(io.MultiReader(strings.NewReader(text[:cut]), strings.NewReader(text[cut:])), nil)
+		b, _ := io.ReadAll(rd)
+		if string(b) != want {
+			t.Fatalf("cut at %d: %q", cut, b)
 		}
 	}
 }

@@ -74,3 +74,35 @@ func TestLoad_sandboxCredentials(t *testing.T) {
 		t.Errorf("tlsTerminate with a certificate and no key: err = %v", err)
 	}
 }
+
+// TestLoad_redact: the redact object (agent-mcp's own key) adds values,
+// variables and patterns from every source; a bad entry is refused
+// naming it; the key is not reported as unknown.
+func TestLoad_redact(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	home, cfg := filepath.Join(dir, "home"), filepath.Join(dir, "cfg")
+	writeFile(t, filepath.Join(cfg, "settings.json"), `{"redact": {"values": ["internal-db-pass-1"], "envVars": ["MY_DSN"], "patterns": ["sk_live_[0-9a-zA-Z]{24}", "password=(\\S+)"]}}`)
+	loc := Locations{Home: home, ConfigDir: cfg}
+	s, err := Load(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.RedactValues) != 1 || len(s.RedactEnvVars) != 1 || len(s.RedactPatterns) != 2 || s.RedactPatterns[1].Name != "redact.patterns[1]" {
+		t.Errorf("redact = %q %q %+v", s.RedactValues, s.RedactEnvVars, s.RedactPatterns)
+	}
+	if len(s.Unknown) > 0 {
+		t.Errorf("Unknown = %q", s.Unknown)
+	}
+	for _, tt := range []struct{ body, field string }{
+		{`{"values": ["short"]}`, "redact.values[0]"},
+		{`{"envVars": ["MY-DSN"]}`, "redact.envVars[0]"},
+		{`{"patterns": ["a("]}`, "redact.patterns[0]"},
+		{`{"patterns": ["x*"]}`, "redact.patterns[0]"},
+	} {
+		writeFile(t, filepath.Join(cfg, "settings.json"), `{"redact": `+tt.body+`}`)
+		if _, err := Load(loc); err == nil || !strings.Contains(err.Error(), tt.field) {
+			t.Errorf("%s: err = %v, want one naming %s", tt.body, err, tt.field)
+		}
+	}
+}

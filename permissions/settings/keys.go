@@ -63,7 +63,7 @@ var claudeCodeKeys = []string{
 
 // agentMCPKeys are the top-level keys agent-mcp reads that Claude Code
 // does not know.
-var agentMCPKeys = []string{"lspServers", "lspDiagnosticsWaitMs"}
+var agentMCPKeys = []string{"lspServers", "lspDiagnosticsWaitMs", "redact"}
 
 // permissionKeys are the keys of the permissions object Claude Code knows
 // (agent-mcp reads allow, ask, deny, defaultMode and additionalDirectories).

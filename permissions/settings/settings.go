@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -39,6 +40,25 @@ type File struct {
 	// LSPDiagnosticsWaitMs bounds the wait for a language server's
 	// diagnostics after a change, in milliseconds (agent-mcp's own key).
 	LSPDiagnosticsWaitMs *int `json:"lspDiagnosticsWaitMs"`
+	// Redact names further secrets to redact from every tool result
+	// (agent-mcp's own key).
+	Redact *RedactFile `json:"redact"`
+}
+
+// RedactFile is the "redact" object: values, the variables whose values
+// are secret, and regular expressions whose matches (group 1 where they
+// have one) are.
+type RedactFile struct {
+	Values   []string `json:"values"`
+	EnvVars  []string `json:"envVars"`
+	Patterns []string `json:"patterns"`
+}
+
+// RedactPattern is one redact.patterns entry, compiled, named as its
+// key.
+type RedactPattern struct {
+	Name string
+	Re   *regexp.Regexp
 }
 
 // HookMatcher is one entry of a hook event's list (docs/tools.md §10).
@@ -131,6 +151,10 @@ type Settings struct {
 	// agent-mcp nor Claude Code knows, with the closest known key
 	// ([UnknownKeys]): the caller shows them at start.
 	Unknown []string
+	// RedactValues, RedactEnvVars and RedactPatterns are redact.values,
+	// envVars and patterns of every source.
+	RedactValues, RedactEnvVars []string
+	RedactPatterns              []RedactPattern
 }
 
 // LSPServer is one lspServers entry and the file it came from.
@@ -256,6 +280,9 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 	if err := s.Sandbox.merge(f.Sandbox, root, loc.Home, project, name); err != nil {
 		return fmt.Errorf("settings %s: %w", name, err)
 	}
+	if err := s.mergeRedact(f.Redact); err != nil {
+		return fmt.Errorf("settings %s: %w", name, err)
+	}
 	for _, d := range f.Permissions.AdditionalDirectories {
 		s.AdditionalDirectories = append(s.AdditionalDirectories, expandDir(d, root, loc.Home))
 	}
@@ -334,4 +361,34 @@ func expandDir(d, root, home string) string {
 		d = filepath.Join(root, d)
 	}
 	return filepath.Clean(d)
+}
+
+// mergeRedact checks and adds one source's redact object.
+func (s *Settings) mergeRedact(r *RedactFile) error {
+	if r == nil {
+		return nil
+	}
+	for i, v := range r.Values {
+		if len(v) < 8 {
+			return fmt.Errorf("redact.values[%d]: a value shorter than 8 characters would replace ordinary text everywhere", i)
+		}
+	}
+	for i, n := range r.EnvVars {
+		if !validEnvName(n) || strings.HasSuffix(n, "*") {
+			return fmt.Errorf("redact.envVars[%d]: %q is not a variable name", i, n)
+		}
+	}
+	for i, p := range r.Patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return fmt.Errorf("redact.patterns[%d]: %w (Go's RE2 syntax)", i, err)
+		}
+		if re.MatchString("") {
+			return fmt.Errorf("redact.patterns[%d]: %q matches the empty text", i, p)
+		}
+		s.RedactPatterns = append(s.RedactPatterns, RedactPattern{Name: fmt.Sprintf("redact.patterns[%d]", len(s.RedactPatterns)), Re: re})
+	}
+	s.RedactValues = append(s.RedactValues, r.Values...)
+	s.RedactEnvVars = append(s.RedactEnvVars, r.EnvVars...)
+	return nil
 }
