@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/agent-mcp/agent-mcp/permissions/settings"
 )
 
 // TestEnvLine: `sandbox check` says how much of the environment reaches a
@@ -37,5 +39,30 @@ func TestRedactLine(t *testing.T) {
 	}
 	if got := redactLine([]string{"PATH=/bin"}, nil); !strings.Contains(got, "nothing to redact") {
 		t.Errorf("redactLine with no secret = %q", got)
+	}
+}
+
+// TestCredentialLines: doctor lists each sandbox.credentials entry as
+// denied or masked (toward which hosts), and the secret-looking
+// variables no entry names as left to the allow-list; never a value.
+func TestCredentialLines(t *testing.T) {
+	t.Parallel()
+	s := &settings.Settings{}
+	s.Sandbox.CredentialEnvs = []settings.Credential{{Name: "GITHUB_TOKEN", Mode: "mask", InjectHosts: []string{"api.github.com"}}, {Name: "AWS_SECRET_ACCESS_KEY", Mode: "deny"}}
+	s.Sandbox.CredentialFiles = []settings.Credential{{Path: "/nonexistent/hosts.yml", Mode: "mask"}}
+	env := []string{"GITHUB_TOKEN=ghp_0123456789abcdef", "NPM_TOKEN=npm_0123456789abcdef", "PATH=/bin"}
+	got := strings.Join(credentialLines(s, env), "\n")
+	for _, want := range []string{
+		"credential GITHUB_TOKEN (variable, set): masked; a command sees a sentinel, the proxy injects the value toward api.github.com",
+		"credential AWS_SECRET_ACCESS_KEY (variable, not set here): denied",
+		"credential /nonexistent/hosts.yml (file, missing): masked",
+		"left to the environment allow-list (withheld unless sandbox.env.allow names them; redacted from results): NPM_TOKEN",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("credentialLines =\n%s\nwant it to say %q", got, want)
+		}
+	}
+	if strings.Contains(got, "0123456789") {
+		t.Errorf("credentialLines shows a value:\n%s", got)
 	}
 }
