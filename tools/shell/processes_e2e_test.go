@@ -8,7 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -393,4 +396,83 @@ func outputFilesLetGo(t *testing.T, sb, layers string) {
 	_ = cs.Close()
 	_ = cmd.Wait()
 	waitProcs(t, m, 0)
+}
+
+// TestBash_background_server_reached_at_once is the dev-server loop: a
+// web server started in the background with wait_for, then a command
+// fetching from it, 50 times in a row beside a CPU burner. Every fetch
+// gets its page, and none waits on the way: curl's own timing of the
+// first byte stays under a second (a lost answer of the relay that
+// connects to the server's namespace waited 10 s, or refused).
+func TestBash_background_server_reached_at_once(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	burnCPU(t)
+	forEachSandbox(t, func(t *testing.T, sb string) {
+		cwd := t.TempDir()
+		if err := os.WriteFile(filepath.Join(cwd, "page.txt"), []byte("served\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cs := testbin.Stdio(t, testbin.ServeCmd(t, binary, cwd, "--sandbox", sb, "--allowed-tools", "Bash"), nil)
+		port := testbin.FreePort(t)
+		_, text := startTask(t, cs, fmt.Sprintf("python3 -m http.server %d --bind 127.0.0.1", port),
+			map[string]any{"wait_for": fmt.Sprintf("port:%d", port), "wait_timeout": 600000})
+		if !strings.Contains(text, "is ready") {
+			t.Fatalf("the server did not become ready:\n%s", text)
+		}
+		fetch := fmt.Sprintf(`curl -sS -o page.out -w 'status=%%{http_code} first_byte=%%{time_starttransfer}\n' http://127.0.0.1:%d/page.txt && cat page.out`, port)
+		timing := regexp.MustCompile(`status=(\d+) first_byte=([0-9.]+)`)
+		var waits, failures []string
+		for i := 0; i < 50; i++ {
+			out, isErr := callText(t, cs, "Bash", map[string]any{"command": fetch})
+			m := timing.FindStringSubmatch(out)
+			switch {
+			case isErr || m == nil || m[1] != "200" || !strings.Contains(out, "served"):
+				failures = append(failures, fmt.Sprintf("fetch %d: %s", i, out))
+			case mustFloat(t, m[2]) >= 1:
+				waits = append(waits, fmt.Sprintf("fetch %d waited %ss for its first byte", i, m[2]))
+			}
+		}
+		if len(failures)+len(waits) > 0 {
+			t.Fatalf("%d of 50 fetches failed and %d waited:\n%s\n%s", len(failures), len(waits),
+				strings.Join(failures, "\n"), strings.Join(waits, "\n"))
+		}
+	})
+}
+
+// burnCPU keeps every CPU busy while the test runs.
+func burnCPU(t *testing.T) {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for x := 0; ; x++ {
+				if x%1_000_000 == 0 {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+				}
+			}
+		}()
+	}
+	t.Cleanup(func() { close(stop); wg.Wait() })
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
