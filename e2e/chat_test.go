@@ -269,6 +269,60 @@ func TestChat_retries_overloaded(t *testing.T) {
 	}
 }
 
+// TestChatPrint_retries_and_cost: print mode says each retry on stderr,
+// one line each (stdout stays the answer alone), and its JSON result
+// gives the run's estimated cost from the price table, beside the tokens;
+// a model with no known price gets tokens only.
+func TestChatPrint_retries_and_cost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		model string
+		cost  float64 // 0: no cost field
+	}{
+		// 1000 in at $3 and 200 out at $15 per million tokens.
+		{"anthropic/claude-sonnet-4-5", 0.006},
+		{"anthropic/test-model", 0},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			t.Parallel()
+			c := newChatRun(t)
+			answer := testmodel.Say("Made it.")
+			answer.InputTokens, answer.OutputTokens = 1000, 200
+			srv := testmodel.NewServer(t, testmodel.Overloaded(), testmodel.Overloaded(), answer)
+			out, errOut, code := c.run(t, "", anthropicEnv(), "-p", "hello", "--output-format", "json",
+				"--model", tc.model, "--base-url", srv.URL)
+			if code != 0 {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+			var retries []string
+			for _, l := range strings.Split(errOut, "\n") {
+				if strings.Contains(l, "retrying") {
+					retries = append(retries, l)
+				}
+			}
+			if len(retries) != 2 || !strings.HasPrefix(retries[0], "agent-mcp: ") || !strings.Contains(retries[0], "HTTP 529") ||
+				!strings.Contains(retries[0], "attempt 2/10") || !strings.Contains(retries[1], "attempt 3/10") {
+				t.Errorf("stderr should say each retry in one line:\n%s", errOut)
+			}
+			var res map[string]any
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("stdout is not one JSON object: %q", out)
+			}
+			usage, _ := res["usage"].(map[string]any)
+			if usage["input_tokens"] != 1000.0 || usage["output_tokens"] != 200.0 {
+				t.Errorf("usage = %v", res["usage"])
+			}
+			cost, has := res["total_cost_usd"].(float64)
+			switch {
+			case tc.cost == 0 && has:
+				t.Errorf("a model with no known price got a cost: %v", res["total_cost_usd"])
+			case tc.cost != 0 && (!has || cost < tc.cost*0.999 || cost > tc.cost*1.001):
+				t.Errorf("total_cost_usd = %v, want %v", res["total_cost_usd"], tc.cost)
+			}
+		})
+	}
+}
+
 func TestChatInteractive_custom_commands_and_attached_files(t *testing.T) {
 	t.Parallel()
 	c := newChatRun(t)

@@ -426,6 +426,7 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 		}
 	}
 	cfg.Events.ToolEnd = chainToolEnd(cfg.Events.ToolEnd, asker.toolEnd)
+	cfg.Events.Retry = chainRetry(cfg.Events.Retry, func(r llm.RetryInfo) { printRetry(stderr, r) })
 	a, err := agent.New(cfg)
 	if err != nil {
 		return err
@@ -457,6 +458,9 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 			"session_id": sessionID, "num_turns": res.Turns, "duration_ms": time.Since(start).Milliseconds(),
 			"usage": res.Usage, "model": env.model, "permission_denials": asker.refusals(),
 		}
+		if cost, ok := tui.EstimateCost(env.model, res.Usage); ok {
+			out["total_cost_usd"] = cost
+		}
 		if runErr != nil {
 			out["error"] = runErr.Error()
 		}
@@ -466,6 +470,28 @@ func runPrint(ctx context.Context, f *chatFlags, prompt string, stdout, stderr i
 		return &exitError{code: code, err: runErr}
 	}
 	return nil
+}
+
+// printRetry says on stderr, in one line, that a model call failed and
+// is made again: print mode's stdout is the answer alone.
+func printRetry(stderr io.Writer, r llm.RetryInfo) {
+	what := "the model call failed"
+	if r.Discarded {
+		what = "the reply was cut off"
+	}
+	cause, _, _ := strings.Cut(r.Err.Error(), "\n")
+	fmt.Fprintf(stderr, "agent-mcp: %s (%s); r%s\n", what, cause, strings.TrimPrefix(r.String(), "R"))
+}
+
+// chainRetry calls first (when set), then then.
+func chainRetry(first, then func(llm.RetryInfo)) func(llm.RetryInfo) {
+	if first == nil {
+		return then
+	}
+	return func(r llm.RetryInfo) {
+		first(r)
+		then(r)
+	}
 }
 
 // chainToolEnd calls first (when set), then then.

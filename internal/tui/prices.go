@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
+)
 
 // price is a model's list price in US dollars per million tokens.
 type price struct {
@@ -41,4 +45,15 @@ func priceOf(model string) (price, bool) {
 		}
 	}
 	return prices[best], found
+}
+
+// EstimateCost is the list price in US dollars of usage u of model (by
+// the table /cost uses), and whether the table knows the model.
+func EstimateCost(model string, u llm.Usage) (float64, bool) {
+	p, ok := priceOf(model)
+	if !ok {
+		return 0, false
+	}
+	return (float64(u.InputTokens)*p.in + float64(u.OutputTokens)*p.out +
+		float64(u.CacheReadTokens)*p.cacheRead + float64(u.CacheWriteTokens)*p.cacheWrite) / 1e6, true
 }

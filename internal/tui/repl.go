@@ -311,9 +311,7 @@ func (r *REPL) costReport() string {
 		if us.CacheReadTokens > 0 || us.CacheWriteTokens > 0 {
 			fmt.Fprintf(&b, ", %d cache read, %d cache write", us.CacheReadTokens, us.CacheWriteTokens)
 		}
-		if p, ok := priceOf(n); ok {
-			c := (float64(us.InputTokens)*p.in + float64(us.OutputTokens)*p.out +
-				float64(us.CacheReadTokens)*p.cacheRead + float64(us.CacheWriteTokens)*p.cacheWrite) / 1e6
+		if c, ok := EstimateCost(n, us); ok {
 			fmt.Fprintf(&b, " · about $%.4f", c)
 			total += c
 			priced = true
