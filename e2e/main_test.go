@@ -458,3 +458,64 @@ func TestServeStdioBudgetProgressAndCancellation(t *testing.T) {
 		}
 	})
 }
+
+// TestTools_lists_what_a_host_sees: `agent-mcp tools` names the tools
+// that tools/list gives a host without MCP sampling (Claude Code, Codex
+// CLI, Gemini CLI: no Agent), and with --sampling those a host that
+// declares sampling gets.
+func TestTools_lists_what_a_host_sees(t *testing.T) {
+	t.Parallel()
+	for _, sampling := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no_sampling", true: "sampling"}[sampling], func(t *testing.T) {
+			t.Parallel()
+			cwd := t.TempDir()
+			var opts *mcp.ClientOptions
+			args := []string{"tools", "--json", "--cwd", cwd}
+			if sampling {
+				opts = &mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					return nil, io.EOF
+				}}
+				args = append(args, "--sampling")
+			}
+			res, err := testbin.Stdio(t, testbin.ServeCmd(t, binary, cwd), opts).ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var served []string
+			for _, tool := range res.Tools {
+				served = append(served, tool.Name)
+			}
+			cmd := exec.Command(binary, args...)
+			cmd.Env = testbin.HermeticEnv(t)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("tools: %v", err)
+			}
+			var listed struct{ Tools []struct{ Name string } }
+			if err := json.Unmarshal(out, &listed); err != nil {
+				t.Fatalf("tools --json: %v\n%s", err, out)
+			}
+			var names []string
+			for _, tool := range listed.Tools {
+				names = append(names, tool.Name)
+			}
+			slices.Sort(served)
+			slices.Sort(names)
+			if !slices.Equal(names, served) {
+				t.Errorf("agent-mcp %s lists\n  %v\nthe host gets\n  %v", strings.Join(args, " "), names, served)
+			}
+			if slices.Contains(served, "Agent") != sampling {
+				t.Errorf("Agent offered %v to a host with sampling %v", !sampling, sampling)
+			}
+			if sampling {
+				return
+			}
+			cmd = exec.Command(binary, "tools", "--cwd", cwd)
+			cmd.Env = testbin.HermeticEnv(t)
+			out, _ = cmd.Output()
+			if !strings.Contains(string(out), "Agent: offered only to a host that declares MCP sampling") {
+				t.Errorf("the table does not say where Agent is:\n%s", out)
+			}
+		})
+	}
+}

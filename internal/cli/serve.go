@@ -547,12 +547,14 @@ func sandboxSuffix(sandbox string) string {
 
 func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("tools", "tools [--json] [flags]",
-		"Lists the tool pool the server offers with these flags and settings: each tool's name, whether it\n"+
+		"Lists the tools the server offers a host with these flags and settings: each tool's name, whether it\n"+
 			"is read-only, and the first line of its description; --json prints tools/list's answer instead\n"+
-			"(annotations and input schemas).", stdout, stderr)
+			"(annotations and input schemas). A host that declares no MCP sampling gets no Agent; --sampling lists\n"+
+			"what one that does gets.", stdout, stderr)
 	var w workspaceFlags
 	w.add(fs.FlagSet)
 	asJSON := fs.Bool("json", false, "print the pool as JSON, as tools/list would")
+	sampling := fs.Bool("sampling", false, "list what a host that declares MCP sampling gets (with Agent)")
 	deferTools := addDeferToolsFlag(fs.FlagSet)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -561,7 +563,17 @@ func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	list := server.ToolList(pipeline.Pool, *deferTools)
+	// What tools/list gives the host: a tool that needs a model only to
+	// one that declares sampling (server.hideUnavailableTools).
+	all := server.ToolList(pipeline.Pool, *deferTools)
+	list, needModel := all[:0], []string(nil)
+	for _, t := range all {
+		if pt, ok := pipeline.Pool.Find(t.Name); ok && pt.NeedsModel && !*sampling {
+			needModel = append(needModel, t.Name)
+			continue
+		}
+		list = append(list, t)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -579,6 +591,10 @@ func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(needModel) > 0 {
+		fmt.Fprintf(stdout, "\n%s: offered only to a host that declares MCP sampling (not Claude Code, Codex CLI or Gemini CLI); --sampling lists what such a host gets\n",
+			strings.Join(needModel, ", "))
 	}
 	servers, err := w.lspServers(w.perm.loaded, w.perm.loadedProject)
 	if err != nil {
