@@ -298,3 +298,83 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// TestClaudeCode_settings_rule_spares_its_question: with
+// `permissions.allow: ["mcp__agent-mcp__Read"]` in Claude Code's settings
+// (no --allowedTools), Claude Code runs agent-mcp's Read without a
+// question of its own (in -p it would refuse it), and still refuses Write,
+// which no rule allows: the rule's spelling is the one the README gives.
+// The tools/call that reaches agent-mcp carries in its _meta only the
+// progress token and Claude Code's tool-use id: nothing says whether the
+// user was asked, so agent-mcp cannot skip its own question on that
+// ground (docs/permissions.md).
+func TestClaudeCode_settings_rule_spares_its_question(t *testing.T) {
+	t.Parallel()
+	exe, dir := host(t, "claude")
+	ws := workspace(t)
+	model := newAnthropic(t,
+		fixed(claudeName("Read", map[string]any{"file_path": filepath.Join(ws, "a.txt")})),
+		fixed(claudeName("Write", map[string]any{"file_path": filepath.Join(ws, "new.txt"), "content": "x\n"})))
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"permissions":{"allow":["mcp__agent-mcp__Read"]}}`
+	if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The server's stdin is kept, to see the _meta of each tools/call.
+	log := filepath.Join(t.TempDir(), "requests.jsonl")
+	server := map[string]any{"type": "stdio", "command": "sh", "args": []string{"-c",
+		`tee "$0" | "$1" serve --cwd "$2" --state-dir "$3"`, log, binary, ws, t.TempDir()}, "env": map[string]string{}}
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"agent-mcp": server}})
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := hostEnv(dir, home, "ANTHROPIC_BASE_URL="+model.URL(), "ANTHROPIC_API_KEY=sk-ant-fake",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+	out := runHost(t, env, ws, exe, "-p", "Work through the scripted steps.", "--mcp-config", cfg, "--strict-mcp-config")
+	rs := model.Results()
+	if len(rs) != 2 {
+		t.Fatalf("%d results, want 2:\n%s", len(rs), out)
+	}
+	if rs[0].IsError || !strings.Contains(rs[0].Text, "alpha") {
+		t.Errorf("Read, allowed by the settings rule: %v %.300s", rs[0].IsError, rs[0].Raw)
+	}
+	if !rs[1].IsError {
+		t.Errorf("Write, which no rule allows, ran: %.300s", rs[1].Raw)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Errorf("Write made its file")
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		var req struct {
+			Method string
+			Params struct {
+				Name string
+				Meta map[string]any `json:"_meta"`
+			}
+		}
+		if json.Unmarshal([]byte(line), &req) != nil || req.Method != "tools/call" {
+			continue
+		}
+		reached[req.Params.Name]++
+		// Protocol 2026-07-28 repeats the client's identity in every
+		// request (io.modelcontextprotocol/...); Claude Code adds its
+		// tool-use id.
+		for k := range req.Params.Meta {
+			if k != "progressToken" && k != "claudecode/toolUseId" && !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+				t.Errorf("a tools/call's _meta has %q (%v): see whether it says the user was asked (docs/permissions.md)", k, req.Params.Meta[k])
+			}
+		}
+	}
+	if reached["Read"] == 0 || reached["Write"] != 0 {
+		t.Errorf("tools/call requests that reached agent-mcp: %v, want Read and not Write", reached)
+	}
+}
