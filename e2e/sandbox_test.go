@@ -641,3 +641,36 @@ func TestSandbox_questions(t *testing.T) {
 		t.Error("a confined command wrote outside the writable roots")
 	}
 }
+
+// TestSandboxCheck_says_one_thing: `sandbox check` does not say "limits:
+// yes" where the sandbox, with these layers, caps no command, and says why
+// a nested user namespace was refused rather than unshare's "No space
+// left on device" (the sandbox's limit of user namespaces inside it).
+func TestSandboxCheck_says_one_thing(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(binary, "sandbox", "check")
+	cmd.Env = testbin.HermeticEnv(t)
+	out, _ := cmd.CombinedOutput()
+	said := string(out)
+	var limits string
+	for _, l := range strings.Split(said, "\n") {
+		if strings.HasPrefix(l, "limits:") {
+			limits = l
+		}
+	}
+	if strings.Contains(said, "no per-command process or memory limit") && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(limits, "limits:")), "yes") {
+		t.Errorf("the limits line says yes where the sandbox sets none:\n%s", said)
+	}
+	if !strings.Contains(said, "namespaces: yes") {
+		return // no namespaces layer: no nested user namespace to refuse
+	}
+	for _, l := range strings.Split(said, "\n") {
+		if strings.Contains(l, "user namespaces inside the sandbox refused") {
+			if !strings.Contains(l, "max_user_namespaces") || !strings.Contains(l, "not a full disk") {
+				t.Errorf("the user namespace check does not say what refused it:\n%s", l)
+			}
+			return
+		}
+	}
+	t.Errorf("no user namespace check:\n%s", said)
+}

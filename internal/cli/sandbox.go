@@ -208,15 +208,14 @@ func cmdSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "namespaces: %s\n", supportLine(sup.Namespaces, "user, mount, pid, ipc, net", sup.NamespacesErr))
 	fmt.Fprintf(stdout, "cgroup:     %s\n", supportLine(sup.Cgroup != "", "a cgroup per command beneath "+sup.Cgroup+
 		" (needs root or a delegated cgroup, e.g. systemd-run --user --scope -p Delegate=yes)", sup.CgroupErr))
-	fmt.Fprintf(stdout, "limits:     %s\n", supportLine(sup.Limits.Pids() && sup.Limits.Memory(),
-		"pids and memory caps per command: "+sup.Limits.String(), sup.LimitsErr))
-	if line := tiocstiLine(); line != "" {
-		fmt.Fprintf(stdout, "terminal:   %s\n", line)
-	}
 	home, _ := os.UserHomeDir()
 	sb, err := w.newSandbox(&settings.Settings{Rules: &permissions.RuleSet{}}, home)
 	if err != nil {
 		return err
+	}
+	fmt.Fprintf(stdout, "limits:     %s\n", limitsLine(sup, sb.Describe()))
+	if line := tiocstiLine(); line != "" {
+		fmt.Fprintf(stdout, "terminal:   %s\n", line)
 	}
 	fmt.Fprintln(stdout, sb.Describe())
 	project := w.cwd
@@ -255,6 +254,19 @@ func tiocstiLine() string {
 			"(sandbox off, an excluded command) can type into the terminal agent-mcp runs on; sysctl dev.tty.legacy_tiocsti=0 refuses it"
 	}
 	return ""
+}
+
+// limitsLine says whether the sandbox, with the layers it uses, caps
+// each command's processes and memory (desc is its Describe): the
+// controllers can be there and still go unused (cgroup v1 with the
+// namespaces layer).
+func limitsLine(sup sandbox.Support, desc string) string {
+	found := sup.Limits.Pids() && sup.Limits.Memory()
+	if _, why, unused := strings.Cut(desc, "no per-command process or memory limit"); unused && found {
+		why = strings.TrimSpace(strings.Trim(strings.TrimSpace(why), "()"))
+		return fmt.Sprintf("no: %s (found: %s)", why, sup.Limits.String())
+	}
+	return supportLine(found, "pids and memory caps per command: "+sup.Limits.String(), sup.LimitsErr)
 }
 
 func supportLine(ok bool, what string, err error) string {
@@ -420,7 +432,14 @@ func userNamespacesCheck(sb *sandbox.Sandbox, run func(string) (string, error), 
 		return
 	}
 	out, _ := run("unshare -U true && echo MADE")
-	check("user namespaces inside the sandbox refused", !strings.Contains(out, "MADE"), trimDetail(out))
+	detail := trimDetail(out)
+	if strings.Contains(out, "No space left on device") {
+		// ENOSPC from unshare(2): the count of user namespaces allowed
+		// beneath the sandbox's own is used up (launcher's
+		// refuseUserNamespaces), not a full disk.
+		detail = ": by the sandbox's limit on the user namespaces made inside it (user.max_user_namespaces there; unshare reports it as ENOSPC, \"No space left on device\", not a full disk)"
+	}
+	check("user namespaces inside the sandbox refused", !strings.Contains(out, "MADE"), detail)
 }
 
 // lockdownCheck checks that a command holds no capability and reaches
