@@ -200,7 +200,7 @@ func runGrep(ctx context.Context, in *GrepInput, uc *tools.UseContext, _ tools.P
 		return nil, err
 	}
 	text, out := pr.result()
-	return &tools.Result{Text: text + hiddenNote(hidden.Load()), Output: out}, nil
+	return &tools.Result{Text: text + pr.unreadableNote() + hiddenNote(hidden.Load()), Output: out}, nil
 }
 
 // searchTree walks root, open as dir, and searches its files on parallel
@@ -323,7 +323,7 @@ func searchChunk(ctx context.Context, c *chunk, w *walker, sr *searcher, mode ou
 		} else {
 			sr.search(f, r)
 		}
-		if r.matched && r.display == "" {
+		if (r.matched || r.err != nil) && r.display == "" {
 			r.display = prefix + r.file.rel
 		}
 	}

@@ -2,7 +2,9 @@ package search
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -24,6 +26,9 @@ type printer struct {
 	page    []string
 
 	newest bestN[fileRank] // files_with_matches: the newest offset+limit files
+
+	unreadable      int    // files that could not be opened or read
+	firstUnreadable string // the first of them, in walk order, and why
 }
 
 func newPrinter(mode outputMode, limit, offset int, context bool) *printer {
@@ -51,6 +56,12 @@ func (p *printer) emit(line string) {
 
 // add merges the next file's result.
 func (p *printer) add(r *fileResult) {
+	if r.err != nil {
+		p.unreadable++
+		if p.unreadable == 1 {
+			p.firstUnreadable = r.display + ": " + readError(r.err)
+		}
+	}
 	if !r.matched {
 		return
 	}
@@ -206,4 +217,30 @@ func (a fileRank) compare(b fileRank) int {
 		return c
 	}
 	return strings.Compare(a.path, b.path)
+}
+
+// unreadableNote is the line Grep adds when files could not be read, as
+// ripgrep says on stderr: how many, and the first with its reason. They
+// were not searched, so a match in them is not in the result.
+func (p *printer) unreadableNote() string {
+	switch p.unreadable {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("\n1 file could not be read (%s) and was not searched.", p.firstUnreadable)
+	}
+	return fmt.Sprintf("\n%d files could not be read (the first: %s) and were not searched.", p.unreadable, p.firstUnreadable)
+}
+
+// readError is why a file could not be read, without its path (the note
+// names it as the result does).
+func readError(err error) string {
+	if errors.Is(err, fs.ErrPermission) {
+		return "permission denied"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
