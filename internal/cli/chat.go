@@ -212,7 +212,7 @@ func setupChat(ctx context.Context, f *chatFlags, asker tools.Asker, logger *slo
 	if err != nil {
 		return nil, err
 	}
-	perm.logIgnored(logger)
+	perm.warnIgnored(stderr)
 	toolOpts, err := f.w.toolOptions()
 	if err != nil {
 		return nil, err

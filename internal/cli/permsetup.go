@@ -3,7 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"log/slog"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,18 +133,19 @@ func (s *permissionSetup) wire(p *orchestrator.Pipeline, secrets ...redact.Secre
 	}
 }
 
-// logIgnored reports, once, the workspace settings left out because the
-// workspace is not trusted, and the settings keys nobody knows (a
-// misspelt "permisions" would otherwise drop its rules without a word).
-func (s *permissionSetup) logIgnored(logger *slog.Logger) {
+// warnIgnored says on w, once, one plain line each, the workspace
+// settings left out because the workspace is not trusted, and the
+// settings keys nobody knows (a misspelt "permisions" would otherwise
+// drop its rules without a word).
+func (s *permissionSetup) warnIgnored(w io.Writer) {
 	for _, msg := range s.settings.Ignored {
-		logger.Warn("workspace settings ignored", "detail", msg)
+		fmt.Fprintf(w, "agent-mcp: warning: workspace settings ignored: %s\n", msg)
 	}
 	for _, msg := range s.settings.Unknown {
-		logger.Warn(msg)
+		fmt.Fprintf(w, "agent-mcp: warning: %s\n", msg)
 	}
 	for _, msg := range s.settings.Sandbox.Warnings {
-		logger.Warn(msg)
+		fmt.Fprintf(w, "agent-mcp: warning: %s\n", msg)
 	}
 }
 

@@ -135,13 +135,14 @@ func (w *workspaceFlags) sessionOptions() (tools.SessionOptions, error) {
 
 // buildPipeline assembles the pool and the pipeline every call goes through.
 func buildPipeline(w *workspaceFlags, logger *slog.Logger) (*orchestrator.Pipeline, error) {
-	return buildPipelineWith(w, logger, nil, nil)
+	return buildPipelineWith(w, logger, io.Discard, nil, nil)
 }
 
-// buildPipelineWith is buildPipeline counting Bash's commands in stats
-// (nil: not counted) and redacting secrets (the serve tokens) from
-// results beside the environment's.
-func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, stats *shell.Stats, secrets []redact.Secret) (*orchestrator.Pipeline, error) {
+// buildPipelineWith is buildPipeline saying the settings' warnings on
+// warn, counting Bash's commands in stats (nil: not counted) and
+// redacting secrets (the serve tokens) from results beside the
+// environment's.
+func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, warn io.Writer, stats *shell.Stats, secrets []redact.Secret) (*orchestrator.Pipeline, error) {
 	project := w.cwd
 	if project == "" {
 		project, _ = os.Getwd()
@@ -153,7 +154,7 @@ func buildPipelineWith(w *workspaceFlags, logger *slog.Logger, stats *shell.Stat
 	if err != nil {
 		return nil, err
 	}
-	perm.logIgnored(logger)
+	perm.warnIgnored(warn)
 	toolOpts, err := w.toolOptions()
 	if err != nil {
 		return nil, err
@@ -217,7 +218,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	stats := &shell.Stats{}
-	pipeline, err := buildPipelineWith(&w, logger, stats, tokenSecrets(tokens))
+	pipeline, err := buildPipelineWith(&w, logger, stderr, stats, tokenSecrets(tokens))
 	if err != nil {
 		return err
 	}

@@ -247,7 +247,7 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 	var f File
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil {
-		return fmt.Errorf("settings %s: not valid settings JSON: %w", name, err)
+		return decodeError(name, data, err)
 	}
 	s.Unknown = append(s.Unknown, UnknownKeys(name, data)...)
 	if untrusted {
@@ -305,7 +305,7 @@ func (s *Settings) merge(name, root string, loc Locations, data []byte, untruste
 		}
 		var matchers []HookMatcher
 		if err := json.Unmarshal(raw, &matchers); err != nil {
-			return fmt.Errorf("settings %s: hooks.%s: %w", name, ev.name, err)
+			return decodeErrorAt(name, data, []string{"hooks", ev.name}, err)
 		}
 		*ev.dst = append(*ev.dst, matchers...)
 	}
