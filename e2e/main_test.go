@@ -472,6 +472,7 @@ func TestTools_lists_what_a_host_sees(t *testing.T) {
 			var opts *mcp.ClientOptions
 			args := []string{"tools", "--json", "--cwd", cwd}
 			if sampling {
+				//lint:ignore SA1019 a host that declares MCP sampling (deprecated by SEP-2577, kept during its window) is what this case is
 				opts = &mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 					return nil, io.EOF
 				}}

@@ -141,7 +141,10 @@ func New(cfg Options) (*Server, error) {
 		URITemplate: orchestrator.ResultURIPrefix + "{name}",
 	}, s.readResult)
 	s.mcp.AddReceivingMiddleware(s.aliasMiddleware)
-	if mcpOpts.Capabilities.Prompts == nil && !mcpOpts.HasPrompts {
+	// A server built on this one that declares prompts (Capabilities) is
+	// served as go-sdk does; undeclaredPrompts also lets prompts added
+	// later through.
+	if mcpOpts.Capabilities == nil || mcpOpts.Capabilities.Prompts == nil {
 		s.mcp.AddReceivingMiddleware(undeclaredPrompts)
 	}
 	s.mcp.AddReceivingMiddleware(s.hideUnavailableTools)
