@@ -16,6 +16,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator/llm"
 )
@@ -49,6 +50,8 @@ type full struct {
 	// guarded by outMu (the program keeps its own copy, fullModel.fs).
 	fullscreen bool
 	fsShown    []string
+	// restore gives the terminal back as it was before NewFull.
+	restore func()
 	// holding is set while the transcript covers the inline screen (or
 	// full-screen mode has just ended): what is printed meanwhile waits in
 	// held (guarded by outMu).
@@ -130,6 +133,9 @@ func NewFull(in, out *os.File, opts FullOptions) *UI {
 		f.cwd = func() string { d, _ := os.Getwd(); return d }
 	}
 	m := newFullModel(u, f)
+	// The terminal is taken now, with what was typed before (see
+	// takeTerminal): the model reads it first.
+	m.typed, f.restore = takeTerminal(in)
 	f.prog = tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithoutCatchPanics())
 	u.full = f
 	go func() {
@@ -156,6 +162,7 @@ func (u *UI) Close() {
 	f.outMu.Unlock()
 	f.prog.Quit()
 	<-f.done
+	f.restore()
 	// What the transcript held back goes to the scrollback after all.
 	for _, s := range held {
 		fmt.Fprintln(os.Stdout, s)
@@ -512,6 +519,9 @@ type fullModel struct {
 	// diverted is set once keys typed at a strict question went to the
 	// draft (see readMsg.strict).
 	diverted bool
+	// typed is what was typed before the program took the terminal,
+	// read by Init before any key the program reads.
+	typed []byte
 
 	history []string
 	histPos int    // index into history while browsing; len(history) when not
@@ -548,7 +558,23 @@ func tick() tea.Cmd {
 	return tea.Tick(100*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
-func (m *fullModel) Init() tea.Cmd { return tick() }
+// Init takes the keys typed before the program started, in order and
+// before any it reads itself.
+func (m *fullModel) Init() tea.Cmd {
+	var dec uv.EventDecoder
+	for buf := m.typed; len(buf) > 0; {
+		n, ev := dec.Decode(buf)
+		if n <= 0 {
+			break
+		}
+		buf = buf[n:]
+		if k, ok := ev.(uv.KeyPressEvent); ok {
+			m.key(tea.KeyPressMsg(k))
+		}
+	}
+	m.typed = nil
+	return tick()
+}
 
 func (m *fullModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {

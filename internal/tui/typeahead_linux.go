@@ -1,0 +1,5 @@
+package tui
+
+import "golang.org/x/sys/unix"
+
+const ioctlGetTermios = unix.TCGETS
