@@ -69,4 +69,3 @@ func TestChatDay_prompt_typed_before_the_ui_starts_is_sent(t *testing.T) {
 		})
 	}
 }
-

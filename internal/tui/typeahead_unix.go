@@ -6,8 +6,8 @@ import (
 	"errors"
 	"os"
 
-	xterm "golang.org/x/term"
 	"golang.org/x/sys/unix"
+	xterm "golang.org/x/term"
 )
 
 // takeTerminal puts the terminal in into raw mode before the full UI's
