@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,6 +25,10 @@ var screenModes = []struct {
 	{"fullscreen_120x40", 120, 40, []string{"--fullscreen"}},
 	{"fullscreen_80x24", 80, 24, []string{"--fullscreen"}},
 }
+
+// flowed is the display's text with its lines joined by single spaces:
+// for a phrase that may wrap.
+func flowed(d string) string { return strings.Join(strings.Fields(d), " ") }
 
 // lastPrompt is the text of the last user message of a model request.
 func lastPrompt(r testmodel.Request) string {
@@ -64,6 +71,85 @@ func TestChatDay_prompt_typed_before_the_ui_starts_is_sent(t *testing.T) {
 			}
 			if strings.Contains(strings.Join(u.disp.all(), "\n"), "\n>\n>") {
 				t.Errorf("empty prompt lines on screen:\n%s", strings.Join(u.disp.all(), "\n"))
+			}
+			u.exit()
+		})
+	}
+}
+
+// The user reads a short outcome line per tool, with paths relative to the
+// project, rather than the text written for the model: no tagged fields,
+// no advice to the model, no JSON for a call's arguments; and the model's
+// text is there on request (Ctrl-O).
+func TestChatDay_tool_lines_are_written_for_the_user(t *testing.T) {
+	for _, mode := range screenModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			c := newChatRun(t)
+			x := filepath.Join(c.dir, "src", "x.go")
+			if err := os.MkdirAll(filepath.Dir(x), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(x, []byte("package x\n\nvar A = 1\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			y := filepath.Join(c.dir, "src", "y.go")
+			call := func(id, name string, in map[string]any) testmodel.Reply {
+				b, _ := json.Marshal(in)
+				return testmodel.Call(testmodel.ToolCall{ID: id, Name: name, Input: string(b)})
+			}
+			srv := testmodel.NewServer(t,
+				call("r1", "Read", map[string]any{"file_path": x}),
+				call("e1", "Edit", map[string]any{"file_path": x, "old_string": "var B = 2", "new_string": "var B = 3"}),
+				call("w1", "Write", map[string]any{"file_path": y, "content": "package x\n\nvar C = 3\n"}),
+				call("b1", "Bash", map[string]any{"command": `read line; echo "got $line"`, "run_in_background": true}),
+				call("t1", "TaskInput", map[string]any{"task_id": "bash_1", "input": "hi\n", "wait_for": "got hi"}),
+				testmodel.Say("All done."))
+			extra := append([]string{"--allowed-tools", "Read,Edit,Write,Bash,TaskInput"}, mode.extra...)
+			u := startTUISized(t, c, mode.cols, mode.rows, srv, extra...)
+			u.keys("work\r")
+			u.waitDisplay("All done.")
+			u.waitDisplay("tokens:")
+			fs := len(mode.extra) > 0
+			if fs {
+				// Leaving full-screen mode prints the conversation into
+				// the scrollback, where all of it can be read.
+				u.keys("/fullscreen\r")
+				u.waitDisplayIs("the conversation in the scrollback", func(string) bool {
+					return strings.Contains(strings.Join(u.disp.all(), "\n"), "All done.")
+				})
+			}
+			all := strings.Join(u.disp.all(), "\n")
+			for _, want := range []string{
+				"Read(src/x.go)", "Edit(src/x.go)", "Edit failed: old_string was not found in src/x.go",
+				"Write(src/y.go)", "Wrote src/y.go (3 lines)",
+				"Running in the background as bash_1", "TaskInput(bash_1", "got hi",
+			} {
+				if !strings.Contains(all, want) {
+					t.Errorf("the screen lacks %q", want)
+				}
+			}
+			for _, bad := range []string{
+				"<retrieval_status>", "Your view of the file", "It must match the file's text exactly",
+				`{"`, c.dir + string(filepath.Separator), "TaskOutput, type into it",
+			} {
+				if strings.Contains(all, bad) {
+					t.Errorf("the screen shows text written for the model: %q", bad)
+				}
+			}
+			if t.Failed() {
+				t.Logf("screen and scrollback:\n%s", all)
+			}
+			if !fs {
+				// Ctrl-O: every call's text, as the model read it.
+				u.keys("\x0f")
+				u.waitDisplay("every output expanded")
+				u.keys("\x1b[H") // Home
+				u.waitDisplayIs("the Edit's whole text", func(d string) bool {
+					return strings.Contains(flowed(d), "It must match the file's text exactly")
+				})
+				u.keys("\x0f")
+				u.waitDisplayGone("every output expanded")
 			}
 			u.exit()
 		})

@@ -47,8 +47,14 @@ type patchHunk struct {
 }
 
 // resultDetail is what a finished call shows under its line: a diff for
-// a file change, the output of a command, else a summary.
-func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
+// a file change, the output of a command, else a summary; paths in cwd
+// are shown relative to it (outcome.go).
+func resultDetail(out orchestrator.Outcome, cwd string) (status string, detail []string) {
+	status, detail = resultDetailOf(out, cwd)
+	return relPaths(status, cwd), detail
+}
+
+func resultDetailOf(out orchestrator.Outcome, cwd string) (status string, detail []string) {
 	if out.Err != nil {
 		return styleRed.Render(firstLine(out.Err.Error())), nil
 	}
@@ -71,12 +77,20 @@ func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
 				obj = map[string]json.RawMessage{"stdout": b}
 			}
 		}
+		var id string
+		if _ = json.Unmarshal(obj["backgroundTaskId"], &id); id != "" && !r.IsError {
+			return backgroundOutcome(id, r.Text, obj)
+		}
 		if obj != nil && !r.IsError || obj != nil && obj["stdout"] != nil {
 			return bashDetail(r.IsError, r.Text, obj)
 		}
+	case "TaskInput", "TaskOutput":
+		if status, lines, ok := taskOutcome(obj); ok && !r.IsError {
+			return status, lines
+		}
 	case "Edit", "MultiEdit", "Write":
 		if r.IsError {
-			break
+			return styleRed.Render(failedLine(out.Call.Name, r.Text, cwd)), nil
 		}
 		var hunks []patchHunk
 		_ = json.Unmarshal(obj["structuredPatch"], &hunks)
@@ -94,14 +108,22 @@ func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
 			}
 			// "Edited a.go: 1 replacement. The lines around ..." keeps
 			// its first sentence.
-			return fmt.Sprintf("%s · %s, %s", firstSentence(r.Text), countOf(adds, "addition"), countOf(dels, "removal")), hunkLines(hunks)
+			head := firstSentence(r.Text)
+			if w, ok := writeOutcome(obj, cwd); ok && out.Call.Name == "Write" {
+				head = w
+			}
+			return fmt.Sprintf("%s · %s, %s", head, countOf(adds, "addition"), countOf(dels, "removal")), hunkLines(hunks)
 		}
 		if out.Call.Name == "Write" {
 			var in struct {
 				Content string `json:"content"`
 			}
 			_ = json.Unmarshal(out.Call.Input, &in)
-			return summarise(r.Text), addedLines(in.Content, writeShownLines)
+			head, ok := writeOutcome(obj, cwd)
+			if !ok {
+				head = firstSentence(r.Text)
+			}
+			return head, addedLines(in.Content, writeShownLines)
 		}
 	case "TodoWrite":
 		if !r.IsError {
@@ -121,8 +143,9 @@ func resultDetail(out orchestrator.Outcome) (status string, detail []string) {
 		}
 	}
 	if r.IsError {
-		lines := strings.Split(strings.TrimRight(r.Text, "\n"), "\n")
-		return styleRed.Render(firstLine(r.Text)), boundLines(lines[1:], 20, 10, styleRed)
+		// The first sentence; the rest, written for the model, is on
+		// Ctrl-O.
+		return styleRed.Render(failedLine(out.Call.Name, r.Text, cwd)), nil
 	}
 	return summarise(r.Text), nil
 }

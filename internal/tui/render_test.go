@@ -41,7 +41,7 @@ func TestResultDetail_bash(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := orchestrator.Outcome{Call: orchestrator.Call{Name: "Bash"},
 				Result: &tools.Result{IsError: tc.isErr, Text: "x", Output: map[string]any{"stdout": tc.stdout, "exitCode": tc.exit}}}
-			status, detail := resultDetail(out)
+			status, detail := resultDetail(out, "")
 			if got := sgr.ReplaceAllString(status, ""); got != tc.wantStatus {
 				t.Errorf("status %q, want %q", got, tc.wantStatus)
 			}
@@ -64,12 +64,12 @@ func TestResultDetail_edit_patch_and_new_file(t *testing.T) {
 	t.Parallel()
 	in, _ := json.Marshal(map[string]any{"file_path": "a.go", "content": "x\ny\n"})
 	out := orchestrator.Outcome{Call: orchestrator.Call{Name: "Write", Input: in}, Result: &tools.Result{Text: "Wrote a.go", Output: map[string]any{}}}
-	if _, d := resultDetail(out); plain(d) != "    1 +x\n    2 +y" {
+	if _, d := resultDetail(out, ""); plain(d) != "    1 +x\n    2 +y" {
 		t.Errorf("new file: %q", plain(d))
 	}
 	out = orchestrator.Outcome{Call: orchestrator.Call{Name: "Edit"}, Result: &tools.Result{Text: "Edited a.go: 1 replacement. The lines around the change now read:\n3\tkeep", Output: map[string]any{
 		"structuredPatch": []map[string]any{{"oldStart": 3, "newStart": 3, "lines": []string{" keep", "-old", "+new", "+more"}}}}}}
-	status, d := resultDetail(out)
+	status, d := resultDetail(out, "")
 	if status != "Edited a.go: 1 replacement · 2 additions, 1 removal" {
 		t.Errorf("status %q", status)
 	}
@@ -217,6 +217,32 @@ func TestTerminalSafe(t *testing.T) {
 	} {
 		if got := terminalSafe(in); got != want {
 			t.Errorf("terminalSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRelPathsAndLabels(t *testing.T) {
+	t.Parallel()
+	home, _ := os.UserHomeDir()
+	cwd := "/work/proj"
+	for _, tc := range []struct{ in, want string }{
+		{"old_string was not found in /work/proj/src/x.go", "old_string was not found in src/x.go"},
+		{"/work/proj/a and /other/work/proj/b", "a and /other/work/proj/b"},
+		{"/work/project/x", "/work/project/x"},
+		{home + "/notes.txt", "~/notes.txt"},
+	} {
+		if got := relPaths(tc.in, cwd); got != tc.want {
+			t.Errorf("relPaths(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	long := "/work/proj/" + strings.Repeat("d/", 50) + "f.go"
+	for _, tc := range []struct{ name, input, want string }{
+		{"Read", `{"file_path":"` + long + `"}`, "Read(" + strings.Repeat("d/", 39) + "d…)"},
+		{"TaskInput", `{"task_id":"bash_1","input":"yes\n\u0003"}`, "TaskInput(bash_1: yes⏎^C)"},
+		{"TaskStop", `{"task_id":"bash_2"}`, "TaskStop(bash_2)"},
+	} {
+		if got := callLabelIn(tc.name, []byte(tc.input), cwd); got != tc.want {
+			t.Errorf("callLabelIn(%s, %s) = %q, want %q", tc.name, tc.input, got, tc.want)
 		}
 	}
 }

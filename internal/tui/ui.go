@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	xterm "golang.org/x/term"
 
 	"github.com/agent-mcp/agent-mcp/orchestrator"
@@ -209,7 +210,7 @@ func (u *UI) toolStart(c orchestrator.Call) {
 		f.flushLocked()
 		f.outMu.Unlock()
 		f.live.mu.Lock()
-		f.live.calls[c.ID] = &running{label: CallLabel(c.Name, c.Input), started: time.Now(), name: c.Name, input: c.Input}
+		f.live.calls[c.ID] = &running{label: callLabelIn(c.Name, c.Input, f.cwd()), started: time.Now(), name: c.Name, input: c.Input}
 		f.live.order = append(f.live.order, c.ID)
 		f.live.mu.Unlock()
 		return
@@ -302,8 +303,9 @@ func (u *UI) toolEnd(out orchestrator.Outcome) {
 func (u *UI) toolEndFull(out orchestrator.Outcome) {
 	f := u.full
 	id := out.Call.ID
+	cwd := f.cwd()
 	f.live.mu.Lock()
-	label := CallLabel(out.Call.Name, out.Call.Input)
+	label := callLabelIn(out.Call.Name, out.Call.Input, cwd)
 	if r := f.live.calls[id]; r != nil {
 		label = r.label
 	}
@@ -319,10 +321,11 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 	if out.Err != nil || out.Result != nil && out.Result.IsError {
 		mark = styleRed.Render("●")
 	}
-	status, detail := resultDetail(out)
+	status, detail := resultDetail(out, cwd)
 	if status == "" && len(detail) > 0 {
 		status, detail = detail[0], detail[1:]
 	}
+	whole := outputText(out)
 	// What a tool returned (and the call's own line, the model's) reaches
 	// the terminal without what would drive it (terminalSafe).
 	var b strings.Builder
@@ -332,13 +335,14 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 		b.WriteString("\n    " + terminalSafe(l))
 	}
 	var blk block
-	if whole := outputText(out); whole != "" && !changesFiles(out.Call.Name) && out.Call.Name != "TodoWrite" && strings.Count(whole, "\n")+1 > len(detail) {
+	if expandable(out, whole, status, detail) {
 		// Cut short: the transcript (Ctrl-O) shows all of it.
 		b.WriteString("\n    " + styleDim.Render("(ctrl+o to expand)"))
 		var l strings.Builder
 		l.WriteString(head)
+		width := f.width()
 		for _, line := range expandLines(whole) {
-			l.WriteString("\n    " + terminalSafe(line))
+			l.WriteString("\n" + wrapIndented(terminalSafe(line), "    ", width))
 		}
 		blk.long = l.String()
 	}
@@ -347,6 +351,21 @@ func (u *UI) toolEndFull(out orchestrator.Outcome) {
 	defer f.outMu.Unlock()
 	f.flushLocked()
 	f.emitLocked(blk)
+}
+
+// expandable reports whether a finished call's whole text says more than
+// what its lines show (so Ctrl-O has something to show): a file change's
+// diff says it all unless it failed, and a checklist is drawn whole.
+func expandable(out orchestrator.Outcome, whole, status string, detail []string) bool {
+	failed := out.Err != nil || out.Result != nil && out.Result.IsError
+	if whole == "" || changesFiles(out.Call.Name) && !failed || out.Call.Name == "TodoWrite" {
+		return false
+	}
+	n := strings.Count(whole, "\n") + 1
+	if n == 1 && len(detail) == 0 {
+		return ansi.Strip(status) != strings.TrimSpace(whole)
+	}
+	return n > len(detail)
 }
 
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
