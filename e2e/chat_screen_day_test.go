@@ -155,3 +155,54 @@ func TestChatDay_tool_lines_are_written_for_the_user(t *testing.T) {
 		})
 	}
 }
+
+// The slash menu has a cursor: ↑/↓ move it, Enter runs the highlighted
+// command, Tab completes it.
+func TestChatDay_slash_menu_has_a_cursor(t *testing.T) {
+	for _, mode := range screenModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			c := newChatRun(t)
+			srv := testmodel.NewServer(t)
+			u := startTUISized(t, c, mode.cols, mode.rows, srv, mode.extra...)
+			u.keys("/c")
+			u.waitDisplay("❯ /clear")
+			u.keys("\x1b[B\x1b[B") // ↓ ↓
+			u.waitDisplay("❯ /cost")
+			u.keys("\r")
+			u.waitDisplay("No model calls yet.")
+			u.waitDisplayGone("tab completes")
+			u.keys("/he\t")
+			u.waitDisplay("> /help")
+			u.keys("\r")
+			u.waitDisplayIs("/help's text", func(d string) bool {
+				return strings.Contains(flowed(d), "typing / lists the commands")
+			})
+			u.exit()
+		})
+	}
+}
+
+// A digit answers a permission question at once, without Enter.
+func TestChatDay_digit_answers_a_permission_question(t *testing.T) {
+	for _, mode := range screenModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			c := newChatRun(t)
+			target := filepath.Join(c.dir, "a.txt")
+			in, _ := json.Marshal(map[string]any{"file_path": target, "content": "one\n"})
+			srv := testmodel.NewServer(t,
+				testmodel.Call(testmodel.ToolCall{ID: "w1", Name: "Write", Input: string(in)}),
+				testmodel.Say("Written."))
+			u := startTUISized(t, c, mode.cols, mode.rows, srv, mode.extra...)
+			u.keys("write it\r")
+			u.waitDisplay("1. Yes")
+			u.keys("1")
+			u.waitDisplay("Written.")
+			if b, err := os.ReadFile(target); err != nil || string(b) != "one\n" {
+				t.Errorf("a.txt = %q, %v", b, err)
+			}
+			u.exit()
+		})
+	}
+}

@@ -489,6 +489,9 @@ type (
 		// go to the prompt's editor, and Enter after them queues that
 		// text as a prompt rather than answering.
 		strict bool
+		// digits is a question whose choice's digit answers at once,
+		// without Enter (a permission question of at most nine choices).
+		digits bool
 		ch     chan lineResult
 	}
 	// cancelReadMsg withdraws a read whose caller gave up.
@@ -519,6 +522,10 @@ type fullModel struct {
 	// diverted is set once keys typed at a strict question went to the
 	// draft (see readMsg.strict).
 	diverted bool
+	// menuSel is the highlighted command of the slash menu while the
+	// editor holds menuFor (another text starts again at the top).
+	menuSel int
+	menuFor string
 	// typed is what was typed before the program took the terminal,
 	// read by Init before any key the program reads.
 	typed []byte
@@ -701,6 +708,17 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 	}
+	if r := m.read; r != nil && r.digits && m.ta.Value() == "" && len(r.choices) <= 9 {
+		if n, err := strconv.Atoi(k); err == nil && len(k) == 1 && n >= 1 && n <= len(r.choices) {
+			m.reply(lineResult{line: k})
+			return m, nil
+		}
+	}
+	if cs := m.menu(); len(cs) > 0 {
+		if done, cmd := m.menuKey(k, cs); done {
+			return m, cmd
+		}
+	}
 	switch k {
 	case "shift+tab":
 		m.cycleMode()
@@ -771,9 +789,6 @@ func (m *fullModel) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case "tab":
 		if m.read == nil || !m.read.form {
-			if m.completeCommand() {
-				return m, nil
-			}
 			return m, m.complete()
 		}
 	}

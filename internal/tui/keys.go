@@ -95,42 +95,71 @@ func (m *fullModel) menu() []Command {
 	return out
 }
 
-// menuView draws the menu under the editor.
+// menuSelected is the highlighted command of the menu cs: the one the
+// arrows moved to for this text, else the one the text names exactly,
+// else the first.
+func (m *fullModel) menuSelected(cs []Command) int {
+	text := m.ta.Value()
+	if m.menuFor == text {
+		return min(max(0, m.menuSel), len(cs)-1)
+	}
+	for i, c := range cs {
+		if "/"+c.Name == text {
+			return i
+		}
+	}
+	return 0
+}
+
+// menuKey handles a key while the menu is shown: ↑/↓ move its cursor,
+// Tab completes the highlighted command, Enter runs it.
+func (m *fullModel) menuKey(k string, cs []Command) (bool, tea.Cmd) {
+	sel := m.menuSelected(cs)
+	switch k {
+	case "up", "down":
+		if k == "up" {
+			sel = (sel + len(cs) - 1) % len(cs)
+		} else {
+			sel = (sel + 1) % len(cs)
+		}
+		m.menuSel, m.menuFor = sel, m.ta.Value()
+		return true, nil
+	case "tab":
+		m.ta.SetValue("/" + cs[sel].Name + " ")
+		return true, nil
+	case "enter":
+		m.ta.SetValue("/" + cs[sel].Name)
+		return true, m.submit()
+	}
+	return false, nil
+}
+
+// menuView draws the menu under the editor, the highlighted command
+// marked, at most menuMax rows of it around the highlight.
 func (m *fullModel) menuView(width int) string {
 	cs := m.menu()
 	if len(cs) == 0 {
 		return ""
 	}
+	sel := m.menuSelected(cs)
+	first := max(0, sel-menuMax+1)
 	var b strings.Builder
-	for i, c := range cs {
-		if i == menuMax {
-			b.WriteString("\n" + styleDim.Render(fmt.Sprintf("  … %d more", len(cs)-menuMax)))
-			break
-		}
-		b.WriteString("\n" + truncateWidth(fmt.Sprintf("  %s %s", styleAccent.Render(fmt.Sprintf("/%-12s", c.Name)), styleDim.Render(c.Desc)), width))
+	if first > 0 {
+		b.WriteString("\n" + styleDim.Render(fmt.Sprintf("  … %d more", first)))
 	}
-	b.WriteString("\n" + styleDim.Render("  (tab completes)"))
+	for i := first; i < len(cs) && i < first+menuMax; i++ {
+		c := cs[i]
+		mark := "  "
+		if i == sel {
+			mark = styleAccent.Render("❯ ")
+		}
+		b.WriteString("\n" + truncateWidth(fmt.Sprintf("%s%s %s", mark, styleAccent.Render(fmt.Sprintf("/%-12s", c.Name)), styleDim.Render(c.Desc)), width))
+	}
+	if rest := len(cs) - first - menuMax; rest > 0 {
+		b.WriteString("\n" + styleDim.Render(fmt.Sprintf("  … %d more", rest)))
+	}
+	b.WriteString("\n" + styleDim.Render("  (↑/↓ to move · tab completes · enter runs)"))
 	return b.String()
-}
-
-// completeCommand completes the command being typed: to the only match,
-// or to the longest prefix the matches share.
-func (m *fullModel) completeCommand() bool {
-	cs := m.menu()
-	if len(cs) == 0 {
-		return false
-	}
-	pick := cs[0].Name
-	for _, c := range cs[1:] {
-		for !strings.HasPrefix(c.Name, pick) {
-			pick = pick[:len(pick)-1]
-		}
-	}
-	if len(cs) == 1 {
-		pick += " "
-	}
-	m.ta.SetValue("/" + pick)
-	return true
 }
 
 // The prompt history search (Ctrl-R): typed text narrows it to the most

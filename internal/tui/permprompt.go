@@ -87,7 +87,7 @@ func (u *UI) AskPermission(ctx context.Context, q *tools.PermissionQuestion) (to
 	}
 	prompt := "Choose 1-" + strconv.Itoa(len(labels)) + ": "
 	for {
-		line, err := u.readFull(ctx, prompt, true, labels)
+		line, err := u.readFullMsg(ctx, readMsg{prompt: prompt, form: true, choices: labels, digits: true})
 		switch {
 		case errors.Is(err, errEscape):
 			return tools.PermissionAnswer{Choice: tools.ChoiceDeny}, nil
