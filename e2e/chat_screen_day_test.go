@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -202,6 +204,112 @@ func TestChatDay_digit_answers_a_permission_question(t *testing.T) {
 			if b, err := os.ReadFile(target); err != nil || string(b) != "one\n" {
 				t.Errorf("a.txt = %q, %v", b, err)
 			}
+			u.exit()
+		})
+	}
+}
+
+// wideReply is a reply with a table wider than any screen and a code line
+// longer than one; every word of the table is a token wNN.
+func wideReply() (text string, words []string) {
+	var b strings.Builder
+	b.WriteString("Here it is.\n\n| Name | Description | Notes |\n|---|---|---|\n")
+	for r := range 3 {
+		var cells []string
+		for c := range 3 {
+			var ws []string
+			for i := range 8 {
+				w := fmt.Sprintf("w%d%d%d", r, c, i)
+				ws = append(ws, w)
+				words = append(words, w)
+			}
+			cells = append(cells, strings.Join(ws, " "))
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	b.WriteString("\n```go\nvar long = \"" + strings.Repeat("abcdefghij", 17) + "\" // END\n```\n\nDone here.\n")
+	return b.String(), words
+}
+
+// At any width a table's cells wrap rather than being cut, and a long
+// code line wraps inside its block (under its gutter).
+func TestChatDay_table_and_code_wrap_at_any_width(t *testing.T) {
+	for _, mode := range screenModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			c := newChatRun(t)
+			text, words := wideReply()
+			srv := testmodel.NewServer(t, testmodel.Say(text))
+			u := startTUISized(t, c, mode.cols, mode.rows, srv, mode.extra...)
+			u.keys("show me\r")
+			u.waitDisplay("Done here.")
+			u.waitDisplay("tokens:")
+			if len(mode.extra) > 0 {
+				u.keys("/fullscreen\r")
+			}
+			u.waitDisplayIs("the whole reply", func(string) bool {
+				all := strings.Join(u.disp.all(), "\n")
+				return strings.Contains(all, "Here it is.") && strings.Contains(all, "Done here.")
+			})
+			lines := u.disp.all()
+			all := strings.Join(lines, "\n")
+			for _, w := range words {
+				if !regexp.MustCompile(`\b` + w + `\b`).MatchString(all) {
+					t.Errorf("the table lost %s", w)
+				}
+			}
+			if strings.Contains(all, "…") {
+				t.Errorf("a cell was cut with …")
+			}
+			// The code line: every row it takes keeps the block's gutter.
+			start := -1
+			for i, l := range lines {
+				if strings.Contains(l, "var long") {
+					start = i
+				}
+			}
+			if start < 0 {
+				t.Fatalf("no code line")
+			}
+			for i := start; i < len(lines); i++ {
+				if !strings.HasPrefix(lines[i], "  ") {
+					t.Errorf("row %d of the code line left its block: %q", i-start, lines[i])
+				}
+				if strings.Contains(lines[i], "END") {
+					break
+				}
+			}
+			if t.Failed() {
+				t.Logf("screen and scrollback:\n%s", all)
+			}
+			u.exit()
+		})
+	}
+}
+
+// A permission question for a long change keeps its title and its
+// choices on the screen: the preview of the change is what gets cut.
+func TestChatDay_long_write_question_keeps_title_and_choices(t *testing.T) {
+	for _, mode := range screenModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			c := newChatRun(t)
+			var content strings.Builder
+			for i := range 80 {
+				fmt.Fprintf(&content, "line %d of the new file\n", i+1)
+			}
+			in, _ := json.Marshal(map[string]any{"file_path": filepath.Join(c.dir, "long.txt"), "content": content.String()})
+			srv := testmodel.NewServer(t,
+				testmodel.Call(testmodel.ToolCall{ID: "w1", Name: "Write", Input: string(in)}),
+				testmodel.Say("Written."))
+			u := startTUISized(t, c, mode.cols, mode.rows, srv, mode.extra...)
+			u.keys("write it\r")
+			u.waitDisplay("1. Yes")
+			u.waitDisplayIs("the question's title with its choices", func(d string) bool {
+				return strings.Contains(d, "Allow Write(long.txt)?") && strings.Contains(d, "1. Yes") && strings.Contains(d, "line 1 of")
+			})
+			u.keys("1")
+			u.waitDisplay("Written.")
 			u.exit()
 		})
 	}

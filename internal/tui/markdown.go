@@ -131,9 +131,9 @@ func (r *mdRenderer) block(n ast.Node, width int) []string {
 	case *ast.Paragraph, *ast.TextBlock:
 		return wrapSpans(r.inline(n, sgrNone), width)
 	case *ast.FencedCodeBlock:
-		return codeLines(r.lines(n), string(n.Language(r.src)))
+		return codeLines(r.lines(n), string(n.Language(r.src)), width)
 	case *ast.CodeBlock:
-		return codeLines(r.lines(n), "")
+		return codeLines(r.lines(n), "", width)
 	case *ast.HTMLBlock:
 		return strings.Split(strings.TrimRight(r.lines(n), "\n"), "\n")
 	case *ast.ThematicBreak:
@@ -166,15 +166,23 @@ func (r *mdRenderer) lines(n ast.Node) string {
 	return b.String()
 }
 
-// codeLines are a code block's lines, highlighted, indented by two.
-func codeLines(code, lang string) []string {
+// codeLines are a code block's lines, highlighted, indented by two; a
+// line wider than width wraps inside the block, under the same indent
+// (the terminal would wrap it to the screen's edge, out of the block).
+func codeLines(code, lang string, width int) []string {
 	// Tabs as four spaces: the UI measures lines, and a tab has no width.
 	code = strings.ReplaceAll(strings.TrimRight(code, "\n"), "\t", "    ")
-	lines := strings.Split(highlight(code, lang), "\n")
-	for i, l := range lines {
-		lines[i] = "  " + l
+	var out []string
+	for _, l := range strings.Split(highlight(code, lang), "\n") {
+		if width <= 12 || ansi.StringWidth(l)+2 <= width {
+			out = append(out, "  "+l)
+			continue
+		}
+		for _, part := range strings.Split(ansi.Hardwrap(l, width-2, true), "\n") {
+			out = append(out, "  "+part)
+		}
 	}
-	return lines
+	return out
 }
 
 func (r *mdRenderer) list(n *ast.List, width int) []string {
@@ -208,8 +216,10 @@ func (r *mdRenderer) list(n *ast.List, width int) []string {
 	return out
 }
 
-// table lays a table out in columns as wide as their widest cell, cut
-// with an ellipsis where the terminal is narrower than the table.
+// table lays a table out in columns as wide as their widest cell; where
+// the terminal is narrower than the table, the widest columns narrow and
+// their cells wrap (no text is cut), and a table that cannot fit at all
+// is laid out as a list of its rows.
 func (r *mdRenderer) table(n *east.Table, width int) []string {
 	var rows [][]string
 	var header int
@@ -236,8 +246,8 @@ func (r *mdRenderer) table(n *east.Table, width int) []string {
 			widths[i] = max(widths[i], ansi.StringWidth(c))
 		}
 	}
-	// Shrink the widest column until the table fits (3 columns of frame
-	// between two cells).
+	// Narrow the widest column until the table fits (3 columns of frame
+	// between two cells), down to tableMinCol.
 	for total := sum(widths) + 3*(cols-1); total > width; total-- {
 		w := 0
 		for i := range widths {
@@ -245,32 +255,80 @@ func (r *mdRenderer) table(n *east.Table, width int) []string {
 				w = i
 			}
 		}
-		if widths[w] <= 3 {
-			break
+		if widths[w] <= tableMinCol {
+			return tableAsList(rows, header, width)
 		}
 		widths[w]--
 	}
 	sep := mdFrame.render(" │ ")
 	var out []string
 	for ri, row := range rows {
-		parts := make([]string, cols)
+		cells := make([][]string, cols)
+		height := 1
 		for i := range cols {
 			c := ""
 			if i < len(row) {
 				c = row[i]
 			}
-			if ansi.StringWidth(c) > widths[i] {
-				c = ansi.Truncate(c, widths[i], "…")
-			}
-			parts[i] = align(c, widths[i], n.Alignments, i)
+			cells[i] = strings.Split(ansi.Wrap(c, widths[i], ""), "\n")
+			height = max(height, len(cells[i]))
 		}
-		out = append(out, strings.TrimRight(strings.Join(parts, sep), " "))
+		for l := range height {
+			parts := make([]string, cols)
+			for i := range cols {
+				c := ""
+				if l < len(cells[i]) {
+					c = strings.TrimRight(cells[i][l], " ")
+				}
+				parts[i] = align(c, widths[i], n.Alignments, i)
+			}
+			out = append(out, strings.TrimRight(strings.Join(parts, sep), " "))
+		}
 		if ri+1 == header {
 			rule := make([]string, cols)
 			for i, w := range widths {
 				rule[i] = strings.Repeat("─", w)
 			}
 			out = append(out, mdFrame.render(strings.Join(rule, "─┼─")))
+		}
+	}
+	return out
+}
+
+// tableMinCol is the narrowest a table's column gets before the table is
+// laid out as a list instead.
+const tableMinCol = 6
+
+// tableAsList lays out a table too wide for the terminal as a list: each
+// row an item, each cell on its own line after its column's header.
+func tableAsList(rows [][]string, header, width int) []string {
+	var names []string
+	if header > 0 {
+		names = rows[header-1]
+	}
+	var out []string
+	for ri, row := range rows {
+		if ri+1 == header {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		for i, c := range row {
+			line := c
+			if i < len(names) && names[i] != "" {
+				line = mdHeading.render(ansi.Strip(names[i])+":") + " " + c
+			}
+			marker := "  "
+			if i == 0 {
+				marker = mdMarker.render("• ")
+			}
+			for j, l := range strings.Split(ansi.Wrap(line, max(10, width-2), ""), "\n") {
+				if j > 0 {
+					marker = "  "
+				}
+				out = append(out, marker+strings.TrimRight(l, " "))
+			}
 		}
 	}
 	return out

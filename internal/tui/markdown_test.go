@@ -114,3 +114,37 @@ func TestHighlight(t *testing.T) {
 		t.Errorf("a language the table lacks: %q, want the code as it is", got)
 	}
 }
+
+// A table narrower than its text wraps its cells (no text is cut); one
+// that cannot fit at all becomes a list of its rows; a long code line
+// wraps inside its block.
+func TestMarkdown_wide_table_and_code_line_wrap(t *testing.T) {
+	t.Parallel()
+	var m markdown
+	src := "| Key | Value |\n|---|---|\n| alpha | one two three four five six seven eight nine ten |\n"
+	got := ansi.Strip(m.render(src, 30))
+	for _, l := range strings.Split(got, "\n") {
+		if ansi.StringWidth(l) > 30 {
+			t.Errorf("line wider than 30: %q", l)
+		}
+	}
+	if strings.Contains(got, "…") || !strings.Contains(strings.Join(strings.Fields(got), " "), "one two three") ||
+		!strings.Contains(got, "ten") || !strings.Contains(got, "│") {
+		t.Errorf("the table was not wrapped in its columns:\n%s", got)
+	}
+	wide := "| A | B | C | D | E | F |\n|---|---|---|---|---|---|\n| aaaaaaaaa | bbbbbbbbb | ccccccccc | ddddddddd | eeeeeeeee | fffffffff |\n"
+	got = ansi.Strip(m.render(wide, 30))
+	if !strings.Contains(got, "• A: aaaaaaaaa") || !strings.Contains(got, "  F: fffffffff") {
+		t.Errorf("a table that cannot fit is not a list:\n%s", got)
+	}
+	got = ansi.Strip(m.render("```\n"+strings.Repeat("x", 70)+"\n```\n", 30))
+	lines := strings.Split(got, "\n")
+	if len(lines) != 3 {
+		t.Fatalf("the code line is not wrapped in 3 rows:\n%s", got)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "    x") || ansi.StringWidth(l) > 30 {
+			t.Errorf("a wrapped code row left its block: %q", l)
+		}
+	}
+}

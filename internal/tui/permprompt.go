@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -13,6 +14,50 @@ import (
 )
 
 var _ tools.PermissionAsker = (*UI)(nil)
+
+// questionLiveRows is the rows of the live area under a question besides
+// its choices: the hint, the prompt, the spinner, the mode and a spare.
+const questionLiveRows = 5
+
+// fitPreview cuts a question's preview lines (shown after a four-column
+// margin) to rows rows of a screen width columns wide, saying how many
+// lines were left out; at least one line is kept.
+func fitPreview(lines []string, rows, width int) []string {
+	total := 0
+	for _, l := range lines {
+		total += lineRows("    "+l, width)
+	}
+	if total <= rows {
+		return lines
+	}
+	var out []string
+	used := 1 // the count line
+	for _, l := range lines {
+		n := lineRows("    "+l, width)
+		if used+n > rows && len(out) > 0 {
+			break
+		}
+		out = append(out, l)
+		used += n
+	}
+	return append(out, styleDim.Render(fmt.Sprintf("… %d more line(s) of the change", len(lines)-len(out))))
+}
+
+// textRows is the rows s takes on a screen width columns wide.
+func textRows(s string, width int) int {
+	n := 0
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		n += lineRows(l, width)
+	}
+	return n
+}
+
+// size is the terminal's columns and rows.
+func (l *liveState) size() (int, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.width, l.height
+}
 
 // errEscape is a form read ended with Esc: at a permission prompt it
 // refuses the call, at another form it declines it.
@@ -55,27 +100,34 @@ func (u *UI) AskPermission(ctx context.Context, q *tools.PermissionQuestion) (to
 		label = CallLabel(q.Tool, q.Input)
 	}
 
-	var b strings.Builder
-	b.WriteString("\n" + styleBold.Render("Allow "+label+"?") + "\n")
+	title := "\n" + styleBold.Render("Allow "+label+"?") + "\n"
 	diff := proposedDiff(q.Tool, q.Input, q.Dir)
-	for _, l := range diff {
-		b.WriteString("    " + l + "\n")
-	}
 	// What the call is about first (the host, the paths), then why it is
 	// asked, then the command quoted: every part from the call made
 	// visible (tools.Visible), the command's lines each after a margin,
 	// so nothing in it reads as the prompt's own words.
+	var rest strings.Builder
 	subject := q.Subject()
 	if len(diff) > 0 {
 		subject = slices.DeleteFunc(subject, func(s string) bool { return !strings.HasPrefix(s, "Connects to: ") })
 	}
 	for _, l := range subject {
-		b.WriteString(l + "\n")
+		rest.WriteString(l + "\n")
 	}
-	b.WriteString(styleDim.Render("Why you are asked: "+tools.Visible(q.Reason)) + "\n")
+	rest.WriteString(styleDim.Render("Why you are asked: "+tools.Visible(q.Reason)) + "\n")
 	if q.Command != "" {
-		b.WriteString("The command, quoted:\n" + tools.QuotedCommand(q.Command, 0) + "\n")
+		rest.WriteString("The command, quoted:\n" + tools.QuotedCommand(q.Command, 0) + "\n")
 	}
+	// The title and the choices stay on screen: the preview is what is
+	// cut.
+	width, height := f.live.size()
+	used := textRows(title, width) + textRows(rest.String(), width) + len(q.Choices) + questionLiveRows
+	var b strings.Builder
+	b.WriteString(title)
+	for _, l := range fitPreview(diff, height-used, width) {
+		b.WriteString("    " + l + "\n")
+	}
+	b.WriteString(rest.String())
 	// The question carries what a command or the model chose (a host a
 	// command connects to, a command line): nothing in it drives the
 	// terminal (terminalSafe).
