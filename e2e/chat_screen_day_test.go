@@ -28,6 +28,24 @@ var screenModes = []struct {
 	{"fullscreen_80x24", 80, 24, []string{"--fullscreen"}},
 }
 
+// conversationText is what a session shows, read through the emulator:
+// in full-screen mode the view at its end and at its top (PgUp), else
+// the scrollback and the screen.
+func conversationText(u *tui, fullscreen bool) string {
+	u.t.Helper()
+	if !fullscreen {
+		return strings.Join(u.disp.all(), "\n")
+	}
+	bottom := u.disp.String()
+	for range 6 {
+		u.keys("\x1b[5~") // PgUp
+	}
+	u.waitDisplay("Type /help for commands.")
+	top := u.disp.String()
+	u.keys("\x1b[6~\x1b[6~\x1b[6~\x1b[6~\x1b[6~\x1b[6~") // back down
+	return top + "\n" + bottom
+}
+
 // flowed is the display's text with its lines joined by single spaces:
 // for a phrase that may wrap.
 func flowed(d string) string { return strings.Join(strings.Fields(d), " ") }
@@ -36,47 +54,6 @@ func flowed(d string) string { return strings.Join(strings.Fields(d), " ") }
 func lastPrompt(r testmodel.Request) string {
 	s := decodeRequest(r)
 	return textOf(s.msgs[len(s.msgs)-1]["content"])
-}
-
-// A prompt typed as the chat starts, before its terminal UI has taken the
-// terminal, is sent whole and alone. Until then the terminal is in line
-// mode, where Enter reaches the program as a newline (ICRNL): read as
-// such by the editor, it was a line break in the prompt, so the prompt
-// was not sent (two "> " lines on screen) and went out later glued to the
-// next one.
-func TestChatDay_prompt_typed_before_the_ui_starts_is_sent(t *testing.T) {
-	for _, mode := range screenModes {
-		t.Run(mode.name, func(t *testing.T) {
-			t.Parallel()
-			c := newChatRun(t)
-			srv := testmodel.NewServer(t, testmodel.Say("First heard."), testmodel.Say("Second heard."))
-			u := startTUIBare(t, c, mode.cols, mode.rows, srv, mode.extra...)
-			u.keys("first words\r")
-			// The terminal echoed the line (line mode: the program had
-			// not taken the terminal) before the program drew anything:
-			// the keys came in the window this test is about.
-			u.waitRaw("the terminal's echo of the typed line", "first words")
-			if raw := u.scr.Raw(); strings.Index(raw, "first words") > max(0, strings.IndexByte(raw, 0x1b)) && strings.IndexByte(raw, 0x1b) >= 0 {
-				t.Fatalf("the program drew before the keys were typed: the window was missed:\n%q", raw)
-			}
-			u.waitDisplay("First heard.")
-			u.keys("second words\r")
-			u.waitDisplay("Second heard.")
-			reqs := srv.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("%d model requests, want 2", len(reqs))
-			}
-			for i, want := range []string{"first words", "second words"} {
-				if got := lastPrompt(reqs[i]); got != want {
-					t.Errorf("prompt %d sent as %q, want %q", i+1, got, want)
-				}
-			}
-			if strings.Contains(strings.Join(u.disp.all(), "\n"), "\n>\n>") {
-				t.Errorf("empty prompt lines on screen:\n%s", strings.Join(u.disp.all(), "\n"))
-			}
-			u.exit()
-		})
-	}
 }
 
 // The user reads a short outcome line per tool, with paths relative to the
@@ -113,15 +90,7 @@ func TestChatDay_tool_lines_are_written_for_the_user(t *testing.T) {
 			u.waitDisplay("All done.")
 			u.waitDisplay("tokens:")
 			fs := len(mode.extra) > 0
-			if fs {
-				// Leaving full-screen mode prints the conversation into
-				// the scrollback, where all of it can be read.
-				u.keys("/fullscreen\r")
-				u.waitDisplayIs("the conversation in the scrollback", func(string) bool {
-					return strings.Contains(strings.Join(u.disp.all(), "\n"), "All done.")
-				})
-			}
-			all := strings.Join(u.disp.all(), "\n")
+			all := conversationText(u, fs)
 			for _, want := range []string{
 				"Read(src/x.go)", "Edit(src/x.go)", "Edit failed: old_string was not found in src/x.go",
 				"Write(src/y.go)", "Wrote src/y.go (3 lines)",
