@@ -213,15 +213,8 @@ func TestChatDay_table_and_code_wrap_at_any_width(t *testing.T) {
 			u.keys("show me\r")
 			u.waitDisplay("Done here.")
 			u.waitDisplay("tokens:")
-			if len(mode.extra) > 0 {
-				u.keys("/fullscreen\r")
-			}
-			u.waitDisplayIs("the whole reply", func(string) bool {
-				all := strings.Join(u.disp.all(), "\n")
-				return strings.Contains(all, "Here it is.") && strings.Contains(all, "Done here.")
-			})
-			lines := u.disp.all()
-			all := strings.Join(lines, "\n")
+			all := conversationText(u, len(mode.extra) > 0)
+			lines := strings.Split(all, "\n")
 			for _, w := range words {
 				if !regexp.MustCompile(`\b` + w + `\b`).MatchString(all) {
 					t.Errorf("the table lost %s", w)
