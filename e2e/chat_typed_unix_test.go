@@ -68,9 +68,11 @@ func TestChatDay_prompt_typed_before_the_ui_starts_is_sent(t *testing.T) {
 			// mode, takes the keys (and echoes them) before the program
 			// can take it.
 			u := startTUITyped(t, c, mode.cols, mode.rows, srv, "first words\r", mode.extra...)
-			u.waitDisplay("First heard.")
+			// Read in the scrollback too: the inline screen may have
+			// scrolled the reply up by the time it is looked at.
+			u.waitAll("First heard.")
 			u.keys("second words\r")
-			u.waitDisplay("Second heard.")
+			u.waitAll("Second heard.")
 			reqs := srv.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("%d model requests, want 2", len(reqs))
@@ -86,4 +88,12 @@ func TestChatDay_prompt_typed_before_the_ui_starts_is_sent(t *testing.T) {
 			u.exit()
 		})
 	}
+}
+
+// waitAll waits until the scrollback or the screen shows want.
+func (u *tui) waitAll(want string) {
+	u.t.Helper()
+	u.waitDisplayIs(want+" in the scrollback or on screen", func(string) bool {
+		return strings.Contains(strings.Join(u.disp.all(), "\n"), want)
+	})
 }
