@@ -1,7 +1,6 @@
 package launcher
 
 import (
-	"encoding/binary"
 	"testing"
 
 	"golang.org/x/net/bpf"
@@ -27,12 +26,7 @@ func TestNotifyFilter(t *testing.T) {
 	}
 	const oRDONLY, oWRONLY, oRDWR, oCREAT, oTRUNC, oAPPEND, oDIRECTORY = 0, 1, 2, 0x40, 0x200, 0x400, 0x10000
 	const notify, allow, deny = retNotify, retAllow, retErrno
-	type call struct {
-		name     string
-		arch, nr uint32
-		args     [4]uint32
-		want     uint32
-	}
+	type call = filterCall
 	calls := []call{
 		{"read", native, 0, [4]uint32{}, allow},
 		{"open for reading", native, 2, [4]uint32{0, oRDONLY}, allow},
@@ -63,40 +57,19 @@ func TestNotifyFilter(t *testing.T) {
 		{"compat truncate64", compat, 193, [4]uint32{}, deny},
 		{"an architecture not known", other, 2, [4]uint32{0, oCREAT}, deny},
 	}
-	run := func(t *testing.T, ins []bpf.Instruction, calls []call) {
-		vm, err := bpf.NewVM(ins)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range calls {
-			data := make([]byte, 64)
-			binary.BigEndian.PutUint32(data[offNr:], c.nr)
-			binary.BigEndian.PutUint32(data[offArch:], c.arch)
-			for i, a := range c.args {
-				binary.BigEndian.PutUint32(data[offArg0+8*i:], a)
-			}
-			got, err := vm.Run(data)
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			if uint32(got) != c.want {
-				t.Errorf("%s: the filter answers %#x, want %#x", c.name, got, c.want)
-			}
-		}
-	}
 	t.Run("files", func(t *testing.T) {
 		ins, err := notifyFilter(nil, files, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run(t, ins, append(calls, call{"connect", native, 42, [4]uint32{3}, allow}))
+		runFilterCalls(t, ins, append(calls, call{"connect", native, 42, [4]uint32{3}, allow}))
 	})
 	t.Run("files and sockets", func(t *testing.T) {
 		ins, err := notifyFilter(sets, files, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run(t, ins, append(calls, call{"connect", native, 42, [4]uint32{3}, notify},
+		runFilterCalls(t, ins, append(calls, call{"connect", native, 42, [4]uint32{3}, notify},
 			call{"TCP socket", native, 41, [4]uint32{afInet, sockStream}, notify},
 			call{"compat connect", compat, 362, [4]uint32{3}, notify}))
 	})

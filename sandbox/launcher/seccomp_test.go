@@ -122,12 +122,7 @@ func TestSupervisedFilter(t *testing.T) {
 	const ipprotoSCTP, ipprotoMPTCP = 132, 262
 	const nonblockCloexec = 0o4000 | 0o2000000
 	const notify, allow, deny = retNotify, retAllow, retErrno
-	type call struct {
-		name     string
-		arch, nr uint32
-		args     [4]uint32
-		want     uint32
-	}
+	type call = filterCall
 	calls := []call{
 		{"read", native, 0, [4]uint32{}, allow},
 		{"unix socket", native, 41, [4]uint32{afUnix, sockStream}, allow},
@@ -165,25 +160,7 @@ func TestSupervisedFilter(t *testing.T) {
 	if _, err := bpf.Assemble(ins); err != nil {
 		t.Fatal(err)
 	}
-	vm, err := bpf.NewVM(ins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range calls {
-		data := make([]byte, 64)
-		binary.BigEndian.PutUint32(data[offNr:], c.nr)
-		binary.BigEndian.PutUint32(data[offArch:], c.arch)
-		for i, a := range c.args {
-			binary.BigEndian.PutUint32(data[offArg0+8*i:], a)
-		}
-		got, err := vm.Run(data)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if uint32(got) != c.want {
-			t.Errorf("%s: the filter answers %#x, want %#x", c.name, got, c.want)
-		}
-	}
+	runFilterCalls(t, ins, calls)
 }
 
 // NotifiedCall names the calls the supervisor is sent: this
@@ -208,5 +185,38 @@ func TestNotifiedCall(t *testing.T) {
 	}
 	if got := NotifiedCall(0xdead, int32(sets[0].connect[0])); got != "" {
 		t.Errorf("an unknown architecture: %q", got)
+	}
+}
+
+// filterCall is one system call put to a filter and the answer wanted.
+type filterCall struct {
+	name     string
+	arch, nr uint32
+	args     [4]uint32
+	want     uint32
+}
+
+// runFilterCalls runs the filter ins in the kernel's BPF interpreter's
+// stand-in on each call's seccomp_data and checks its answer.
+func runFilterCalls(t *testing.T, ins []bpf.Instruction, calls []filterCall) {
+	t.Helper()
+	vm, err := bpf.NewVM(ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		data := make([]byte, 64)
+		binary.BigEndian.PutUint32(data[offNr:], c.nr)
+		binary.BigEndian.PutUint32(data[offArch:], c.arch)
+		for i, a := range c.args {
+			binary.BigEndian.PutUint32(data[offArg0+8*i:], a)
+		}
+		got, err := vm.Run(data)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if uint32(got) != c.want {
+			t.Errorf("%s: the filter answers %#x, want %#x", c.name, got, c.want)
+		}
 	}
 }
