@@ -3,15 +3,11 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/creack/pty"
 
 	"github.com/agent-mcp/agent-mcp/internal/testmodel"
 )
@@ -24,25 +20,8 @@ import (
 // at once, before anything is drawn: for what happens before the prompt.
 func startTUIBare(t *testing.T, c *chatRun, cols, rows int, srv *testmodel.Server, extra ...string) *tui {
 	t.Helper()
-	env, args := modelFlags("anthropic", srv)
-	cmd := exec.Command(binary, append(append([]string{"chat"}, args...), extra...)...)
-	cmd.Dir = c.dir
-	cmd.Env = append(append([]string{}, c.env...), append(env, "TERM=xterm-256color")...)
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &tui{t: t, c: c, ptmx: ptmx, scr: &screen{}, disp: newDisplay(t, cols, rows), exited: make(chan error, 1)}
-	go func() { u.exited <- cmd.Wait() }()
-	go func() { _, _ = io.Copy(io.MultiWriter(u.scr, u.disp), ptmx) }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-u.exited
-		}
-		ptmx.Close()
-	})
-	return u
+	cmd, ptmx := startChatPTY(t, c, cols, rows, srv, extra)
+	return pipeTUI(t, c, cmd, ptmx, cols, rows)
 }
 
 // The project's .mcp.json question is the UI's own question, on screen

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -22,6 +23,14 @@ import (
 // startTUISized is startTUI on a terminal of cols×rows.
 func startTUISized(t *testing.T, c *chatRun, cols, rows int, srv *testmodel.Server, extra ...string) *tui {
 	t.Helper()
+	cmd, ptmx := startChatPTY(t, c, cols, rows, srv, extra)
+	return attachTUI(t, c, cmd, ptmx, cols, rows, extra)
+}
+
+// startChatPTY starts `chat` against the scripted model srv in a
+// pseudo-terminal of cols×rows.
+func startChatPTY(t *testing.T, c *chatRun, cols, rows int, srv *testmodel.Server, extra []string) (*exec.Cmd, *os.File) {
+	t.Helper()
 	env, args := modelFlags("anthropic", srv)
 	cmd := exec.Command(binary, append(append([]string{"chat"}, args...), extra...)...)
 	cmd.Dir = c.dir
@@ -30,7 +39,7 @@ func startTUISized(t *testing.T, c *chatRun, cols, rows int, srv *testmodel.Serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	return attachTUI(t, c, cmd, ptmx, cols, rows, extra)
+	return cmd, ptmx
 }
 
 // resize changes the terminal's size: the emulator's and the pseudo-

@@ -54,16 +54,7 @@ func startTUI(t *testing.T, c *chatRun, format string, srv *testmodel.Server, ex
 // until its terminal UI has started.
 func attachTUI(t *testing.T, c *chatRun, cmd *exec.Cmd, ptmx *os.File, cols, rows int, extra []string) *tui {
 	t.Helper()
-	u := &tui{t: t, c: c, ptmx: ptmx, scr: &screen{}, disp: newDisplay(t, cols, rows), exited: make(chan error, 1)}
-	go func() { u.exited <- cmd.Wait() }()
-	go func() { _, _ = io.Copy(io.MultiWriter(u.scr, u.disp), ptmx) }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-u.exited
-		}
-		ptmx.Close()
-	})
+	u := pipeTUI(t, c, cmd, ptmx, cols, rows)
 	// Keys typed from now on reach the editor (and wait there for the
 	// prompt, if need be).
 	if slices.Contains(extra, "--fullscreen") {
@@ -77,6 +68,23 @@ func attachTUI(t *testing.T, c *chatRun, cmd *exec.Cmd, ptmx *os.File, cols, row
 	// once could otherwise be printed before that too, where the inline
 	// renderer's first frame scrolls it off the emulated display.
 	u.waitRaw("the terminal UI to start (bracketed paste on)", "\x1b[?2004h")
+	return u
+}
+
+// pipeTUI reads the chat's terminal ptmx into a screen and a terminal
+// emulator of cols×rows, and ends the chat with the test; it returns at
+// once, before anything is drawn.
+func pipeTUI(t *testing.T, c *chatRun, cmd *exec.Cmd, ptmx *os.File, cols, rows int) *tui {
+	u := &tui{t: t, c: c, ptmx: ptmx, scr: &screen{}, disp: newDisplay(t, cols, rows), exited: make(chan error, 1)}
+	go func() { u.exited <- cmd.Wait() }()
+	go func() { _, _ = io.Copy(io.MultiWriter(u.scr, u.disp), ptmx) }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-u.exited
+		}
+		ptmx.Close()
+	})
 	return u
 }
 
