@@ -435,35 +435,7 @@ func TestTasks_status_notifications(t *testing.T) {
 		}
 		return nil
 	}
-	subID := func(m map[string]any) any {
-		p, _ := m["params"].(map[string]any)
-		if p == nil {
-			p, _ = m["result"].(map[string]any)
-		}
-		meta, _ := p["_meta"].(map[string]any)
-		return meta["io.modelcontextprotocol/subscriptionId"]
-	}
-	ack := next("the acknowledgement")
-	if ack["method"] != "notifications/subscriptions/acknowledged" || subID(ack) != float64(77) ||
-		fmt.Sprint(ack["params"].(map[string]any)["notifications"]) != fmt.Sprintf("map[taskIds:[%s]]", id) {
-		t.Fatalf("the first message: %v", ack)
-	}
-	first := next("the task's state")
-	if p, _ := first["params"].(map[string]any); first["method"] != "notifications/tasks" || p["taskId"] != id || p["status"] != "working" || subID(first) != float64(77) {
-		t.Fatalf("the task's state: %v", first)
-	}
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	done := next("the completed state")
-	p, _ := done["params"].(map[string]any)
-	res, _ := p["result"].(map[string]any)
-	if done["method"] != "notifications/tasks" || p["status"] != "completed" || !strings.Contains(resText(res), "released") {
-		t.Fatalf("the completed state: %v", done)
-	}
-	if end := next("the subscription's end"); end["id"] != float64(77) || subID(end) != float64(77) {
-		t.Fatalf("the subscription's end: %v", end)
-	}
+	checkTaskSubscription(t, next, id, 77, gate)
 }
 
 // stdioTaskClient speaks newline-delimited JSON-RPC to `agent-mcp serve`
@@ -677,14 +649,6 @@ func TestTasks_stdio_status_notifications(t *testing.T) {
 				"io.modelcontextprotocol/clientCapabilities": caps}}})
 		fmt.Fprintf(c.in, "%s\n", b)
 	}
-	subID := func(m map[string]any) any {
-		p, _ := m["params"].(map[string]any)
-		if p == nil {
-			p, _ = m["result"].(map[string]any)
-		}
-		meta, _ := p["_meta"].(map[string]any)
-		return meta["io.modelcontextprotocol/subscriptionId"]
-	}
 	next := func(what string) map[string]any {
 		t.Helper()
 		ctx, cancel := testbin.WaitContext(t)
@@ -706,36 +670,16 @@ func TestTasks_stdio_status_notifications(t *testing.T) {
 	}
 
 	send(501, acceptingTasks())
-	ack := next("the acknowledgement")
-	if ack["method"] != "notifications/subscriptions/acknowledged" || subID(ack) != float64(501) ||
-		fmt.Sprint(ack["params"].(map[string]any)["notifications"]) != fmt.Sprintf("map[taskIds:[%s]]", id) {
-		t.Fatalf("the first message: %v", ack)
-	}
-	first := next("the task's state")
-	if p, _ := first["params"].(map[string]any); first["method"] != "notifications/tasks" || p["taskId"] != id || p["status"] != "working" || subID(first) != float64(501) {
-		t.Fatalf("the task's state: %v", first)
-	}
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	done := next("the completed state")
-	p, _ := done["params"].(map[string]any)
-	res, _ := p["result"].(map[string]any)
-	if done["method"] != "notifications/tasks" || p["status"] != "completed" || !strings.Contains(resText(res), "released") {
-		t.Fatalf("the completed state: %v", done)
-	}
-	if end := next("the subscription's end"); end["id"] != float64(501) || subID(end) != float64(501) {
-		t.Fatalf("the subscription's end: %v", end)
-	}
+	checkTaskSubscription(t, next, id, 501, gate)
 
 	// A subscription the client cancels ends without its result.
 	marker := fmt.Sprintf("303.%d", time.Now().UnixNano())
 	id = bash("sleep " + marker)
 	send(502, acceptingTasks())
-	if ack := next("the second acknowledgement"); subID(ack) != float64(502) {
+	if ack := next("the second acknowledgement"); subscriptionID(ack) != float64(502) {
 		t.Fatalf("the second acknowledgement: %v", ack)
 	}
-	if st := next("the second task's state"); subID(st) != float64(502) {
+	if st := next("the second task's state"); subscriptionID(st) != float64(502) {
 		t.Fatalf("the second task's state: %v", st)
 	}
 	fmt.Fprintln(c.in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":502}}`)
@@ -748,7 +692,7 @@ func TestTasks_stdio_status_notifications(t *testing.T) {
 		fmt.Fprintf(c.in, "%s\n", b)
 		for {
 			m := next("the answer to " + method)
-			if subID(m) == float64(502) {
+			if subscriptionID(m) == float64(502) {
 				t.Fatalf("the cancelled subscription went on: %v", m)
 			}
 			if m["id"] == float64(600+i) {
@@ -758,5 +702,45 @@ func TestTasks_stdio_status_notifications(t *testing.T) {
 		if i == 0 {
 			testbin.WaitProcs(t, marker, 0, 10*time.Second)
 		}
+	}
+}
+
+// subscriptionID is the subscription a listen stream's message carries in
+// its _meta.
+func subscriptionID(m map[string]any) any {
+	p, _ := m["params"].(map[string]any)
+	if p == nil {
+		p, _ = m["result"].(map[string]any)
+	}
+	meta, _ := p["_meta"].(map[string]any)
+	return meta["io.modelcontextprotocol/subscriptionId"]
+}
+
+// checkTaskSubscription reads a subscriptions/listen stream for task id
+// whose gate file holds the command back: the acknowledgement, the
+// task's working state, then, once gate is made, its completed state and
+// the subscription's end, each carrying subscription sub.
+func checkTaskSubscription(t *testing.T, next func(what string) map[string]any, id string, sub float64, gate string) {
+	t.Helper()
+	ack := next("the acknowledgement")
+	if ack["method"] != "notifications/subscriptions/acknowledged" || subscriptionID(ack) != sub ||
+		fmt.Sprint(ack["params"].(map[string]any)["notifications"]) != fmt.Sprintf("map[taskIds:[%s]]", id) {
+		t.Fatalf("the first message: %v", ack)
+	}
+	first := next("the task's state")
+	if p, _ := first["params"].(map[string]any); first["method"] != "notifications/tasks" || p["taskId"] != id || p["status"] != "working" || subscriptionID(first) != sub {
+		t.Fatalf("the task's state: %v", first)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := next("the completed state")
+	p, _ := done["params"].(map[string]any)
+	res, _ := p["result"].(map[string]any)
+	if done["method"] != "notifications/tasks" || p["status"] != "completed" || !strings.Contains(resText(res), "released") {
+		t.Fatalf("the completed state: %v", done)
+	}
+	if end := next("the subscription's end"); end["id"] != sub || subscriptionID(end) != sub {
+		t.Fatalf("the subscription's end: %v", end)
 	}
 }
